@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * kvbench - a key-value map behind interchangeable concurrency backends,
+ * served through the misc device /dev/kvbench.
+ *
+ * This header is the whole user ABI. It is shared, unmodified, by the
+ * module, the selftests and the tools. See
+ * Documentation/userspace-api/kvbench.rst for the semantics of every field
+ * and every error code.
+ */
+#ifndef _UAPI_LINUX_KVBENCH_H
+#define _UAPI_LINUX_KVBENCH_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/* Free in Documentation/userspace-api/ioctl/ioctl-number.rst. */
+#define KVBENCH_IOC_MAGIC	0xBB
+
+#define KVBENCH_KEY_MAX		250
+#define KVBENCH_BATCH_MAX	256
+
+/**
+ * struct kvbench_kv - one key and its value
+ * @key:	in: user pointer to the key bytes (any bytes, NUL included)
+ * @value:	in: user pointer to the value (SET) or the buffer (GET)
+ * @key_len:	in: 1..KVBENCH_KEY_MAX
+ * @value_len:	SET in: length, 0 allowed; GET in: buffer size,
+ *		out: value length
+ * @flags:	in: must be 0
+ * @reserved:	must be 0
+ */
+struct kvbench_kv {
+	__u64 key;
+	__u64 value;
+	__u32 key_len;
+	__u32 value_len;
+	__u32 flags;
+	__u32 reserved;
+};
+
+enum {
+	KVBENCH_OP_GET = 1,
+	KVBENCH_OP_SET = 2,
+	KVBENCH_OP_DEL = 3,
+};
+
+/**
+ * struct kvbench_op - one operation of a batch
+ * @kv:		the key and value, as for the single-op ioctls
+ * @op:		in: KVBENCH_OP_*
+ * @result:	out: 0 or a negative errno
+ */
+struct kvbench_op {
+	struct kvbench_kv kv;
+	__u32 op;
+	__s32 result;
+};
+
+/**
+ * struct kvbench_batch - an array of operations run in order
+ * @ops:	in: user pointer to struct kvbench_op[count]
+ * @count:	in: 1..KVBENCH_BATCH_MAX
+ * @flags:	in: must be 0
+ */
+struct kvbench_batch {
+	__u64 ops;
+	__u32 count;
+	__u32 flags;
+};
+
+/* Does nothing: the syscall floor. */
+#define KVBENCH_IOC_NOP		_IO(KVBENCH_IOC_MAGIC, 0x00)
+#define KVBENCH_IOC_GET		_IOWR(KVBENCH_IOC_MAGIC, 0x01, struct kvbench_kv)
+#define KVBENCH_IOC_SET		_IOW(KVBENCH_IOC_MAGIC, 0x02, struct kvbench_kv)
+#define KVBENCH_IOC_DEL		_IOW(KVBENCH_IOC_MAGIC, 0x03, struct kvbench_kv)
+#define KVBENCH_IOC_BATCH	_IOWR(KVBENCH_IOC_MAGIC, 0x04, struct kvbench_batch)
+
+#endif /* _UAPI_LINUX_KVBENCH_H */
