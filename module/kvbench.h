@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvbench internals: what the core offers backends, and what a backend
+ * offers the core. A backend sees nothing of another backend and nothing of
+ * user memory: the core copies keys and values in before calling it and
+ * copies results out after it returns.
+ */
+#ifndef _KVBENCH_H
+#define _KVBENCH_H
+
+#include <linux/kvbench.h>
+#include <linux/list.h>
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+/*
+ * Bytes charged against max_bytes for each entry on top of its key and
+ * value: a round figure for the item header and the backend's link, so
+ * that the limit means the same for every backend.
+ */
+#define KVBENCH_ENTRY_OVERHEAD	64
+
+/*
+ * A GET copies values up to this size into a caller-provided buffer while
+ * the backend holds its read-side protection, so that such a GET writes no
+ * cache line shared with other CPUs. Larger values are pinned with a
+ * reference instead and copied to user memory from the item itself.
+ */
+#define KVBENCH_GET_INLINE	512
+
+/**
+ * struct kvbench_item - one key and its value, as stored by every backend
+ * @node:	the backend's link; only the backend holding the item uses it
+ * @rcu:	for backends whose readers need a grace period before a put
+ * @ref:	one reference for the map that holds the item, one per pending
+ *		GET that pinned a large value
+ * @hash:	hash of the key, computed once by the core
+ * @key_len:	bytes of key at the start of @data
+ * @value_len:	bytes of value right after the key
+ * @data:	the key then the value
+ *
+ * Items are immutable once published: an overwrite links a new item and
+ * releases the old one.
+ */
+struct kvbench_item {
+	struct hlist_node node;
+	struct rcu_head rcu;
+	refcount_t ref;
+	u32 hash;
+	u32 key_len;
+	u32 value_len;
+	u8 data[];
+};
+
+/**
+ * struct kvbench_key - a key to look up, in kernel memory
+ * @data:	the key bytes
+ * @len:	1..KVBENCH_KEY_MAX
+ * @hash:	kvbench_hash() of the bytes
+ */
+struct kvbench_key {
+	const u8 *data;
+	u32 len;
+	u32 hash;
+};
+
+/**
+ * struct kvbench_get - where a backend leaves the result of a GET
+ * @buf:	room for min(@cap, KVBENCH_GET_INLINE) bytes
+ * @cap:	size of the caller's user buffer
+ * @len:	out: length of the value found
+ * @ref:	out: the item, pinned, when the value was too big for @buf
+ */
+struct kvbench_get {
+	void *buf;
+	u32 cap;
+	u32 len;
+	struct kvbench_item *ref;
+};
+
+/**
+ * struct kvbench_req - one operation handed to a backend
+ * @op:		KVBENCH_OP_GET, KVBENCH_OP_SET or KVBENCH_OP_DEL
+ * @result:	out: 0 or a negative errno
+ * @key:	GET, DEL: the key (for SET the key lives in @item)
+ * @item:	SET: the new item; the backend owns it once it returns 0
+ * @get:	GET: the result
+ */
+struct kvbench_req {
+	u32 op;
+	int result;
+	struct kvbench_key key;
+	struct kvbench_item *item;
+	struct kvbench_get get;
+};
+
+struct kvbench_backend;
+
+/**
+ * struct kvbench_backend_ops - a concurrency backend
+ * @name:	what the backend= parameter and the sysfs file call it
+ * @create:	make an empty map with 2^@hash_bits buckets (if it has
+ *		buckets); may sleep. Returns an ERR_PTR on failure.
+ * @destroy:	free an empty map (drained, or never used); may sleep
+ * @get:	look up @req->key, fill @req->get with kvbench_get_fill()
+ * @set:	insert or replace @req->item, charging it with kvbench_charge()
+ *		under the lock that serialises writers of the key
+ * @del:	unlink @req->key and kvbench_uncharge() it
+ * @batch:	optional: run @n requests in order; without it the core calls
+ *		@get/@set/@del one by one
+ * @drain:	unlink every item and hand it (with the map's reference) to
+ *		@fn; the core calls it with no operation in flight
+ * @adopt:	link an item that comes from another map (already charged);
+ *		called with no operation in flight
+ *
+ * @get, @set, @del and @batch store their outcome in ->result. They may
+ * run concurrently with each other from any number of tasks.
+ */
+struct kvbench_backend_ops {
+	const char *name;
+	struct kvbench_backend *(*create)(unsigned int hash_bits);
+	void (*destroy)(struct kvbench_backend *b);
+	void (*get)(struct kvbench_backend *b, struct kvbench_req *req);
+	void (*set)(struct kvbench_backend *b, struct kvbench_req *req);
+	void (*del)(struct kvbench_backend *b, struct kvbench_req *req);
+	void (*batch)(struct kvbench_backend *b, struct kvbench_req *reqs,
+		      unsigned int n);
+	void (*drain)(struct kvbench_backend *b,
+		      void (*fn)(struct kvbench_item *item, void *arg),
+		      void *arg);
+	void (*adopt)(struct kvbench_backend *b, struct kvbench_item *item);
+};
+
+/* A map; each backend embeds this at the start of its own state. */
+struct kvbench_backend {
+	const struct kvbench_backend_ops *ops;
+};
+
+extern const struct kvbench_backend_ops kvbench_rwlock_ops;
+
+/* Items (kvbench_item.c) */
+struct kvbench_item *kvbench_item_alloc(u32 key_len, u32 value_len);
+void kvbench_item_put(struct kvbench_item *item);
+void kvbench_item_put_rcu(struct kvbench_item *item);
+void kvbench_hash_init(void);
+u32 kvbench_hash(const void *data, u32 len);
+
+/* Limits and accounting (kvbench_main.c); never sleep */
+int kvbench_charge(const struct kvbench_item *item,
+		   const struct kvbench_item *old);
+void kvbench_uncharge(const struct kvbench_item *item);
+
+static inline const u8 *kvbench_item_value(const struct kvbench_item *item)
+{
+	return item->data + item->key_len;
+}
+
+static inline size_t kvbench_item_bytes(const struct kvbench_item *item)
+{
+	return (size_t)item->key_len + item->value_len + KVBENCH_ENTRY_OVERHEAD;
+}
+
+static inline bool kvbench_item_match(const struct kvbench_item *item,
+				      const struct kvbench_key *key)
+{
+	return item->hash == key->hash && item->key_len == key->len &&
+	       !memcmp(item->data, key->data, key->len);
+}
+
+/**
+ * kvbench_get_fill() - answer a GET from @item
+ * @get:	the request's result
+ * @item:	the item found
+ *
+ * Call with the item protected from being freed (the backend's read lock,
+ * an RCU read section, or ownership). Never sleeps.
+ *
+ * Return: 0, or -ERANGE when the caller's buffer is too small.
+ */
+static inline int kvbench_get_fill(struct kvbench_get *get,
+				   struct kvbench_item *item)
+{
+	get->len = item->value_len;
+	if (item->value_len > get->cap)
+		return -ERANGE;
+	if (item->value_len <= KVBENCH_GET_INLINE) {
+		memcpy(get->buf, kvbench_item_value(item), item->value_len);
+	} else {
+		refcount_inc(&item->ref);
+		get->ref = item;
+	}
+	return 0;
+}
+
+#endif /* _KVBENCH_H */
