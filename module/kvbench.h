@@ -8,6 +8,7 @@
 #ifndef _KVBENCH_H
 #define _KVBENCH_H
 
+#include <linux/hash.h>
 #include <linux/kvbench.h>
 #include <linux/list.h>
 #include <linux/rcupdate.h>
@@ -98,6 +99,12 @@ struct kvbench_req {
 
 struct kvbench_backend;
 
+/* Statistics only some backends keep (see ->stat). */
+enum kvbench_stat {
+	KVBENCH_STAT_QUEUE_HWM,		/* most requests ever queued at once */
+	KVBENCH_STAT_DRAIN_MEAN_X100,	/* 100 x requests per drain pass */
+};
+
 /**
  * struct kvbench_backend_ops - a concurrency backend
  * @name:	what the backend= parameter and the sysfs file call it
@@ -114,6 +121,9 @@ struct kvbench_backend;
  *		@fn; the core calls it with no operation in flight
  * @adopt:	link an item that comes from another map (already charged);
  *		called with no operation in flight
+ * @stat:	optional: the value of a backend-specific statistic, 0 for
+ *		those it does not keep
+ * @reset_stats: optional: zero the backend-specific statistics
  *
  * @get, @set, @del and @batch store their outcome in ->result. They may
  * run concurrently with each other from any number of tasks.
@@ -131,6 +141,8 @@ struct kvbench_backend_ops {
 		      void (*fn)(struct kvbench_item *item, void *arg),
 		      void *arg);
 	void (*adopt)(struct kvbench_backend *b, struct kvbench_item *item);
+	unsigned long (*stat)(struct kvbench_backend *b, enum kvbench_stat stat);
+	void (*reset_stats)(struct kvbench_backend *b);
 };
 
 /* A map; each backend embeds this at the start of its own state. */
@@ -139,6 +151,8 @@ struct kvbench_backend {
 };
 
 extern const struct kvbench_backend_ops kvbench_rwlock_ops;
+extern const struct kvbench_backend_ops kvbench_rcu_ops;
+extern const struct kvbench_backend_ops kvbench_kthread_ops;
 
 /* Items (kvbench_item.c) */
 struct kvbench_item *kvbench_item_alloc(u32 key_len, u32 value_len);
@@ -146,6 +160,32 @@ void kvbench_item_put(struct kvbench_item *item);
 void kvbench_item_put_rcu(struct kvbench_item *item);
 void kvbench_hash_init(void);
 u32 kvbench_hash(const void *data, u32 len);
+
+/**
+ * struct kvbench_table - hash buckets of items, linked through ->node
+ * @bits:	log2 of the number of buckets
+ * @buckets:	the chains
+ *
+ * A table has no lock of its own: each backend documents what protects it.
+ */
+struct kvbench_table {
+	unsigned int bits;
+	struct hlist_head *buckets;
+};
+
+int kvbench_table_init(struct kvbench_table *t, unsigned int bits);
+void kvbench_table_free(struct kvbench_table *t);
+struct kvbench_item *kvbench_table_find(const struct kvbench_table *t,
+					const struct kvbench_key *key);
+void kvbench_table_drain(struct kvbench_table *t,
+			 void (*fn)(struct kvbench_item *item, void *arg),
+			 void *arg);
+
+static inline struct hlist_head *
+kvbench_table_bucket(const struct kvbench_table *t, u32 hash)
+{
+	return &t->buckets[hash_32(hash, t->bits)];
+}
 
 /* Limits and accounting (kvbench_main.c); never sleep */
 int kvbench_charge(const struct kvbench_item *item,
@@ -160,6 +200,14 @@ static inline const u8 *kvbench_item_value(const struct kvbench_item *item)
 static inline size_t kvbench_item_bytes(const struct kvbench_item *item)
 {
 	return (size_t)item->key_len + item->value_len + KVBENCH_ENTRY_OVERHEAD;
+}
+
+static inline struct kvbench_key
+kvbench_item_key(const struct kvbench_item *item)
+{
+	return (struct kvbench_key){
+		.data = item->data, .len = item->key_len, .hash = item->hash,
+	};
 }
 
 static inline bool kvbench_item_match(const struct kvbench_item *item,

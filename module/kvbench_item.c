@@ -63,3 +63,60 @@ void kvbench_item_put_rcu(struct kvbench_item *item)
 {
 	call_rcu(&item->rcu, kvbench_item_put_cb);
 }
+
+/*
+ * Bucket tables: an array of hlist heads indexed by the key's hash. They
+ * carry no lock; each backend says what protects its table.
+ */
+
+int kvbench_table_init(struct kvbench_table *t, unsigned int bits)
+{
+	size_t i;
+
+	t->bits = bits;
+	t->buckets = kvmalloc_array(1UL << bits, sizeof(*t->buckets),
+				    GFP_KERNEL);
+	if (!t->buckets)
+		return -ENOMEM;
+	for (i = 0; i < (1UL << bits); i++)
+		INIT_HLIST_HEAD(&t->buckets[i]);
+	return 0;
+}
+
+void kvbench_table_free(struct kvbench_table *t)
+{
+	kvfree(t->buckets);
+	t->buckets = NULL;
+}
+
+/* Find @key; the caller excludes writers of the table. */
+struct kvbench_item *kvbench_table_find(const struct kvbench_table *t,
+					const struct kvbench_key *key)
+{
+	struct kvbench_item *item;
+
+	hlist_for_each_entry(item, kvbench_table_bucket(t, key->hash), node)
+		if (kvbench_item_match(item, key))
+			return item;
+	return NULL;
+}
+
+/*
+ * Unlink every item and pass it to @fn, which may link it elsewhere at once.
+ * The caller excludes every other user of the table, readers included.
+ */
+void kvbench_table_drain(struct kvbench_table *t,
+			 void (*fn)(struct kvbench_item *item, void *arg),
+			 void *arg)
+{
+	struct kvbench_item *item;
+	struct hlist_node *tmp;
+	size_t i;
+
+	for (i = 0; i < (1UL << t->bits); i++) {
+		hlist_for_each_entry_safe(item, tmp, &t->buckets[i], node) {
+			hlist_del_init(&item->node);
+			fn(item, arg);
+		}
+	}
+}

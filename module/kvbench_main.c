@@ -34,6 +34,8 @@
 
 static const struct kvbench_backend_ops * const kvbench_backends[] = {
 	&kvbench_rwlock_ops,
+	&kvbench_rcu_ops,
+	&kvbench_kthread_ops,
 };
 
 /* Counters bumped on every operation: per CPU, summed when read. */
@@ -72,7 +74,7 @@ static struct {
  */
 static DEFINE_MUTEX(kvbench_switch_mutex);
 static bool kvbench_live;
-static char kvbench_backend_name[KVBENCH_NAME_MAX] = "rwlock";
+static char kvbench_backend_name[KVBENCH_NAME_MAX] = "rcu";
 
 /* Module parameters */
 
@@ -199,7 +201,7 @@ static const struct kernel_param_ops kvbench_backend_param_ops = {
 	.get = kvbench_param_backend_get,
 };
 module_param_cb(backend, &kvbench_backend_param_ops, NULL, 0644);
-MODULE_PARM_DESC(backend, "Concurrency backend: rwlock (default)");
+MODULE_PARM_DESC(backend, "Concurrency backend: rwlock, rcu (default) or kthread");
 
 static int kvbench_param_hash_bits_set(const char *val,
 				       const struct kernel_param *kp)
@@ -643,9 +645,41 @@ static struct dev_ext_attribute dev_attr_batches = {
 	(void *)offsetof(struct kvbench_stats, batches)
 };
 
+/* A statistic of the current backend, 0 if it does not keep it. */
+static unsigned long kvbench_backend_stat(enum kvbench_stat stat)
+{
+	struct kvbench_backend *b;
+	unsigned long val = 0;
+
+	mutex_lock(&kvbench_switch_mutex);
+	b = kvbench.backend;
+	if (b && b->ops->stat)
+		val = b->ops->stat(b, stat);
+	mutex_unlock(&kvbench_switch_mutex);
+	return val;
+}
+
+static ssize_t queue_hwm_show(struct device *dev,
+			      struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n",
+			  kvbench_backend_stat(KVBENCH_STAT_QUEUE_HWM));
+}
+static DEVICE_ATTR_RO(queue_hwm);
+
+static ssize_t drain_mean_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	unsigned long x100 = kvbench_backend_stat(KVBENCH_STAT_DRAIN_MEAN_X100);
+
+	return sysfs_emit(buf, "%lu.%02lu\n", x100 / 100, x100 % 100);
+}
+static DEVICE_ATTR_RO(drain_mean);
+
 static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
+	struct kvbench_backend *b;
 	int cpu;
 
 	if (!sysfs_streq(buf, "1"))
@@ -654,6 +688,12 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 	for_each_possible_cpu(cpu)
 		memset(per_cpu_ptr(kvbench.stats, cpu), 0,
 		       sizeof(struct kvbench_stats));
+
+	mutex_lock(&kvbench_switch_mutex);
+	b = kvbench.backend;
+	if (b && b->ops->reset_stats)
+		b->ops->reset_stats(b);
+	mutex_unlock(&kvbench_switch_mutex);
 	return count;
 }
 static DEVICE_ATTR_WO(reset);
@@ -668,6 +708,8 @@ static struct attribute *kvbench_attrs[] = {
 	&dev_attr_sets.attr.attr,
 	&dev_attr_dels.attr.attr,
 	&dev_attr_batches.attr.attr,
+	&dev_attr_queue_hwm.attr,
+	&dev_attr_drain_mean.attr,
 	&dev_attr_reset.attr,
 	NULL,
 };

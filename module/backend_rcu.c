@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench "rcu" backend: lock-free readers over a table of hash buckets.
+ *
+ * A GET walks its bucket inside an RCU read section and copies a small
+ * value into the caller's buffer before leaving it: it takes no lock and
+ * writes no memory shared with other CPUs. A large value is pinned with a
+ * reference instead (one atomic on the item) and copied to user memory after
+ * the read section.
+ *
+ * Writers are serialised by one spinlock. They publish a new item with
+ * hlist_add_head_rcu() or hlist_replace_rcu() and drop the map's reference
+ * to the unlinked item only after a grace period (kvbench_item_put_rcu()),
+ * so a reader that found an item in its read section can still copy from
+ * it or pin it.
+ */
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "kvbench.h"
+
+struct rcu_map {
+	struct kvbench_backend base;
+	/*
+	 * Serialises writers of the table: links, unlinks and the charge
+	 * that goes with them. Readers do not take it.
+	 */
+	spinlock_t lock;
+	struct kvbench_table table;
+};
+
+static struct rcu_map *to_rcu_map(struct kvbench_backend *b)
+{
+	return container_of(b, struct rcu_map, base);
+}
+
+/* Find @key under rcu_read_lock() or the writers' lock. */
+static struct kvbench_item *rcu_find(struct rcu_map *m,
+				     const struct kvbench_key *key)
+{
+	struct kvbench_item *item;
+
+	hlist_for_each_entry_rcu(item,
+				 kvbench_table_bucket(&m->table, key->hash),
+				 node, lockdep_is_held(&m->lock))
+		if (kvbench_item_match(item, key))
+			return item;
+	return NULL;
+}
+
+static struct kvbench_backend *rcu_create(unsigned int hash_bits)
+{
+	struct rcu_map *m;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return ERR_PTR(-ENOMEM);
+	if (kvbench_table_init(&m->table, hash_bits)) {
+		kfree(m);
+		return ERR_PTR(-ENOMEM);
+	}
+	spin_lock_init(&m->lock);
+	return &m->base;
+}
+
+static void rcu_destroy(struct kvbench_backend *b)
+{
+	struct rcu_map *m = to_rcu_map(b);
+
+	kvbench_table_free(&m->table);
+	kfree(m);
+}
+
+static void rcu_get(struct kvbench_backend *b, struct kvbench_req *req)
+{
+	struct rcu_map *m = to_rcu_map(b);
+	struct kvbench_item *item;
+
+	rcu_read_lock();
+	item = rcu_find(m, &req->key);
+	req->result = item ? kvbench_get_fill(&req->get, item) : -ENOENT;
+	rcu_read_unlock();
+}
+
+static void rcu_set(struct kvbench_backend *b, struct kvbench_req *req)
+{
+	struct rcu_map *m = to_rcu_map(b);
+	struct kvbench_item *item = req->item;
+	struct kvbench_key key = kvbench_item_key(item);
+	struct kvbench_item *old;
+
+	spin_lock(&m->lock);
+	old = rcu_find(m, &key);
+	req->result = kvbench_charge(item, old);
+	if (!req->result) {
+		if (old)
+			hlist_replace_rcu(&old->node, &item->node);
+		else
+			hlist_add_head_rcu(&item->node,
+					   kvbench_table_bucket(&m->table,
+								key.hash));
+	}
+	spin_unlock(&m->lock);
+
+	if (!req->result && old)
+		kvbench_item_put_rcu(old);
+}
+
+static void rcu_del(struct kvbench_backend *b, struct kvbench_req *req)
+{
+	struct rcu_map *m = to_rcu_map(b);
+	struct kvbench_item *item;
+
+	spin_lock(&m->lock);
+	item = rcu_find(m, &req->key);
+	if (item) {
+		hlist_del_rcu(&item->node);
+		kvbench_uncharge(item);
+	}
+	spin_unlock(&m->lock);
+
+	req->result = item ? 0 : -ENOENT;
+	if (item)
+		kvbench_item_put_rcu(item);
+}
+
+static void rcu_drain(struct kvbench_backend *b,
+		      void (*fn)(struct kvbench_item *item, void *arg),
+		      void *arg)
+{
+	/*
+	 * No operation is in flight, so no reader is inside a read section
+	 * on this table either: items can be relinked at once.
+	 */
+	kvbench_table_drain(&to_rcu_map(b)->table, fn, arg);
+}
+
+static void rcu_adopt(struct kvbench_backend *b, struct kvbench_item *item)
+{
+	struct rcu_map *m = to_rcu_map(b);
+
+	spin_lock(&m->lock);
+	hlist_add_head_rcu(&item->node,
+			   kvbench_table_bucket(&m->table, item->hash));
+	spin_unlock(&m->lock);
+}
+
+const struct kvbench_backend_ops kvbench_rcu_ops = {
+	.name		= "rcu",
+	.create		= rcu_create,
+	.destroy	= rcu_destroy,
+	.get		= rcu_get,
+	.set		= rcu_set,
+	.del		= rcu_del,
+	.drain		= rcu_drain,
+	.adopt		= rcu_adopt,
+};
