@@ -326,7 +326,7 @@ static void owner_destroy(struct kvbench_backend *b)
 
 static void owner_drain(struct kvbench_backend *b,
 			void (*fn)(struct kvbench_item *item, void *arg),
-		void *arg)
+			void *arg)
 {
 	struct owner_map *m = to_owner_map(b);
 
