@@ -18,7 +18,6 @@
 #include <linux/completion.h>
 #include <linux/kfifo.h>
 #include <linux/kthread.h>
-#include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -64,31 +63,7 @@ struct owner_map {
 	unsigned long drained;
 };
 
-static unsigned int queue_len = 256;
 static unsigned int spin_us = 20;
-
-static int owner_param_queue_len_set(const char *val,
-				     const struct kernel_param *kp)
-{
-	unsigned int n;
-	int ret = kstrtouint(val, 0, &n);
-
-	if (ret)
-		return ret;
-	if (n < 2 || n > 65536 || !is_power_of_2(n))
-		return -EINVAL;
-	WRITE_ONCE(queue_len, n);
-	return 0;
-}
-
-static const struct kernel_param_ops owner_queue_len_param_ops = {
-	.set = owner_param_queue_len_set,
-	.get = param_get_uint,
-};
-module_param_cb(kthread_queue_len, &owner_queue_len_param_ops, &queue_len,
-		0644);
-MODULE_PARM_DESC(kthread_queue_len,
-		 "kthread backend: request queue slots, a power of two 2..65536 (default 256); applies when the backend is created");
 
 static int owner_param_spin_us_set(const char *val,
 				   const struct kernel_param *kp)
@@ -274,7 +249,7 @@ static void owner_one(struct kvbench_backend *b, struct kvbench_req *req)
 	owner_submit(b, req, 1);
 }
 
-static struct kvbench_backend *owner_create(unsigned int hash_bits)
+static struct kvbench_backend *owner_create(const struct kvbench_params *p)
 {
 	struct owner_map *m;
 	int ret = -ENOMEM;
@@ -284,9 +259,9 @@ static struct kvbench_backend *owner_create(unsigned int hash_bits)
 		return ERR_PTR(-ENOMEM);
 	spin_lock_init(&m->in_lock);
 	init_waitqueue_head(&m->room);
-	if (kfifo_alloc(&m->fifo, READ_ONCE(queue_len), GFP_KERNEL))
+	if (kfifo_alloc(&m->fifo, p->queue_len, GFP_KERNEL))
 		goto free_map;
-	if (kvbench_table_init(&m->table, hash_bits))
+	if (kvbench_table_init(&m->table, p->hash_bits))
 		goto free_fifo;
 
 	m->owner = kthread_run(owner_thread, m, "kvbench-owner");

@@ -49,14 +49,14 @@ static struct kvbench_item *rcu_find(struct rcu_map *m,
 	return NULL;
 }
 
-static struct kvbench_backend *rcu_create(unsigned int hash_bits)
+static struct kvbench_backend *rcu_create(const struct kvbench_params *p)
 {
 	struct rcu_map *m;
 
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
-	if (kvbench_table_init(&m->table, hash_bits)) {
+	if (kvbench_table_init(&m->table, p->hash_bits)) {
 		kfree(m);
 		return ERR_PTR(-ENOMEM);
 	}

@@ -24,14 +24,14 @@ static struct rwlock_map *to_rwlock_map(struct kvbench_backend *b)
 	return container_of(b, struct rwlock_map, base);
 }
 
-static struct kvbench_backend *rwlock_create(unsigned int hash_bits)
+static struct kvbench_backend *rwlock_create(const struct kvbench_params *p)
 {
 	struct rwlock_map *m;
 
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
-	if (kvbench_table_init(&m->table, hash_bits)) {
+	if (kvbench_table_init(&m->table, p->hash_bits)) {
 		kfree(m);
 		return ERR_PTR(-ENOMEM);
 	}

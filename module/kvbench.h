@@ -99,6 +99,17 @@ struct kvbench_req {
 
 struct kvbench_backend;
 
+/**
+ * struct kvbench_params - how to size a new map
+ * @hash_bits:	log2 of the bucket count, for backends with buckets
+ * @queue_len:	request queue slots (a power of two), for backends that
+ *		queue requests to an owner thread
+ */
+struct kvbench_params {
+	unsigned int hash_bits;
+	unsigned int queue_len;
+};
+
 /* Statistics only some backends keep (see ->stat). */
 enum kvbench_stat {
 	KVBENCH_STAT_QUEUE_HWM,		/* most requests ever queued at once */
@@ -108,8 +119,8 @@ enum kvbench_stat {
 /**
  * struct kvbench_backend_ops - a concurrency backend
  * @name:	what the backend= parameter and the sysfs file call it
- * @create:	make an empty map with 2^@hash_bits buckets (if it has
- *		buckets); may sleep. Returns an ERR_PTR on failure.
+ * @create:	make an empty map sized by @p; may sleep. Returns an ERR_PTR
+ *		on failure.
  * @destroy:	free an empty map (drained, or never used); may sleep
  * @get:	look up @req->key, fill @req->get with kvbench_get_fill()
  * @set:	insert or replace @req->item, charging it with kvbench_charge()
@@ -130,7 +141,7 @@ enum kvbench_stat {
  */
 struct kvbench_backend_ops {
 	const char *name;
-	struct kvbench_backend *(*create)(unsigned int hash_bits);
+	struct kvbench_backend *(*create)(const struct kvbench_params *p);
 	void (*destroy)(struct kvbench_backend *b);
 	void (*get)(struct kvbench_backend *b, struct kvbench_req *req);
 	void (*set)(struct kvbench_backend *b, struct kvbench_req *req);

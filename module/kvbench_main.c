@@ -17,6 +17,7 @@
 #include <linux/device.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -79,6 +80,7 @@ static char kvbench_backend_name[KVBENCH_NAME_MAX] = "rcu";
 /* Module parameters */
 
 static unsigned int hash_bits = 12;
+static unsigned int queue_len = 256;
 static unsigned int max_value_len = SZ_4K;
 static unsigned long max_entries;
 static unsigned long max_bytes;
@@ -108,9 +110,13 @@ static void kvbench_list_backends(void)
 static struct kvbench_backend *
 kvbench_create(const struct kvbench_backend_ops *ops)
 {
+	struct kvbench_params p = {
+		.hash_bits = READ_ONCE(hash_bits),
+		.queue_len = READ_ONCE(queue_len),
+	};
 	struct kvbench_backend *b;
 
-	b = ops->create(READ_ONCE(hash_bits));
+	b = ops->create(&p);
 	if (!IS_ERR(b))
 		b->ops = ops;
 	return b;
@@ -216,6 +222,28 @@ static const struct kernel_param_ops kvbench_hash_bits_param_ops = {
 module_param_cb(hash_bits, &kvbench_hash_bits_param_ops, &hash_bits, 0644);
 MODULE_PARM_DESC(hash_bits,
 		 "log2 of the bucket count of hashtable backends, 1..20 (default 12); applies when a backend is created");
+
+static int kvbench_param_queue_len_set(const char *val,
+				       const struct kernel_param *kp)
+{
+	unsigned int n;
+	int ret = kstrtouint(val, 0, &n);
+
+	if (ret)
+		return ret;
+	if (n < 2 || n > 65536 || !is_power_of_2(n))
+		return -EINVAL;
+	WRITE_ONCE(queue_len, n);
+	return 0;
+}
+
+static const struct kernel_param_ops kvbench_queue_len_param_ops = {
+	.set = kvbench_param_queue_len_set,
+	.get = param_get_uint,
+};
+module_param_cb(queue_len, &kvbench_queue_len_param_ops, &queue_len, 0644);
+MODULE_PARM_DESC(queue_len,
+		 "Request queue slots of the kthread backend, a power of two 2..65536 (default 256); applies when a backend is created");
 
 static int kvbench_param_max_value_len_set(const char *val,
 					   const struct kernel_param *kp)
