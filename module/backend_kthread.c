@@ -61,6 +61,8 @@ struct owner_map {
 	unsigned long queue_hwm;
 	unsigned long passes;
 	unsigned long drained;
+	/* Callers that found the queue full; only the slow path touches it. */
+	atomic_long_t queue_full;
 };
 
 static unsigned int spin_us = 20;
@@ -228,8 +230,10 @@ static void owner_submit(struct kvbench_backend *b, struct kvbench_req *reqs,
 	init_completion(&msg.done);
 
 	/* A full queue is backpressure: wait for room, never drop. */
-	if (!owner_try_put(m, &msg))
+	if (!owner_try_put(m, &msg)) {
+		atomic_long_inc(&m->queue_full);
 		wait_event(m->room, owner_try_put(m, &msg));
+	}
 
 	/* Pairs with set_current_state() in owner_sleep(). */
 	smp_mb();
@@ -334,6 +338,8 @@ static unsigned long owner_stat(struct kvbench_backend *b,
 	case KVBENCH_STAT_DRAIN_MEAN_X100:
 		passes = READ_ONCE(m->passes);
 		return passes ? READ_ONCE(m->drained) * 100 / passes : 0;
+	case KVBENCH_STAT_QUEUE_FULL:
+		return atomic_long_read(&m->queue_full);
 	}
 	return 0;
 }
@@ -344,6 +350,7 @@ static void owner_reset_stats(struct kvbench_backend *b)
 
 	WRITE_ONCE(m->queue_hwm, 0);
 	WRITE_ONCE(m->passes, 0);
+	atomic_long_set(&m->queue_full, 0);
 	WRITE_ONCE(m->drained, 0);
 }
 

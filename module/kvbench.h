@@ -10,6 +10,7 @@
 
 #include <linux/hash.h>
 #include <linux/kvbench.h>
+#include <kunit/visibility.h>
 #include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
@@ -114,6 +115,7 @@ struct kvbench_params {
 enum kvbench_stat {
 	KVBENCH_STAT_QUEUE_HWM,		/* most requests ever queued at once */
 	KVBENCH_STAT_DRAIN_MEAN_X100,	/* 100 x requests per drain pass */
+	KVBENCH_STAT_QUEUE_FULL,	/* times a caller found the queue full */
 };
 
 /**
@@ -252,5 +254,21 @@ static inline int kvbench_get_fill(struct kvbench_get *get,
 	}
 	return 0;
 }
+
+/*
+ * The core's own entry points, exported to the KUnit suite (and only there:
+ * see EXPORT_SYMBOL_IF_KUNIT).
+ */
+const struct kvbench_backend_ops *kvbench_find_backend(const char *name);
+struct kvbench_backend *
+kvbench_backend_create(const struct kvbench_backend_ops *ops,
+		       const struct kvbench_params *p);
+void kvbench_backend_destroy(struct kvbench_backend *b);
+void kvbench_backend_run(struct kvbench_backend *b, struct kvbench_req *reqs,
+			 unsigned int n);
+void kvbench_run(struct kvbench_req *reqs, unsigned int n);
+int kvbench_switch_by_name(const char *name);
+long kvbench_entries(void);
+void kvbench_swap_limits(unsigned long *entries, unsigned long *bytes);
 
 #endif /* _KVBENCH_H */

@@ -6,6 +6,7 @@
  * backend lock is taken; a backend only links, unlinks and releases it.
  */
 #include <linux/jhash.h>
+#include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -23,6 +24,7 @@ u32 kvbench_hash(const void *data, u32 len)
 {
 	return jhash(data, len, kvbench_hash_seed);
 }
+EXPORT_SYMBOL_IF_KUNIT(kvbench_hash);
 
 struct kvbench_item *kvbench_item_alloc(u32 key_len, u32 value_len)
 {
@@ -38,6 +40,7 @@ struct kvbench_item *kvbench_item_alloc(u32 key_len, u32 value_len)
 	item->value_len = value_len;
 	return item;
 }
+EXPORT_SYMBOL_IF_KUNIT(kvbench_item_alloc);
 
 void kvbench_item_put(struct kvbench_item *item)
 {
@@ -45,6 +48,7 @@ void kvbench_item_put(struct kvbench_item *item)
 	if (refcount_dec_and_test(&item->ref))
 		kvfree(item);
 }
+EXPORT_SYMBOL_IF_KUNIT(kvbench_item_put);
 
 static void kvbench_item_put_cb(struct rcu_head *head)
 {

@@ -85,7 +85,7 @@ static unsigned int max_value_len = SZ_4K;
 static unsigned long max_entries;
 static unsigned long max_bytes;
 
-static const struct kvbench_backend_ops *kvbench_find_backend(const char *name)
+const struct kvbench_backend_ops *kvbench_find_backend(const char *name)
 {
 	size_t i;
 
@@ -94,6 +94,7 @@ static const struct kvbench_backend_ops *kvbench_find_backend(const char *name)
 			return kvbench_backends[i];
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(kvbench_find_backend);
 
 static void kvbench_list_backends(void)
 {
@@ -107,6 +108,19 @@ static void kvbench_list_backends(void)
 	pr_err("valid backends:%s\n", names);
 }
 
+struct kvbench_backend *
+kvbench_backend_create(const struct kvbench_backend_ops *ops,
+		       const struct kvbench_params *p)
+{
+	struct kvbench_backend *b;
+
+	b = ops->create(p);
+	if (!IS_ERR(b))
+		b->ops = ops;
+	return b;
+}
+EXPORT_SYMBOL_IF_KUNIT(kvbench_backend_create);
+
 static struct kvbench_backend *
 kvbench_create(const struct kvbench_backend_ops *ops)
 {
@@ -114,12 +128,8 @@ kvbench_create(const struct kvbench_backend_ops *ops)
 		.hash_bits = READ_ONCE(hash_bits),
 		.queue_len = READ_ONCE(queue_len),
 	};
-	struct kvbench_backend *b;
 
-	b = ops->create(&p);
-	if (!IS_ERR(b))
-		b->ops = ops;
-	return b;
+	return kvbench_backend_create(ops, &p);
 }
 
 static void kvbench_adopt_cb(struct kvbench_item *item, void *arg)
@@ -134,6 +144,14 @@ static void kvbench_release_cb(struct kvbench_item *item, void *arg)
 	kvbench_uncharge(item);
 	kvbench_item_put(item);
 }
+
+/* Release every entry of a map nobody else uses any more, then the map. */
+void kvbench_backend_destroy(struct kvbench_backend *b)
+{
+	b->ops->drain(b, kvbench_release_cb, NULL);
+	b->ops->destroy(b);
+}
+EXPORT_SYMBOL_IF_KUNIT(kvbench_backend_destroy);
 
 /*
  * Replace the backend by a new one of type @ops, carrying every entry over.
@@ -161,7 +179,7 @@ static int kvbench_switch(const struct kvbench_backend_ops *ops)
 	return 0;
 }
 
-static int kvbench_switch_by_name(const char *name)
+int kvbench_switch_by_name(const char *name)
 {
 	const struct kvbench_backend_ops *ops = kvbench_find_backend(name);
 	int ret;
@@ -178,6 +196,7 @@ static int kvbench_switch_by_name(const char *name)
 	mutex_unlock(&kvbench_switch_mutex);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kvbench_switch_by_name);
 
 static int kvbench_param_backend_set(const char *val,
 				     const struct kernel_param *kp)
@@ -323,6 +342,20 @@ void kvbench_uncharge(const struct kvbench_item *item)
 	atomic_long_sub(kvbench_item_bytes(item), &kvbench.bytes);
 }
 
+long kvbench_entries(void)
+{
+	return atomic_long_read(&kvbench.entries);
+}
+EXPORT_SYMBOL_IF_KUNIT(kvbench_entries);
+
+/* For tests: set max_entries and max_bytes, return the old ones in place. */
+void kvbench_swap_limits(unsigned long *entries, unsigned long *bytes)
+{
+	*entries = xchg(&max_entries, *entries);
+	*bytes = xchg(&max_bytes, *bytes);
+}
+EXPORT_SYMBOL_IF_KUNIT(kvbench_swap_limits);
+
 /* Requests */
 
 /*
@@ -390,22 +423,29 @@ static void kvbench_run_one(struct kvbench_backend *b, struct kvbench_req *req)
 	}
 }
 
-/* Run prepared requests, in order, on the current backend. */
-static void kvbench_run(struct kvbench_req *reqs, unsigned int n)
+/* Run prepared requests, in order, on @b. */
+void kvbench_backend_run(struct kvbench_backend *b, struct kvbench_req *reqs,
+			 unsigned int n)
 {
-	struct kvbench_backend *b;
 	unsigned int i;
 
-	percpu_down_read(&kvbench.switch_sem);
-	b = kvbench.backend;
 	if (n > 1 && b->ops->batch) {
 		b->ops->batch(b, reqs, n);
-	} else {
-		for (i = 0; i < n; i++)
-			kvbench_run_one(b, &reqs[i]);
+		return;
 	}
+	for (i = 0; i < n; i++)
+		kvbench_run_one(b, &reqs[i]);
+}
+EXPORT_SYMBOL_IF_KUNIT(kvbench_backend_run);
+
+/* Run prepared requests, in order, on the current backend. */
+void kvbench_run(struct kvbench_req *reqs, unsigned int n)
+{
+	percpu_down_read(&kvbench.switch_sem);
+	kvbench_backend_run(kvbench.backend, reqs, n);
 	percpu_up_read(&kvbench.switch_sem);
 }
+EXPORT_SYMBOL_IF_KUNIT(kvbench_run);
 
 static void kvbench_count(const struct kvbench_req *req)
 {
@@ -704,6 +744,14 @@ static ssize_t drain_mean_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(drain_mean);
 
+static ssize_t queue_full_show(struct device *dev,
+			       struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n",
+			  kvbench_backend_stat(KVBENCH_STAT_QUEUE_FULL));
+}
+static DEVICE_ATTR_RO(queue_full);
+
 static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
@@ -738,6 +786,7 @@ static struct attribute *kvbench_attrs[] = {
 	&dev_attr_batches.attr.attr,
 	&dev_attr_queue_hwm.attr,
 	&dev_attr_drain_mean.attr,
+	&dev_attr_queue_full.attr,
 	&dev_attr_reset.attr,
 	NULL,
 };
