@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for kvbench: every case runs once per backend, calling the
+ * backend's ops directly (no user memory, no ioctl), plus the runtime
+ * switch of the live module and many kernel threads on one map.
+ *
+ * Load kvbench.ko first; this module imports its KUnit-only exports.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "../kvbench.h"
+
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
+static const char * const backend_names[] = { "rwlock", "rcu", "kthread" };
+
+static void backend_desc(const char * const *name, char *desc)
+{
+	strscpy(desc, *name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(backend, backend_names, backend_desc);
+
+struct kvt {
+	struct kunit *test;
+	struct kvbench_backend *b;
+};
+
+static void kvt_exit(struct kunit_resource *res)
+{
+	struct kvt *t = res->data;
+
+	if (t->b)
+		kvbench_backend_destroy(t->b);
+}
+
+static int kvt_init(struct kunit_resource *res, void *context)
+{
+	res->data = context;
+	return 0;
+}
+
+/* A fresh map of the case's backend, destroyed when the case ends. */
+static struct kvt *kvt_new(struct kunit *test, unsigned int queue_len)
+{
+	const char * const *name = test->param_value;
+	struct kvbench_params p = { .hash_bits = 6, .queue_len = queue_len };
+	const struct kvbench_backend_ops *ops;
+	struct kvt *t;
+
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->test = test;
+	ops = kvbench_find_backend(*name);
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	t->b = kvbench_backend_create(ops, &p);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->b));
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, kvt_init,
+							 kvt_exit, GFP_KERNEL,
+							 t));
+	return t;
+}
+
+static int kvt_set(struct kvbench_backend *b, const char *key,
+		   const void *val, u32 len)
+{
+	struct kvbench_req req = { .op = KVBENCH_OP_SET };
+	u32 klen = strlen(key);
+
+	req.item = kvbench_item_alloc(klen, len);
+	if (!req.item)
+		return -ENOMEM;
+	memcpy(req.item->data, key, klen);
+	memcpy(req.item->data + klen, val, len);
+	req.item->hash = kvbench_hash(key, klen);
+	kvbench_backend_run(b, &req, 1);
+	if (req.result)
+		kvbench_item_put(req.item);
+	return req.result;
+}
+
+static void kvt_key(struct kvbench_req *req, u32 op, const char *key)
+{
+	memset(req, 0, sizeof(*req));
+	req->op = op;
+	req->key.data = key;
+	req->key.len = strlen(key);
+	req->key.hash = kvbench_hash(key, req->key.len);
+}
+
+/* GET @key into @buf (room for @cap bytes); the value length goes to @len. */
+static int kvt_get(struct kvbench_backend *b, const char *key, void *buf,
+		   u32 cap, u32 *len)
+{
+	u8 inline_buf[KVBENCH_GET_INLINE];
+	struct kvbench_req req;
+
+	kvt_key(&req, KVBENCH_OP_GET, key);
+	req.get.buf = inline_buf;
+	req.get.cap = cap;
+	kvbench_backend_run(b, &req, 1);
+	*len = req.get.len;
+	if (req.result)
+		return req.result;
+	memcpy(buf, req.get.ref ? kvbench_item_value(req.get.ref) : inline_buf,
+	       req.get.len);
+	if (req.get.ref)
+		kvbench_item_put(req.get.ref);
+	return 0;
+}
+
+static int kvt_del(struct kvbench_backend *b, const char *key)
+{
+	struct kvbench_req req;
+
+	kvt_key(&req, KVBENCH_OP_DEL, key);
+	kvbench_backend_run(b, &req, 1);
+	return req.result;
+}
+
+static void kvbench_set_get_del(struct kunit *test)
+{
+	struct kvt *t = kvt_new(test, 16);
+	long entries = kvbench_entries();
+	char buf[32];
+	u32 len;
+
+	KUNIT_EXPECT_EQ(test, kvt_set(t->b, "alpha", "one", 3), 0);
+	KUNIT_EXPECT_EQ(test, kvbench_entries(), entries + 1);
+	KUNIT_ASSERT_EQ(test, kvt_get(t->b, "alpha", buf, sizeof(buf), &len), 0);
+	KUNIT_EXPECT_EQ(test, len, 3);
+	KUNIT_EXPECT_MEMEQ(test, buf, "one", 3);
+
+	/* Overwrite with another length: one entry, the new value. */
+	KUNIT_EXPECT_EQ(test, kvt_set(t->b, "alpha", "a longer one", 12), 0);
+	KUNIT_EXPECT_EQ(test, kvbench_entries(), entries + 1);
+	KUNIT_ASSERT_EQ(test, kvt_get(t->b, "alpha", buf, sizeof(buf), &len), 0);
+	KUNIT_EXPECT_EQ(test, len, 12);
+	KUNIT_EXPECT_MEMEQ(test, buf, "a longer one", 12);
+
+	/* Keys that differ only in length are different keys. */
+	KUNIT_EXPECT_EQ(test, kvt_set(t->b, "alph", "two", 3), 0);
+	KUNIT_ASSERT_EQ(test, kvt_get(t->b, "alph", buf, sizeof(buf), &len), 0);
+	KUNIT_EXPECT_MEMEQ(test, buf, "two", 3);
+
+	KUNIT_EXPECT_EQ(test, kvt_del(t->b, "alpha"), 0);
+	KUNIT_EXPECT_EQ(test, kvt_get(t->b, "alpha", buf, sizeof(buf), &len),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kvt_del(t->b, "alpha"), -ENOENT);
+	KUNIT_EXPECT_EQ(test, kvt_del(t->b, "alph"), 0);
+	KUNIT_EXPECT_EQ(test, kvbench_entries(), entries);
+}
+
+static void kvbench_missing(struct kunit *test)
+{
+	struct kvt *t = kvt_new(test, 16);
+	char buf[8];
+	u32 len;
+
+	KUNIT_EXPECT_EQ(test, kvt_get(t->b, "nobody", buf, sizeof(buf), &len),
+			-ENOENT);
+	KUNIT_EXPECT_EQ(test, kvt_del(t->b, "nobody"), -ENOENT);
+}
+
+static void kvbench_short_buffer(struct kunit *test)
+{
+	struct kvt *t = kvt_new(test, 16);
+	char buf[8];
+	u32 len;
+
+	KUNIT_ASSERT_EQ(test, kvt_set(t->b, "k", "0123456789", 10), 0);
+	KUNIT_EXPECT_EQ(test, kvt_get(t->b, "k", buf, 9, &len), -ERANGE);
+	KUNIT_EXPECT_EQ(test, len, 10);
+	KUNIT_ASSERT_EQ(test, kvt_set(t->b, "k", "", 0), 0);
+	KUNIT_EXPECT_EQ(test, kvt_get(t->b, "k", buf, 0, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, 0);
+}
+
+/* Values above KVBENCH_GET_INLINE are pinned, not copied under the lock. */
+static void kvbench_large_value(struct kunit *test)
+{
+	struct kvt *t = kvt_new(test, 16);
+	const u32 size = 3 * KVBENCH_GET_INLINE;
+	u8 *val, *buf;
+	u32 len;
+
+	val = kunit_kmalloc(test, size, GFP_KERNEL);
+	buf = kunit_kzalloc(test, size, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, val);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	get_random_bytes(val, size);
+
+	KUNIT_ASSERT_EQ(test, kvt_set(t->b, "big", val, size), 0);
+	KUNIT_ASSERT_EQ(test, kvt_get(t->b, "big", buf, size, &len), 0);
+	KUNIT_EXPECT_EQ(test, len, size);
+	KUNIT_EXPECT_MEMEQ(test, buf, val, size);
+}
+
+static void kvbench_limits(struct kunit *test)
+{
+	struct kvt *t = kvt_new(test, 16);
+	unsigned long max_entries, max_bytes;
+
+	KUNIT_ASSERT_EQ(test, kvt_set(t->b, "first", "v", 1), 0);
+
+	/* Room for exactly one more entry. */
+	max_entries = kvbench_entries() + 1;
+	max_bytes = 0;
+	kvbench_swap_limits(&max_entries, &max_bytes);
+	KUNIT_EXPECT_EQ(test, kvt_set(t->b, "second", "v", 1), 0);
+	KUNIT_EXPECT_EQ(test, kvt_set(t->b, "third", "v", 1), -ENOSPC);
+	/* At the limit, an existing key can still be overwritten. */
+	KUNIT_EXPECT_EQ(test, kvt_set(t->b, "first", "vvvv", 4), 0);
+	KUNIT_EXPECT_EQ(test, kvt_del(t->b, "third"), -ENOENT);
+	kvbench_swap_limits(&max_entries, &max_bytes);
+
+	/* A byte limit stops growth, not shrinking. */
+	max_entries = 0;
+	max_bytes = 1;
+	kvbench_swap_limits(&max_entries, &max_bytes);
+	KUNIT_EXPECT_EQ(test, kvt_set(t->b, "fourth", "v", 1), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, kvt_set(t->b, "first", "vvvvv", 5), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, kvt_set(t->b, "first", "v", 1), 0);
+	kvbench_swap_limits(&max_entries, &max_bytes);
+}
+
+static void kvbench_batch(struct kunit *test)
+{
+	struct kvt *t = kvt_new(test, 16);
+	u8 bufs[4][KVBENCH_GET_INLINE];
+	struct kvbench_req reqs[5];
+
+	kvt_key(&reqs[0], KVBENCH_OP_GET, "b");
+	reqs[0].get.buf = bufs[0];
+	reqs[0].get.cap = sizeof(bufs[0]);
+	memset(&reqs[1], 0, sizeof(reqs[1]));
+	reqs[1].op = KVBENCH_OP_SET;
+	reqs[1].item = kvbench_item_alloc(1, 5);
+	KUNIT_ASSERT_NOT_NULL(test, reqs[1].item);
+	memcpy(reqs[1].item->data, "bvalue", 6);
+	reqs[1].item->hash = kvbench_hash("b", 1);
+	kvt_key(&reqs[2], KVBENCH_OP_GET, "b");
+	reqs[2].get.buf = bufs[2];
+	reqs[2].get.cap = sizeof(bufs[2]);
+	kvt_key(&reqs[3], KVBENCH_OP_DEL, "b");
+	kvt_key(&reqs[4], KVBENCH_OP_DEL, "b");
+
+	/* In order: a GET before the SET misses, the one after hits. */
+	kvbench_backend_run(t->b, reqs, ARRAY_SIZE(reqs));
+	if (reqs[1].result)
+		kvbench_item_put(reqs[1].item);
+	KUNIT_EXPECT_EQ(test, reqs[0].result, -ENOENT);
+	KUNIT_EXPECT_EQ(test, reqs[1].result, 0);
+	KUNIT_EXPECT_EQ(test, reqs[2].result, 0);
+	KUNIT_EXPECT_EQ(test, reqs[2].get.len, 5);
+	KUNIT_EXPECT_MEMEQ(test, bufs[2], "value", 5);
+	KUNIT_EXPECT_EQ(test, reqs[3].result, 0);
+	KUNIT_EXPECT_EQ(test, reqs[4].result, -ENOENT);
+}
+
+/* Switch the live module to this backend and back: nothing is lost. */
+static void kvbench_switch_carries_entries(struct kunit *test)
+{
+	const char * const *name = test->param_value;
+	const int n = 200;
+	struct kvbench_req req;
+	u8 buf[KVBENCH_GET_INLINE];
+	char key[16];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&req, 0, sizeof(req));
+		req.op = KVBENCH_OP_SET;
+		snprintf(key, sizeof(key), "sw%d", i);
+		req.item = kvbench_item_alloc(strlen(key), sizeof(i));
+		KUNIT_ASSERT_NOT_NULL(test, req.item);
+		memcpy(req.item->data, key, strlen(key));
+		memcpy(req.item->data + strlen(key), &i, sizeof(i));
+		req.item->hash = kvbench_hash(key, strlen(key));
+		kvbench_run(&req, 1);
+		if (req.result)
+			kvbench_item_put(req.item);
+		KUNIT_ASSERT_EQ(test, req.result, 0);
+	}
+
+	KUNIT_ASSERT_EQ(test, kvbench_switch_by_name(*name), 0);
+	KUNIT_EXPECT_EQ(test, kvbench_switch_by_name("no-such-backend"),
+			-EINVAL);
+
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "sw%d", i);
+		kvt_key(&req, KVBENCH_OP_GET, key);
+		req.get.buf = buf;
+		req.get.cap = sizeof(buf);
+		kvbench_run(&req, 1);
+		KUNIT_EXPECT_EQ(test, req.result, 0);
+		KUNIT_EXPECT_EQ(test, req.get.len, sizeof(i));
+		KUNIT_EXPECT_MEMEQ(test, buf, &i, sizeof(i));
+
+		kvt_key(&req, KVBENCH_OP_DEL, key);
+		kvbench_run(&req, 1);
+		KUNIT_EXPECT_EQ(test, req.result, 0);
+	}
+}
+
+/*
+ * Many kernel threads on one map. Each owns some keys (whose values it
+ * checks exactly) and all share a few hot ones (whose values must at least
+ * be whole: a value carries its own key and a checksum).
+ */
+struct hammer {
+	struct kvbench_backend *b;
+	int id;
+	int iterations;
+	int errors;
+	struct completion done;
+};
+
+struct hammer_val {
+	char key[16];
+	u32 version;
+	u32 sum;
+};
+
+static u32 hammer_sum(const struct hammer_val *v)
+{
+	return kvbench_hash(v, offsetof(struct hammer_val, sum));
+}
+
+static int hammer_fn(void *arg)
+{
+	struct hammer *h = arg;
+	struct hammer_val v, got;
+	char key[16];
+	u32 len;
+	int i;
+
+	for (i = 0; i < h->iterations; i++) {
+		bool hot = i % 4 == 0;
+
+		memset(&v, 0, sizeof(v));
+		if (hot)
+			snprintf(key, sizeof(key), "hot%d", i % 3);
+		else
+			snprintf(key, sizeof(key), "t%d-%d", h->id, i % 16);
+		strscpy(v.key, key, sizeof(v.key));
+		v.version = i;
+		v.sum = hammer_sum(&v);
+
+		if (kvt_set(h->b, key, &v, sizeof(v)))
+			h->errors++;
+		if (kvt_get(h->b, key, &got, sizeof(got), &len)) {
+			/* Another thread may have deleted a hot key. */
+			if (!hot)
+				h->errors++;
+			continue;
+		}
+		if (len != sizeof(got) || strcmp(got.key, key) ||
+		    got.sum != hammer_sum(&got) ||
+		    (!hot && got.version != i))
+			h->errors++;
+		if (i % 7 == 0 && kvt_del(h->b, key) && !hot)
+			h->errors++;
+	}
+	complete(&h->done);
+	return 0;
+}
+
+static void kvbench_concurrent(struct kunit *test)
+{
+	/* A queue of 2 slots: the kthread backend's callers must wait. */
+	struct kvt *t = kvt_new(test, 2);
+	const int nthreads = 8;
+	int i, started, errors = 0;
+	struct hammer *h;
+
+	h = kunit_kcalloc(test, nthreads, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (started = 0; started < nthreads; started++) {
+		struct task_struct *task;
+
+		h[started].b = t->b;
+		h[started].id = started;
+		h[started].iterations = 500;
+		init_completion(&h[started].done);
+		task = kthread_run(hammer_fn, &h[started], "kvbench-hammer/%d",
+				   started);
+		if (IS_ERR(task))
+			break;
+	}
+	for (i = 0; i < started; i++) {
+		wait_for_completion(&h[i].done);
+		errors += h[i].errors;
+	}
+	KUNIT_EXPECT_EQ(test, started, nthreads);
+	KUNIT_EXPECT_EQ(test, errors, 0);
+	if (t->b->ops->stat)
+		kunit_info(test, "queue high-water mark %lu, full %lu times\n",
+			   t->b->ops->stat(t->b, KVBENCH_STAT_QUEUE_HWM),
+			   t->b->ops->stat(t->b, KVBENCH_STAT_QUEUE_FULL));
+}
+
+static struct kunit_case kvbench_cases[] = {
+	KUNIT_CASE_PARAM(kvbench_set_get_del, backend_gen_params),
+	KUNIT_CASE_PARAM(kvbench_missing, backend_gen_params),
+	KUNIT_CASE_PARAM(kvbench_short_buffer, backend_gen_params),
+	KUNIT_CASE_PARAM(kvbench_large_value, backend_gen_params),
+	KUNIT_CASE_PARAM(kvbench_limits, backend_gen_params),
+	KUNIT_CASE_PARAM(kvbench_batch, backend_gen_params),
+	KUNIT_CASE_PARAM(kvbench_switch_carries_entries, backend_gen_params),
+	KUNIT_CASE_PARAM(kvbench_concurrent, backend_gen_params),
+	{}
+};
+
+static struct kunit_suite kvbench_suite = {
+	.name = "kvbench",
+	.test_cases = kvbench_cases,
+};
+
+kunit_test_suite(kvbench_suite);
+
+MODULE_DESCRIPTION("KUnit tests for kvbench");
+MODULE_LICENSE("GPL");
