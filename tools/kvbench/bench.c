@@ -1,0 +1,1300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench bench: threads hammer /dev/kvbench (or an in-process baseline)
+ * and we report throughput and sampled latency per case.
+ *
+ * One case is (target, mix, threads, batch, fd mode), measured --repeat
+ * times. A run: open the fds, pin one thread per CPU, meet at a start
+ * barrier, run --warmup seconds untimed, then --duration seconds (or --ops
+ * per thread) timed. Each thread keeps its counters in locals and writes
+ * them back once at the end; each thread times its own window with
+ * CLOCK_MONOTONIC. One operation in --sample-every (64) is timed on its own
+ * for the latency percentiles.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/kvbench.h>
+
+#include "kvbench.h"
+
+atomic_bool kvb_interrupted;
+
+enum { PH_WARMUP = 1, PH_MEASURE, PH_STOP };
+
+struct kvb_bench {
+	const struct kvb_params *p;
+	char *keys;		/* nkeys * key_size bytes */
+	struct kvb_zipf zipf;	/* prob == NULL for uniform */
+	int main_fd;		/* prefill, probes, --fd shared; -1 = closed */
+	int filled;		/* the kernel map holds every key */
+};
+
+/* Shared by the threads of one run: read-mostly. */
+struct run {
+	alignas(64) atomic_int phase;	/* PH_*, written by the main thread */
+	atomic_int finished;		/* threads done with their window */
+	struct kvb_bench *b;
+	const struct kvb_target *t;
+	unsigned int batch;
+	__u32 get_below;	/* op = GET when (u32)rand < get_below, */
+	__u32 set_below;	/* else SET when below set_below, else DEL */
+	struct kvb_urw *urw;
+	struct kvb_owner *owner;
+	pthread_barrier_t barrier;
+};
+
+struct counts {
+	unsigned long long ops;
+	unsigned long long misses;
+	unsigned long long errors;
+	int first_err;
+};
+
+struct worker {
+	alignas(64) struct run *run;
+	pthread_t thread;
+	int fd;
+	int cpu;
+	__u64 rng;
+	char *val;		/* value_size bytes: SET source, GET buffer */
+	struct kvbench_op *ops;	/* batch */
+	struct kvb_oreq req;
+	unsigned int *samples;
+	unsigned int nsamples;
+	unsigned long long seen;
+	struct counts c;	/* written back once, at the end */
+	double elapsed;
+};
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static __u64 ptr(const void *p)
+{
+	return (__u64)(unsigned long)p;
+}
+
+static void account(struct counts *c, int op, int res)
+{
+	c->ops++;
+	if (!res)
+		return;
+	if (res == -ENOENT && op != KVBENCH_OP_SET) {
+		c->misses++;
+		return;
+	}
+	c->errors++;
+	if (!c->first_err)
+		c->first_err = -res;
+}
+
+static int pick_op(const struct run *r, __u64 x)
+{
+	__u32 v = (__u32)x;
+
+	if (v < r->get_below)
+		return KVBENCH_OP_GET;
+	if (v < r->set_below)
+		return KVBENCH_OP_SET;
+	return KVBENCH_OP_DEL;
+}
+
+static unsigned long pick_key(struct worker *w, __u64 x)
+{
+	const struct kvb_bench *b = w->run->b;
+
+	if (b->zipf.prob)
+		return kvb_zipf_next(&b->zipf, &w->rng);
+	return (unsigned long)(((x >> 32) * b->p->keys) >> 32);
+}
+
+static int kernel_op(int fd, int op, const char *key, unsigned int klen,
+		     char *val, unsigned int vlen)
+{
+	static const unsigned long cmd[] = {
+		[KVBENCH_OP_GET] = KVBENCH_IOC_GET,
+		[KVBENCH_OP_SET] = KVBENCH_IOC_SET,
+		[KVBENCH_OP_DEL] = KVBENCH_IOC_DEL,
+	};
+	struct kvbench_kv kv = {
+		.key = ptr(key),
+		.value = ptr(val),
+		.key_len = klen,
+		.value_len = vlen,
+	};
+
+	return ioctl(fd, cmd[op], &kv) ? -errno : 0;
+}
+
+/* One step: one operation, or one BATCH ioctl of run->batch operations. */
+static void step(struct worker *w, struct counts *c)
+{
+	struct run *r = w->run;
+	const struct kvb_params *p = r->b->p;
+	unsigned int vlen = p->value_size, i;
+	__u64 x = kvb_rand(&w->rng);
+	int op = pick_op(r, x);
+	const char *key = r->b->keys + pick_key(w, x) * p->key_size;
+	int res;
+
+	switch (r->t->kind) {
+	case KVB_NOP:
+		res = ioctl(w->fd, KVBENCH_IOC_NOP) ? -errno : 0;
+		account(c, 0, res);
+		return;
+	case KVB_USER_RWLOCK:
+		res = kvb_urw_op(r->urw, op, key, p->key_size, w->val, &vlen);
+		account(c, op, res);
+		return;
+	case KVB_USER_OWNER:
+		res = kvb_owner_call(r->owner, &w->req, op, key, p->key_size,
+				     w->val, &vlen);
+		account(c, op, res);
+		return;
+	case KVB_KERNEL:
+		break;
+	}
+	if (r->batch == 1) {
+		res = kernel_op(w->fd, op, key, p->key_size, w->val, vlen);
+		account(c, op, res);
+		return;
+	}
+	for (i = 0; i < r->batch; i++) {
+		struct kvbench_op *o = &w->ops[i];
+
+		if (i) {
+			x = kvb_rand(&w->rng);
+			op = pick_op(r, x);
+			key = r->b->keys + pick_key(w, x) * p->key_size;
+		}
+		o->kv.key = ptr(key);
+		o->kv.value = ptr(w->val);
+		o->kv.key_len = p->key_size;
+		o->kv.value_len = vlen;
+		o->op = op;
+		o->result = 0;
+	}
+	{
+		struct kvbench_batch bt = {
+			.ops = ptr(w->ops),
+			.count = r->batch,
+		};
+
+		res = ioctl(w->fd, KVBENCH_IOC_BATCH, &bt) ? -errno : 0;
+	}
+	for (i = 0; i < r->batch; i++)
+		account(c, w->ops[i].op, res ? res : w->ops[i].result);
+}
+
+/* Keep a uniform sample of all timed steps (reservoir sampling). */
+static void record(struct worker *w, __u64 ns)
+{
+	unsigned int v = ns > UINT_MAX ? UINT_MAX : (unsigned int)ns;
+
+	if (w->nsamples < KVB_SAMPLE_CAP) {
+		w->samples[w->nsamples++] = v;
+	} else {
+		__u64 j = kvb_rand(&w->rng) % (w->seen + 1);
+
+		if (j < KVB_SAMPLE_CAP)
+			w->samples[j] = v;
+	}
+	w->seen++;
+}
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	struct run *r = w->run;
+	unsigned long long limit = r->b->p->ops;
+	/* Time one call per sample_every operations, at least 1 in 1. */
+	unsigned int every = r->b->p->sample_every / r->batch, left = 1;
+	int sample = r->b->p->sample_every != 0;
+	struct counts c = { 0 };
+	__u64 t0, t1;
+
+	pthread_barrier_wait(&r->barrier);
+	while (atomic_load_explicit(&r->phase, memory_order_relaxed) == PH_WARMUP)
+		step(w, &c);
+
+	memset(&c, 0, sizeof(c));
+	t0 = now_ns();
+	if (!every)
+		every = 1;
+	for (;;) {
+		if (atomic_load_explicit(&r->phase, memory_order_relaxed) != PH_MEASURE)
+			break;
+		if (limit && c.ops >= limit)
+			break;
+		if (!sample || --left) {
+			step(w, &c);
+		} else {
+			__u64 a = now_ns();
+
+			step(w, &c);
+			record(w, (now_ns() - a) / r->batch);
+			left = every;
+		}
+	}
+	t1 = now_ns();
+
+	w->c = c;
+	w->elapsed = (t1 - t0) / 1e9;
+	atomic_fetch_add(&r->finished, 1);
+	return NULL;
+}
+
+/*
+ * Sleep until sec have passed, or every thread is done, or Ctrl-C. Workers
+ * block SIGINT, so the signal lands here and cuts nanosleep() short; the
+ * 250 ms cap bounds the case where it lands just before the sleep. Few
+ * wake-ups: this thread shares the CPUs with the pinned workers.
+ */
+static void wait_phase(struct run *r, double sec, unsigned int threads,
+		       int until_done)
+{
+	__u64 end = now_ns() + (__u64)(sec * 1e9);
+
+	while (!atomic_load(&kvb_interrupted)) {
+		__u64 now = now_ns(), left;
+		struct timespec ts;
+
+		if (until_done) {
+			if ((unsigned int)atomic_load(&r->finished) == threads)
+				return;
+			left = 10000000;
+		} else {
+			if (now >= end)
+				return;
+			left = end - now;
+			if (left > 250000000)
+				left = 250000000;
+		}
+		ts.tv_sec = 0;
+		ts.tv_nsec = left;
+		nanosleep(&ts, NULL);
+	}
+}
+
+static int open_fd(struct kvb_bench *b)
+{
+	if (b->main_fd < 0)
+		b->main_fd = kvb_open_device(b->p->device);
+	return b->main_fd;
+}
+
+static void close_fd(struct kvb_bench *b)
+{
+	if (b->main_fd >= 0)
+		close(b->main_fd);
+	b->main_fd = -1;
+}
+
+static int prefill(struct kvb_bench *b, const struct kvb_target *t,
+		   struct kvb_urw *urw, struct kvb_owner *owner, char *val)
+{
+	const struct kvb_params *p = b->p;
+	struct kvb_oreq req;
+	unsigned long i;
+	int res = 0;
+
+	if (t->kind == KVB_NOP || (t->kind == KVB_KERNEL && b->filled))
+		return 0;
+	if (t->kind == KVB_USER_OWNER)
+		kvb_oreq_init(&req);
+	for (i = 0; i < p->keys && !res; i++) {
+		const char *key = b->keys + i * p->key_size;
+		unsigned int vlen = p->value_size;
+
+		if (t->kind == KVB_KERNEL)
+			res = kernel_op(b->main_fd, KVBENCH_OP_SET, key,
+					p->key_size, val, vlen);
+		else if (t->kind == KVB_USER_RWLOCK)
+			res = kvb_urw_op(urw, KVBENCH_OP_SET, key, p->key_size,
+					 val, &vlen);
+		else
+			res = kvb_owner_call(owner, &req, KVBENCH_OP_SET, key,
+					     p->key_size, val, &vlen);
+	}
+	if (t->kind == KVB_USER_OWNER)
+		kvb_oreq_destroy(&req);
+	if (res) {
+		fprintf(stderr, "kvbench: %s: pre-filling key %lu of %lu failed: %s\n",
+			t->name, i, p->keys, strerror(-res));
+		if (res == -E2BIG || res == -ENOSPC)
+			fprintf(stderr,
+				"kvbench: check max_value_len, max_entries and max_bytes in /sys/module/kvbench/parameters/\n");
+		return -1;
+	}
+	if (t->kind == KVB_KERNEL)
+		b->filled = 1;
+	return 0;
+}
+
+/* One GET (through BATCH when batching) so a missing ioctl fails early. */
+static int probe(struct kvb_bench *b, const struct kvb_target *t,
+		 unsigned int batch, char *val)
+{
+	const struct kvb_params *p = b->p;
+	int res;
+
+	if (t->kind == KVB_NOP) {
+		res = ioctl(b->main_fd, KVBENCH_IOC_NOP) ? -errno : 0;
+	} else if (batch == 1) {
+		res = kernel_op(b->main_fd, KVBENCH_OP_GET, b->keys,
+				p->key_size, val, p->value_size);
+	} else {
+		struct kvbench_op o = {
+			.kv = {
+				.key = ptr(b->keys),
+				.value = ptr(val),
+				.key_len = p->key_size,
+				.value_len = p->value_size,
+			},
+			.op = KVBENCH_OP_GET,
+		};
+		struct kvbench_batch bt = { .ops = ptr(&o), .count = 1 };
+
+		res = ioctl(b->main_fd, KVBENCH_IOC_BATCH, &bt) ? -errno : 0;
+		if (!res)
+			res = o.result;
+	}
+	if (res && res != -ENOENT) {
+		fprintf(stderr, "kvbench: %s%s: %s%s\n", t->name,
+			batch > 1 ? " --batch" : "", strerror(-res),
+			res == -ENOTTY ? " (the module does not support this ioctl yet)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+struct run_out {
+	unsigned long long ops, misses, errors;
+	int first_err;
+	double ops_per_sec;
+	double seconds;
+	unsigned int *samples;
+	size_t nsamples;
+	int interrupted;
+};
+
+static int run_once(struct kvb_bench *b, const struct kvb_target *t,
+		    const struct kvb_mix *mix, unsigned int threads,
+		    unsigned int batch, enum kvb_fd fdmode, struct run_out *out)
+{
+	const struct kvb_params *p = b->p;
+	struct kvb_urw urw;
+	struct kvb_owner owner;
+	struct worker *w = NULL;
+	struct run *r;
+	double total = mix->get + mix->set + mix->del;
+	pthread_attr_t attr;
+	sigset_t block, old;
+	unsigned int i, created = 0;
+	int ret = -1, kernel = t->kind == KVB_NOP || t->kind == KVB_KERNEL;
+	size_t ns = 0;
+	int err;
+	char *pval;
+
+	memset(out, 0, sizeof(*out));
+	r = aligned_alloc(64, (sizeof(*r) + 63) & ~63UL);
+	pval = malloc(p->value_size + 1);
+	if (!r || !pval)
+		goto out_free;
+	memset(r, 0, sizeof(*r));
+	memset(pval, 'v', p->value_size + 1);
+	r->b = b;
+	r->t = t;
+	r->batch = batch;
+	r->get_below = (__u32)(4294967295.0 * (mix->get / total));
+	r->set_below = (__u32)(4294967295.0 * ((mix->get + mix->set) / total));
+	if (!mix->del)
+		r->set_below = 0xffffffffU;
+
+	if (kernel && open_fd(b) < 0)
+		goto out_free;
+	if (t->kind == KVB_USER_RWLOCK && kvb_urw_init(&urw, p->keys))
+		goto out_nomem;
+	if (t->kind == KVB_USER_OWNER &&
+	    kvb_owner_start(&owner, p->keys, threads + 1, p->owner_spin))
+		goto out_nomem;
+	r->urw = &urw;
+	r->owner = &owner;
+	/* -2: no case of this target can run; -1: not this one. */
+	ret = -2;
+	if (prefill(b, t, &urw, &owner, pval))
+		goto out_maps;
+	if (kernel && probe(b, t, batch, pval)) {
+		if (batch > 1)
+			ret = -1;
+		goto out_maps;
+	}
+	ret = -1;
+
+	w = aligned_alloc(64, ((sizeof(*w) * threads) + 63) & ~63UL);
+	if (!w)
+		goto out_nomem_maps;
+	memset(w, 0, sizeof(*w) * threads);
+	for (i = 0; i < threads; i++)
+		kvb_oreq_init(&w[i].req);
+	for (i = 0; i < threads; i++) {
+		w[i].run = r;
+		w[i].fd = -1;
+		w[i].rng = 0x9E3779B97F4A7C15ULL * (i + 1) ^ now_ns();
+		if (!w[i].rng)
+			w[i].rng = 1;
+		w[i].val = malloc(p->value_size + 1);
+		w[i].samples = malloc(KVB_SAMPLE_CAP * sizeof(*w[i].samples));
+		w[i].ops = batch > 1 ? calloc(batch, sizeof(*w[i].ops)) : NULL;
+		if (!w[i].val || !w[i].samples || (batch > 1 && !w[i].ops))
+			goto out_nomem_workers;
+		memset(w[i].val, 'v', p->value_size + 1);
+		if (!kernel)
+			continue;
+		if (fdmode == KVB_FD_SHARED) {
+			w[i].fd = b->main_fd;
+		} else {
+			w[i].fd = open(p->device, O_RDWR | O_CLOEXEC);
+			if (w[i].fd < 0) {
+				kvb_device_hint(p->device, errno);
+				goto out_workers;
+			}
+		}
+	}
+
+	pthread_barrier_init(&r->barrier, NULL, threads + 1);
+	atomic_store(&r->phase, p->warmup > 0 ? PH_WARMUP : PH_MEASURE);
+	pthread_attr_init(&attr);
+	/* Ctrl-C goes to this thread, which sleeps in wait_phase(). */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	for (i = 0; i < threads; i++) {
+		if (p->pin && p->ncpus > 0) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(p->cpus[i % p->ncpus], &set);
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		}
+		err = pthread_create(&w[i].thread, &attr, worker_fn, &w[i]);
+		if (err) {
+			fprintf(stderr, "kvbench: cannot create thread %u: %s\n",
+				i, strerror(err));
+			break;
+		}
+		created++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (created < threads) {
+		/* The barrier needs everyone: release it with stand-ins. */
+		atomic_store(&r->phase, PH_STOP);
+		for (i = created; i < threads; i++)
+			pthread_barrier_wait(&r->barrier);
+	}
+
+	pthread_barrier_wait(&r->barrier);
+	if (created == threads) {
+		if (p->warmup > 0) {
+			wait_phase(r, p->warmup, threads, 0);
+			atomic_store(&r->phase, PH_MEASURE);
+		}
+		wait_phase(r, p->duration, threads, p->ops > 0);
+	}
+	atomic_store(&r->phase, PH_STOP);
+	for (i = 0; i < created; i++)
+		pthread_join(w[i].thread, NULL);
+	pthread_barrier_destroy(&r->barrier);
+	if (created < threads)
+		goto out_workers;
+
+	out->interrupted = atomic_load(&kvb_interrupted);
+	for (i = 0; i < threads; i++)
+		ns += w[i].nsamples;
+	out->samples = malloc((ns ? ns : 1) * sizeof(*out->samples));
+	if (!out->samples)
+		goto out_nomem_workers;
+	for (i = 0; i < threads; i++) {
+		struct worker *x = &w[i];
+
+		memcpy(out->samples + out->nsamples, x->samples,
+		       x->nsamples * sizeof(*x->samples));
+		out->nsamples += x->nsamples;
+		out->ops += x->c.ops;
+		out->misses += x->c.misses;
+		out->errors += x->c.errors;
+		if (!out->first_err)
+			out->first_err = x->c.first_err;
+		if (x->elapsed > 0)
+			out->ops_per_sec += x->c.ops / x->elapsed;
+		out->seconds += x->elapsed / threads;
+	}
+	if (t->kind == KVB_KERNEL && mix->del)
+		b->filled = 0;
+	ret = 0;
+	goto out_workers;
+
+out_nomem_workers:
+	fprintf(stderr, "kvbench: out of memory\n");
+out_workers:
+	for (i = 0; i < threads; i++) {
+		if (w[i].fd >= 0 && w[i].fd != b->main_fd)
+			close(w[i].fd);
+		kvb_oreq_destroy(&w[i].req);
+		free(w[i].val);
+		free(w[i].samples);
+		free(w[i].ops);
+	}
+	free(w);
+	goto out_maps;
+out_nomem_maps:
+	fprintf(stderr, "kvbench: out of memory\n");
+out_maps:
+	if (t->kind == KVB_USER_RWLOCK)
+		kvb_urw_destroy(&urw);
+	if (t->kind == KVB_USER_OWNER)
+		kvb_owner_stop(&owner);
+	goto out_free;
+out_nomem:
+	fprintf(stderr, "kvbench: out of memory\n");
+out_free:
+	free(pval);
+	free(r);
+	return ret;
+}
+
+void kvb_result_free(struct kvb_result *r)
+{
+	free(r->run_ops);
+	r->run_ops = NULL;
+}
+
+int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
+		 const struct kvb_mix *mix, unsigned int threads,
+		 unsigned int batch, enum kvb_fd fdmode,
+		 struct kvb_result *res)
+{
+	const struct kvb_params *p = b->p;
+	unsigned int *all = NULL;
+	size_t nall = 0;
+	unsigned int i;
+	int first_err = 0, ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	snprintf(res->target, sizeof(res->target), "%s", t->name);
+	res->kind = t->kind;
+	res->mix = t->kind == KVB_NOP ? (struct kvb_mix){ 0, 0, 0 } : *mix;
+	res->threads = threads;
+	res->batch = batch;
+	res->fdmode = fdmode;
+	res->p50 = NAN;
+	res->p99 = NAN;
+	res->p999 = NAN;
+	res->cost_vs_nop = NAN;
+	res->tput_vs_rwlock = NAN;
+	res->run_ops = calloc(p->repeat, sizeof(*res->run_ops));
+	if (!res->run_ops)
+		return -1;
+
+	for (i = 0; i < p->repeat && !atomic_load(&kvb_interrupted); i++) {
+		struct run_out o;
+		unsigned int *na;
+
+		ret = run_once(b, t, mix, threads, batch, fdmode, &o);
+		if (ret)
+			break;
+		if (!o.ops) {
+			free(o.samples);
+			break;
+		}
+		na = realloc(all, (nall + o.nsamples + 1) * sizeof(*all));
+		if (!na) {
+			free(o.samples);
+			break;
+		}
+		all = na;
+		memcpy(all + nall, o.samples, o.nsamples * sizeof(*all));
+		nall += o.nsamples;
+		free(o.samples);
+		res->run_ops[res->runs++] = o.ops_per_sec;
+		res->ops += o.ops;
+		res->misses += o.misses;
+		res->errors += o.errors;
+		res->seconds += o.seconds;
+		res->interrupted |= o.interrupted;
+		if (!first_err)
+			first_err = o.first_err;
+	}
+	if (!res->runs) {
+		free(all);
+		kvb_result_free(res);
+		return ret < 0 ? ret : -1;
+	}
+	res->ops_per_sec = kvb_median(res->run_ops, res->runs);
+	res->ns_per_op = res->ops_per_sec > 0 ? threads * 1e9 / res->ops_per_sec : NAN;
+	res->spread_pct = kvb_spread_pct(res->run_ops, res->runs);
+	res->samples = nall;
+	kvb_sort_u32(all, nall);
+	res->p50 = kvb_percentile(all, nall, 50);
+	res->p99 = kvb_percentile(all, nall, 99);
+	res->p999 = kvb_percentile(all, nall, 99.9);
+	free(all);
+	if (res->errors) {
+		char m[32];
+
+		kvb_mix_name(&res->mix, m, sizeof(m));
+		fprintf(stderr,
+			"kvbench: %s %s threads=%u batch=%u: %llu of %llu operations failed, first: %s\n",
+			t->name, m, threads, batch, res->errors, res->ops,
+			strerror(first_err));
+	}
+	return 0;
+}
+
+struct kvb_bench *kvb_bench_new(const struct kvb_params *p)
+{
+	struct kvb_bench *b = calloc(1, sizeof(*b));
+	unsigned long i;
+	int digits = 1;
+	unsigned long n;
+
+	if (!b)
+		return NULL;
+	b->p = p;
+	b->main_fd = -1;
+	b->keys = malloc(p->keys * p->key_size);
+	if (!b->keys)
+		goto out_free;
+	/* key i: 'k' padding, then i in decimal: unique, readable. */
+	for (n = p->keys - 1; n >= 10; n /= 10)
+		digits++;
+	for (i = 0; i < p->keys; i++) {
+		char *k = b->keys + i * p->key_size;
+		int d;
+
+		memset(k, 'k', p->key_size);
+		for (d = 1, n = i; d <= digits; d++, n /= 10)
+			k[p->key_size - d] = '0' + n % 10;
+	}
+	if (p->dist == KVB_ZIPF && kvb_zipf_init(&b->zipf, p->keys, p->theta))
+		goto out_free;
+	return b;
+out_free:
+	free(b->keys);
+	free(b);
+	return NULL;
+}
+
+void kvb_bench_free(struct kvb_bench *b)
+{
+	if (!b)
+		return;
+	close_fd(b);
+	kvb_zipf_free(&b->zipf);
+	free(b->keys);
+	free(b);
+}
+
+void kvb_params_defaults(struct kvb_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->device = KVB_DEFAULT_DEVICE;
+	p->sysfs = KVB_DEFAULT_SYSFS;
+	p->keys = 1024;
+	p->key_size = 16;
+	p->value_size = 64;
+	p->dist = KVB_UNIFORM;
+	p->duration = 1;
+	p->warmup = 0.2;
+	p->repeat = 1;
+	p->owner_spin = KVB_OWNER_SPIN;
+	p->sample_every = KVB_SAMPLE_EVERY;
+	p->pin = 1;
+	p->format = KVB_TABLE;
+}
+
+/* sysfs: read and switch the module's backend. */
+static int read_backend(const char *sysfs, char *buf, size_t len)
+{
+	char path[512];
+	FILE *f;
+	char *nl;
+
+	snprintf(path, sizeof(path), "%s/backend", sysfs);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;
+	return 0;
+}
+
+static int switch_backend(const char *sysfs, const char *name)
+{
+	char path[512], now[KVB_NAME_MAX];
+	int fd, err = 0;
+	size_t len = strlen(name);
+
+	snprintf(path, sizeof(path), "%s/backend", sysfs);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, name, len) != (ssize_t)len)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		fprintf(stderr, "kvbench: cannot switch the backend to '%s' (%s): %s\n",
+			name, path, strerror(err));
+		return -1;
+	}
+	if (read_backend(sysfs, now, sizeof(now)) || strcmp(now, name)) {
+		fprintf(stderr, "kvbench: wrote '%s' to %s but it reads back '%s'\n",
+			name, path, now);
+		return -1;
+	}
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&kvb_interrupted, 1);
+}
+
+static const char bench_help[] =
+	"Usage: kvbench bench [OPTIONS]\n"
+	"\n"
+	"Runs threads that hammer /dev/kvbench and prints one row per case.\n"
+	"\n"
+	"  -b, --backends LIST   kernel backends and baselines (default nop,current):\n"
+	"                        rwlock, rcu, kthread (switched through sysfs),\n"
+	"                        current (the loaded backend, not switched),\n"
+	"                        nop (the ioctl floor), user-rwlock, user-owner\n"
+	"                        (in-process maps); all, kernel, baselines\n"
+	"  -t, --threads LIST    thread counts: 1,2,4 or 1-8 or max (default 1-max)\n"
+	"      --no-pin          do not pin thread i to CPU i\n"
+	"      --owner-spin USEC user-owner: poll this long before sleeping\n"
+	"                        (default 50 us; 0 = always sleep and wake)\n"
+	"  -m, --mix LIST        GET:SET[:DEL] weights, e.g. get,90:10,50:50,set\n"
+	"                        (default get,set)\n"
+	"  -k, --keys N          distinct keys, pre-filled before timing (default 1024)\n"
+	"      --key-size N      bytes per key (default 16)\n"
+	"      --value-size N    bytes per value (default 64)\n"
+	"      --dist D          uniform, zipf (theta 0.99) or zipf:THETA\n"
+	"      --batch LIST      operations per KVBENCH_IOC_BATCH call (default 1)\n"
+	"      --fd MODE         per-thread, shared or both (default per-thread)\n"
+	"  -D, --duration SEC    timed part of each run (default 1s)\n"
+	"  -w, --warmup SEC      untimed part before it (default 0.2s)\n"
+	"  -n, --ops N           run N operations per thread instead of --duration\n"
+	"  -r, --repeat R        runs per case; report the median and spread\n"
+	"  -f, --format FMT      table, json or csv (default table)\n"
+	"  -o, --output FILE     write the report to FILE instead of stdout\n"
+	"      --json FILE       also write the JSON report to FILE\n"
+	"      --csv FILE        also write the CSV report to FILE\n"
+	"      --plot FILE       draw ops/s vs threads with gnuplot (.png or .svg)\n"
+	"  -d, --device PATH     device (default " KVB_DEFAULT_DEVICE ")\n"
+	"      --sysfs DIR       the device's sysfs directory\n"
+	"                        (default " KVB_DEFAULT_SYSFS ")\n"
+	"  -q, --quiet           no progress on stderr\n"
+	"      --sample-every N  time one op in N for p50/p99/p99.9 (default 64;\n"
+	"                        0 = none; for --batch B: one call per N ops,\n"
+	"                        its time divided by B)\n"
+	"\n"
+	"ns/op is per thread (threads / ops/s). Exit status: 0, 1 when a case\n"
+	"failed or could not run, 2 on usage errors, 130 after Ctrl-C (which\n"
+	"stops at once and prints what was measured).\n";
+
+static int bench_usage(const char *opt, const char *msg)
+{
+	fprintf(stderr, "kvbench bench: %s%s%s\n", opt ? opt : "", opt ? ": " : "", msg);
+	fprintf(stderr, "Try 'kvbench bench --help' for more information.\n");
+	return KVB_EXIT_USAGE;
+}
+
+static int count_cases(const struct kvb_params *p)
+{
+	int i, n = 0;
+
+	for (i = 0; i < p->ntargets; i++) {
+		int per = p->threads.n * p->fdmodes.n;
+
+		if (p->targets[i].kind == KVB_KERNEL)
+			per *= p->nmixes * p->batches.n;
+		else if (p->targets[i].kind != KVB_NOP)
+			per *= p->nmixes;
+		n += per;
+	}
+	return n;
+}
+
+/* Overwrite the progress line only on a real terminal, not a serial log. */
+static int interactive(void)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(2) && term && *term && strcmp(term, "dumb");
+}
+
+static void progress(const struct kvb_params *p, int idx, int total,
+		     const struct kvb_result *r, const char *label)
+{
+	if (p->quiet)
+		return;
+	if (!r) {
+		if (interactive())
+			fprintf(stderr, "kvbench: [%d/%d] %s ...", idx, total, label);
+		return;
+	}
+	fprintf(stderr, "%skvbench: [%d/%d] %s %.0f ops/s\n",
+		interactive() ? "\r\033[K" : "", idx, total, label, r->ops_per_sec);
+}
+
+static void free_params(struct kvb_params *p)
+{
+	free(p->targets);
+	free(p->threads.v);
+	free(p->mixes);
+	free(p->batches.v);
+	free(p->fdmodes.v);
+	free(p->cpus);
+}
+
+static int parse_bench(int argc, char **argv, struct kvb_params *p)
+{
+	static const struct option opts[] = {
+		{ "backends", required_argument, NULL, 'b' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "no-pin", no_argument, NULL, 'P' },
+		{ "mix", required_argument, NULL, 'm' },
+		{ "keys", required_argument, NULL, 'k' },
+		{ "key-size", required_argument, NULL, 'K' },
+		{ "value-size", required_argument, NULL, 'V' },
+		{ "dist", required_argument, NULL, 'Z' },
+		{ "batch", required_argument, NULL, 'B' },
+		{ "fd", required_argument, NULL, 'F' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "ops", required_argument, NULL, 'n' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "plot", required_argument, NULL, 'L' },
+		{ "json", required_argument, NULL, 'J' },
+		{ "csv", required_argument, NULL, 'C' },
+		{ "owner-spin", required_argument, NULL, 'O' },
+		{ "sample-every", required_argument, NULL, 'E' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "sysfs", required_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *targets = "nop,current", *threads = "1-max", *mixes = "get,set";
+	const char *batches = "1", *fdmodes = "per-thread";
+	unsigned long long v;
+	char err[256], opt[32];
+	int c, idx, i, digits = 1;
+	unsigned long n;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "b:t:m:k:D:w:n:r:f:o:d:qh", opts, &idx)) != -1) {
+		if (c == '?' || c == ':') {
+			snprintf(err, sizeof(err), "unknown option or missing argument '%s'",
+				 argv[optind - 1]);
+			return bench_usage(NULL, err);
+		}
+		for (i = 0; opts[i].name; i++)
+			if (opts[i].val == c)
+				break;
+		snprintf(opt, sizeof(opt), "--%s", opts[i].name ? opts[i].name : "?");
+		switch (c) {
+		case 'b':
+			targets = optarg;
+			break;
+		case 't':
+			threads = optarg;
+			break;
+		case 'P':
+			p->pin = 0;
+			break;
+		case 'm':
+			mixes = optarg;
+			break;
+		case 'k':
+			if (kvb_parse_count(optarg, 1, 1UL << 28, &v, err, sizeof(err)))
+				return bench_usage(opt, err);
+			p->keys = v;
+			break;
+		case 'K':
+			if (kvb_parse_count(optarg, 1, KVBENCH_KEY_MAX, &v, err, sizeof(err)))
+				return bench_usage(opt, err);
+			p->key_size = v;
+			break;
+		case 'V':
+			if (kvb_parse_count(optarg, 0, KVB_MAX_VALUE, &v, err, sizeof(err)))
+				return bench_usage(opt, err);
+			p->value_size = v;
+			break;
+		case 'Z':
+			if (kvb_parse_dist(optarg, &p->dist, &p->theta, err, sizeof(err)))
+				return bench_usage(opt, err);
+			break;
+		case 'B':
+			batches = optarg;
+			break;
+		case 'F':
+			fdmodes = optarg;
+			break;
+		case 'D':
+			if (kvb_parse_seconds(optarg, &p->duration, err, sizeof(err)))
+				return bench_usage(opt, err);
+			if (p->duration <= 0)
+				return bench_usage(opt, "must be more than 0");
+			break;
+		case 'w':
+			if (kvb_parse_seconds(optarg, &p->warmup, err, sizeof(err)))
+				return bench_usage(opt, err);
+			break;
+		case 'n':
+			if (kvb_parse_count(optarg, 1, 1ULL << 50, &p->ops, err, sizeof(err)))
+				return bench_usage(opt, err);
+			break;
+		case 'r':
+			if (kvb_parse_count(optarg, 1, 1000, &v, err, sizeof(err)))
+				return bench_usage(opt, err);
+			p->repeat = v;
+			break;
+		case 'f':
+			if (!strcmp(optarg, "table"))
+				p->format = KVB_TABLE;
+			else if (!strcmp(optarg, "json"))
+				p->format = KVB_JSON;
+			else if (!strcmp(optarg, "csv"))
+				p->format = KVB_CSV;
+			else
+				return bench_usage(opt, "must be table, json or csv");
+			break;
+		case 'o':
+			p->output = optarg;
+			break;
+		case 'L':
+			p->plot = optarg;
+			break;
+		case 'J':
+			p->json = optarg;
+			break;
+		case 'C':
+			p->csv = optarg;
+			break;
+		case 'E':
+			if (kvb_parse_count(optarg, 0, 1U << 30, &v, err, sizeof(err)))
+				return bench_usage(opt, err);
+			p->sample_every = v;
+			break;
+		case 'O':
+			if (kvb_parse_count(optarg, 0, 1000000, &v, err, sizeof(err)))
+				return bench_usage(opt, err);
+			p->owner_spin = v;
+			break;
+		case 'd':
+			p->device = optarg;
+			break;
+		case 'S':
+			p->sysfs = optarg;
+			break;
+		case 'q':
+			p->quiet = 1;
+			break;
+		case 'h':
+			fputs(bench_help, stdout);
+			return -1;
+		}
+	}
+	if (optind < argc)
+		return bench_usage(NULL, "unexpected arguments (bench takes options only)");
+
+	if (kvb_parse_targets(targets, &p->targets, &p->ntargets, err, sizeof(err)))
+		return bench_usage("--backends", err);
+	if (kvb_parse_ulist(threads, 1, KVB_MAX_THREADS, p->ncpus, &p->threads,
+			    err, sizeof(err)))
+		return bench_usage("--threads", err);
+	if (kvb_parse_mixes(mixes, &p->mixes, &p->nmixes, err, sizeof(err)))
+		return bench_usage("--mix", err);
+	if (kvb_parse_ulist(batches, 1, KVBENCH_BATCH_MAX, KVBENCH_BATCH_MAX,
+			    &p->batches, err, sizeof(err)))
+		return bench_usage("--batch", err);
+	if (kvb_parse_fdmodes(fdmodes, &p->fdmodes, err, sizeof(err)))
+		return bench_usage("--fd", err);
+	for (n = p->keys - 1; n >= 10; n /= 10)
+		digits++;
+	if ((unsigned int)digits > p->key_size) {
+		snprintf(err, sizeof(err), "%u bytes cannot hold %lu distinct keys (need %d)",
+			 p->key_size, p->keys, digits);
+		return bench_usage("--key-size", err);
+	}
+	return 0;
+}
+
+/* What one CLOCK_MONOTONIC read costs: each latency sample holds one. */
+static double clock_cost(void)
+{
+	__u64 t0, sink = 0;
+	int i;
+
+	for (i = 0; i < 1000; i++)	/* fault in the vDSO, warm the caches */
+		sink += now_ns();
+	t0 = now_ns();
+	for (i = 0; i < 10000; i++)
+		sink += now_ns();
+	return sink ? (now_ns() - t0) / 10000.0 : 0;
+}
+
+static int get_cpus(struct kvb_params *p)
+{
+	cpu_set_t set;
+	int i;
+
+	p->cpus = calloc(CPU_SETSIZE, sizeof(*p->cpus));
+	if (!p->cpus)
+		return -1;
+	if (sched_getaffinity(0, sizeof(set), &set)) {
+		p->cpus[0] = 0;
+		p->ncpus = 1;
+		return 0;
+	}
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (CPU_ISSET(i, &set))
+			p->cpus[p->ncpus++] = i;
+	if (!p->ncpus)
+		p->cpus[p->ncpus++] = 0;
+	return 0;
+}
+
+static int write_extra(const char *path, const struct kvb_params *p,
+		       const struct kvb_result *res, int n, int interrupted,
+		       enum kvb_format fmt)
+{
+	FILE *f = fopen(path, "we");
+
+	if (f) {
+		if (fmt == KVB_JSON)
+			kvb_print_json(f, p, res, n, interrupted);
+		else
+			kvb_print_csv(f, res, n);
+		if (!fclose(f))
+			return 0;
+	}
+	fprintf(stderr, "kvbench: %s: %s\n", path, strerror(errno));
+	return -1;
+}
+
+static int emit(const struct kvb_params *p, struct kvb_result *res, int n,
+		int interrupted)
+{
+	FILE *f = stdout;
+	int ret = 0;
+
+	if (p->output) {
+		f = fopen(p->output, "we");
+		if (!f) {
+			fprintf(stderr, "kvbench: %s: %s\n", p->output, strerror(errno));
+			return -1;
+		}
+	}
+	kvb_compute_ratios(res, n);
+	if (p->format == KVB_JSON)
+		kvb_print_json(f, p, res, n, interrupted);
+	else if (p->format == KVB_CSV)
+		kvb_print_csv(f, res, n);
+	else
+		kvb_print_table(f, p, res, n);
+	if (fflush(f) || ferror(f)) {
+		fprintf(stderr, "kvbench: write error: %s\n", strerror(errno));
+		ret = -1;
+	}
+	if (f != stdout)
+		fclose(f);
+	if (p->json && write_extra(p->json, p, res, n, interrupted, KVB_JSON))
+		ret = -1;
+	if (p->csv && write_extra(p->csv, p, res, n, interrupted, KVB_CSV))
+		ret = -1;
+	if (p->plot && kvb_plot(p->plot, res, n))
+		ret = -1;
+	return ret;
+}
+
+/* All cases of one target; returns how many results it stored in res. */
+static int run_target(const struct kvb_params *p, struct kvb_bench *b,
+		      const struct kvb_target *t, int skip,
+		      struct kvb_result *res, int *failed, int total, int done)
+{
+	int nm = t->kind == KVB_NOP ? 1 : p->nmixes;
+	int nb = t->kind == KVB_KERNEL ? p->batches.n : 1;
+	int n = 0, ncase = nm * nb * p->fdmodes.n * p->threads.n, i, rc;
+
+	for (i = 0; i < ncase && !atomic_load(&kvb_interrupted); i++) {
+		int thi = i % p->threads.n;
+		int fi = i / p->threads.n % p->fdmodes.n;
+		int bi = i / p->threads.n / p->fdmodes.n % nb;
+		int mi = i / p->threads.n / p->fdmodes.n / nb;
+		unsigned int batch = t->kind == KVB_KERNEL ? p->batches.v[bi] : 1;
+		struct kvb_result *r = &res[n];
+		int idx = done + *failed + 1;
+		char label[160], m[32];
+
+		kvb_mix_name(&p->mixes[mi], m, sizeof(m));
+		snprintf(label, sizeof(label), "%s %s threads=%u batch=%u fd=%s",
+			 t->name, t->kind == KVB_NOP ? "nop" : m, p->threads.v[thi],
+			 batch, kvb_fd_name(p->fdmodes.v[fi]));
+		if (skip) {
+			(*failed)++;
+			continue;
+		}
+		progress(p, idx, total, NULL, label);
+		rc = kvb_run_case(b, t, &p->mixes[mi], p->threads.v[thi], batch,
+				  p->fdmodes.v[fi], r);
+		if (rc) {
+			if (!p->quiet && interactive())
+				fputc('\n', stderr);
+			(*failed)++;
+			/* The target is unusable: count its other cases as failed. */
+			if (rc == -2)
+				skip = 1;
+			continue;
+		}
+		progress(p, idx, total, r, label);
+		if (r->errors)
+			(*failed)++;
+		n++;
+		done++;
+	}
+	return n;
+}
+
+int kvb_bench_main(int argc, char **argv, const char *device)
+{
+	struct kvb_params p;
+	struct kvb_result *res = NULL;
+	struct kvb_bench *b = NULL;
+	struct sigaction sa;
+	char orig[KVB_NAME_MAX] = "", cur[KVB_NAME_MAX];
+	int total, nres = 0, ti, failed = 0, switched = 0, nodev = 0;
+	int ret;
+
+	kvb_params_defaults(&p);
+	p.device = device;
+	if (get_cpus(&p)) {
+		fprintf(stderr, "kvbench: out of memory\n");
+		return KVB_EXIT_FAIL;
+	}
+	ret = parse_bench(argc, argv, &p);
+	if (ret) {
+		free_params(&p);
+		return ret < 0 ? KVB_EXIT_OK : ret;
+	}
+	total = count_cases(&p);
+	p.clock_ns = clock_cost();
+	res = calloc(total, sizeof(*res));
+	b = kvb_bench_new(&p);
+	if (!res || !b) {
+		fprintf(stderr, "kvbench: out of memory\n");
+		ret = KVB_EXIT_FAIL;
+		goto out;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	/* Say once that the device is missing; the baselines still run. */
+	for (ti = 0; ti < p.ntargets; ti++) {
+		if (p.targets[ti].kind == KVB_KERNEL || p.targets[ti].kind == KVB_NOP) {
+			nodev = open_fd(b) < 0;
+			break;
+		}
+	}
+	for (ti = 0; ti < p.ntargets && nodev; ti++)
+		if (p.targets[ti].kind != KVB_KERNEL && p.targets[ti].kind != KVB_NOP)
+			break;
+	if (nodev && ti == p.ntargets) {
+		ret = KVB_EXIT_FAIL;
+		goto out;
+	}
+
+	if (!p.quiet)
+		fprintf(stderr,
+			"kvbench: %d cases x %u runs, about %.0f s; %d CPUs, %lu keys, %s\n",
+			total, p.repeat,
+			total * p.repeat * (p.warmup + (p.ops ? 0 : p.duration)),
+			p.ncpus, p.keys, p.dist == KVB_ZIPF ? "zipf" : "uniform");
+
+	for (ti = 0; ti < p.ntargets && !atomic_load(&kvb_interrupted); ti++) {
+		struct kvb_target t = p.targets[ti];
+		int skip = nodev && (t.kind == KVB_KERNEL || t.kind == KVB_NOP);
+
+		if (t.kind == KVB_KERNEL && !skip) {
+			close_fd(b);
+			b->filled = 0;
+			if (!strcmp(t.name, "current")) {
+				if (read_backend(p.sysfs, cur, sizeof(cur)))
+					snprintf(cur, sizeof(cur), "kernel");
+				snprintf(t.name, sizeof(t.name), "%s", cur);
+			} else {
+				if (!orig[0] && read_backend(p.sysfs, orig, sizeof(orig)))
+					orig[0] = 0;
+				if (switch_backend(p.sysfs, t.name))
+					skip = 1;
+				else
+					switched = 1;
+			}
+		}
+		nres += run_target(&p, b, &t, skip, res + nres, &failed, total, nres);
+	}
+	close_fd(b);
+	if (switched && orig[0])
+		switch_backend(p.sysfs, orig);
+
+	if (atomic_load(&kvb_interrupted) && !p.quiet)
+		fprintf(stderr, "\nkvbench: interrupted; printing the %d cases measured\n",
+			nres);
+	ret = emit(&p, res, nres, atomic_load(&kvb_interrupted));
+	if (atomic_load(&kvb_interrupted))
+		ret = KVB_EXIT_INTR;
+	else if (ret || failed)
+		ret = KVB_EXIT_FAIL;
+	else
+		ret = KVB_EXIT_OK;
+out:
+	for (ti = 0; ti < nres; ti++)
+		kvb_result_free(&res[ti]);
+	free(res);
+	kvb_bench_free(b);
+	free_params(&p);
+	return ret;
+}

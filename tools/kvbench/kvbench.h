@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kvbench(1) internals: option parsing, statistics, the benchmark engine,
+ * the userspace baselines and the output formats. The device ABI itself is
+ * the uapi header, included as is and never redefined here.
+ */
+#ifndef KVBENCH_TOOL_H
+#define KVBENCH_TOOL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <pthread.h>
+#include <linux/types.h>
+
+#define KVB_DEFAULT_DEVICE	"/dev/kvbench"
+#define KVB_DEFAULT_SYSFS	"/sys/class/misc/kvbench"
+#define KVB_MAX_THREADS		1024
+#define KVB_MAX_VALUE		(1024 * 1024)
+#define KVB_NAME_MAX		32
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+/* By default one operation in 64 is timed for the latency columns. */
+#define KVB_SAMPLE_EVERY	64
+#define KVB_SAMPLE_CAP		65536
+
+/* Exit codes, as for any Unix tool. */
+#define KVB_EXIT_OK		0
+#define KVB_EXIT_FAIL		1
+#define KVB_EXIT_USAGE		2
+#define KVB_EXIT_INTR		130
+
+enum kvb_kind {
+	KVB_NOP,		/* KVBENCH_IOC_NOP: the syscall floor */
+	KVB_KERNEL,		/* a kernel backend, selected through sysfs */
+	KVB_USER_RWLOCK,	/* pthread_rwlock_t over an in-process map */
+	KVB_USER_OWNER,		/* one owner thread fed by a queue */
+};
+
+enum kvb_dist { KVB_UNIFORM, KVB_ZIPF };
+enum kvb_fd { KVB_FD_PER_THREAD, KVB_FD_SHARED };
+enum kvb_format { KVB_TABLE, KVB_JSON, KVB_CSV };
+
+/* Relative weights of GET, SET and DEL; "90:10" is get=90 set=10 del=0. */
+struct kvb_mix {
+	unsigned int get;
+	unsigned int set;
+	unsigned int del;
+};
+
+struct kvb_ulist {
+	unsigned int *v;
+	int n;
+};
+
+struct kvb_target {
+	char name[KVB_NAME_MAX];
+	enum kvb_kind kind;
+};
+
+struct kvb_params {
+	const char *device;
+	const char *sysfs;
+	struct kvb_target *targets;
+	int ntargets;
+	struct kvb_ulist threads;
+	struct kvb_mix *mixes;
+	int nmixes;
+	struct kvb_ulist batches;
+	struct kvb_ulist fdmodes;
+	unsigned long keys;
+	unsigned int key_size;
+	unsigned int value_size;
+	enum kvb_dist dist;
+	double theta;
+	double duration;	/* seconds, when ops == 0 */
+	double warmup;		/* seconds */
+	unsigned long long ops;	/* per thread, 0 = use duration */
+	unsigned int repeat;
+	unsigned int owner_spin;
+	unsigned int sample_every;	/* 0 = no latency sampling */
+	double clock_ns;	/* cost of one clock read, measured at start */
+	int pin;
+	int quiet;
+	enum kvb_format format;
+	const char *output;
+	const char *json;	/* also write JSON here */
+	const char *csv;	/* also write CSV here */
+	const char *plot;
+	int ncpus;		/* CPUs this process may run on */
+	int *cpus;		/* their numbers, for pinning */
+};
+
+/* One row of the report: a case, measured params->repeat times. */
+struct kvb_result {
+	char target[KVB_NAME_MAX];
+	enum kvb_kind kind;
+	struct kvb_mix mix;
+	unsigned int threads;
+	unsigned int batch;
+	enum kvb_fd fdmode;
+	unsigned int runs;
+	double *run_ops;	/* ops/s of each run */
+	double ops_per_sec;	/* median of run_ops */
+	double ns_per_op;	/* per thread: threads * 1e9 / ops_per_sec */
+	double spread_pct;	/* (max - min) / median of run_ops, in % */
+	unsigned long long ops;	/* all runs */
+	unsigned long long misses;
+	unsigned long long errors;
+	double seconds;		/* measured time, all runs, mean over threads */
+	unsigned long long samples;
+	double p50, p99, p999;	/* ns, NAN when no samples */
+	double cost_vs_nop;	/* ns/op over nop's ns/op, NAN when n/a */
+	double tput_vs_rwlock;	/* ops/s over rwlock's ops/s, NAN when n/a */
+	int interrupted;
+};
+
+/* params.c */
+int kvb_parse_ulist(const char *s, unsigned int lo, unsigned int hi,
+		    unsigned int max_value, struct kvb_ulist *out,
+		    char *err, size_t errlen);
+int kvb_parse_mix(const char *s, struct kvb_mix *mix, char *err, size_t errlen);
+int kvb_parse_mixes(const char *s, struct kvb_mix **mixes, int *n,
+		    char *err, size_t errlen);
+int kvb_parse_dist(const char *s, enum kvb_dist *dist, double *theta,
+		   char *err, size_t errlen);
+int kvb_parse_seconds(const char *s, double *sec, char *err, size_t errlen);
+int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
+		    unsigned long long *out, char *err, size_t errlen);
+int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
+		      char *err, size_t errlen);
+int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,
+		      char *err, size_t errlen);
+void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len);
+const char *kvb_fd_name(enum kvb_fd fd);
+const char *kvb_kind_name(enum kvb_kind kind);
+
+/* stats.c */
+__u64 kvb_rand(__u64 *state);
+double kvb_rand_double(__u64 *state);
+void kvb_sort_u32(unsigned int *v, size_t n);
+double kvb_percentile(const unsigned int *sorted, size_t n, double pct);
+double kvb_median(const double *v, size_t n);
+double kvb_spread_pct(const double *v, size_t n);
+
+/*
+ * A discrete sampler over 0..n-1 (Walker/Vose alias method: O(1) per draw).
+ * Index 0 is the most popular key; theta 0 is uniform.
+ */
+struct kvb_zipf {
+	unsigned long n;
+	double *prob;
+	unsigned long *alias;
+};
+
+int kvb_zipf_init(struct kvb_zipf *z, unsigned long n, double theta);
+unsigned long kvb_zipf_next(const struct kvb_zipf *z, __u64 *rng);
+double kvb_zipf_pmf(unsigned long n, double theta, unsigned long k);
+void kvb_zipf_free(struct kvb_zipf *z);
+
+/* umap.c: the in-process map behind both userspace baselines */
+struct kvb_umap;
+
+struct kvb_umap *kvb_umap_new(unsigned long nkeys);
+void kvb_umap_free(struct kvb_umap *m);
+/* Return 0 or a negative errno, like the ioctls. */
+int kvb_umap_get(struct kvb_umap *m, const void *key, unsigned int klen,
+		 void *buf, unsigned int *vlen);
+int kvb_umap_set(struct kvb_umap *m, const void *key, unsigned int klen,
+		 const void *val, unsigned int vlen);
+int kvb_umap_del(struct kvb_umap *m, const void *key, unsigned int klen);
+
+/* user-rwlock: the map behind one pthread_rwlock_t */
+struct kvb_urw {
+	pthread_rwlock_t lock;	/* protects map */
+	struct kvb_umap *map;
+};
+
+int kvb_urw_init(struct kvb_urw *u, unsigned long nkeys);
+void kvb_urw_destroy(struct kvb_urw *u);
+int kvb_urw_op(struct kvb_urw *u, int op, const void *key, unsigned int klen,
+	       void *val, unsigned int *vlen);
+
+/*
+ * user-owner: callers queue a request and wait until the owner answers.
+ * Both sides poll for up to `spin` microseconds before they sleep on a
+ * condition variable, as Go's runtime spins before it parks a thread; spin
+ * 0 is a plain blocking handoff.
+ */
+#define KVB_OWNER_SPIN		50
+
+enum { KVB_REQ_PENDING, KVB_REQ_WAITING, KVB_REQ_DONE };
+
+struct kvb_oreq {
+	pthread_mutex_t lock;	/* with cond: the caller's sleep */
+	pthread_cond_t cond;
+	atomic_int state;	/* KVB_REQ_*: pending -> (waiting ->) done */
+	int op;
+	const void *key;
+	unsigned int klen;
+	void *val;
+	unsigned int vlen;
+	int result;
+};
+
+struct kvb_owner {
+	pthread_mutex_t lock;	/* protects ring, head, tail, quit, sleeping */
+	pthread_cond_t cond;	/* signalled when a request is queued */
+	struct kvb_oreq **ring;
+	unsigned int size;	/* power of two, >= number of callers */
+	unsigned int head, tail;
+	int quit;
+	int sleeping;		/* the owner waits on cond */
+	atomic_int pending;	/* queued requests: a hint for the spin */
+	unsigned int spin;	/* microseconds */
+	struct kvb_umap *map;	/* touched only by the owner thread */
+	pthread_t thread;
+};
+
+int kvb_owner_start(struct kvb_owner *o, unsigned long nkeys,
+		    unsigned int callers, unsigned int spin);
+void kvb_owner_stop(struct kvb_owner *o);
+void kvb_oreq_init(struct kvb_oreq *r);
+void kvb_oreq_destroy(struct kvb_oreq *r);
+int kvb_owner_call(struct kvb_owner *o, struct kvb_oreq *r, int op,
+		   const void *key, unsigned int klen,
+		   void *val, unsigned int *vlen);
+
+/* bench.c */
+extern atomic_bool kvb_interrupted;
+struct kvb_bench;
+
+void kvb_params_defaults(struct kvb_params *p);
+int kvb_bench_main(int argc, char **argv, const char *device);
+struct kvb_bench *kvb_bench_new(const struct kvb_params *p);
+void kvb_bench_free(struct kvb_bench *b);
+/*
+ * Returns 0; -1 when the case could not run, -2 when no case of this target
+ * can (a message was printed).
+ */
+int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
+		 const struct kvb_mix *mix, unsigned int threads,
+		 unsigned int batch, enum kvb_fd fdmode,
+		 struct kvb_result *res);
+void kvb_result_free(struct kvb_result *r);
+
+/* output.c */
+void kvb_compute_ratios(struct kvb_result *r, int n);
+void kvb_print_table(FILE *f, const struct kvb_params *p,
+		     const struct kvb_result *r, int n);
+void kvb_print_json(FILE *f, const struct kvb_params *p,
+		    const struct kvb_result *r, int n, int interrupted);
+void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
+int kvb_plot(const char *file, const struct kvb_result *r, int n);
+int kvb_plot_csv(const char *csv, const char *out);
+
+/* main.c helpers shared with bench.c */
+int kvb_open_device(const char *path);
+void kvb_device_hint(const char *path, int err);
+
+#endif /* KVBENCH_TOOL_H */

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench: command-line access to /dev/kvbench.
+ *
+ *   kvbench [-d DEVICE] set KEY VALUE | get KEY | del KEY | nop | bench ...
+ *
+ * Exit status: 0 success, 1 the operation failed, 2 usage error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/kvbench.h>
+
+#include "kvbench.h"
+
+static const char help_text[] =
+	"Usage: kvbench [-d DEVICE] COMMAND [ARGS]\n"
+	"\n"
+	"Commands:\n"
+	"  set KEY VALUE   store VALUE under KEY\n"
+	"  get KEY         print the value of KEY and a newline\n"
+	"  del KEY         delete KEY\n"
+	"  nop             issue KVBENCH_IOC_NOP (checks the device answers)\n"
+	"  bench [OPTS]    run the benchmark ('kvbench bench --help')\n"
+	"  plot CSV OUT    draw a 'bench -f csv' report with gnuplot (.png/.svg)\n"
+	"\n"
+	"Options:\n"
+	"  -d, --device PATH   device to use (default " KVB_DEFAULT_DEVICE ",\n"
+	"                      or $KVBENCH_DEVICE)\n"
+	"  -b, --buffer-size N first GET buffer (default 4096; grown on ERANGE)\n"
+	"  -h, --help          show this help\n"
+	"\n"
+	"Exit status: 0 on success, 1 if the operation failed, 2 on usage errors.\n"
+	"The device is root-only unless a udev rule opens it to a group.\n";
+
+static const char *op_error(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return "no such key";
+	case E2BIG:
+		return "value too large (see the max_value_len parameter)";
+	case ENOSPC:
+		return "map full (see the max_entries and max_bytes parameters)";
+	case ENOTTY:
+		return "the device does not know this ioctl (wrong device or old module?)";
+	default:
+		return strerror(err);
+	}
+}
+
+static void op_fail(const char *cmd, const char *key, int err)
+{
+	fprintf(stderr, "kvbench: %s '%s': %s\n", cmd, key, op_error(err));
+}
+
+static int check_key(const char *cmd, const char *key)
+{
+	size_t len = strlen(key);
+
+	if (len < 1 || len > KVBENCH_KEY_MAX) {
+		fprintf(stderr, "kvbench: %s: key must be 1..%d bytes, '%.20s%s' has %zu\n",
+			cmd, KVBENCH_KEY_MAX, key, len > 20 ? "..." : "", len);
+		return -1;
+	}
+	return 0;
+}
+
+static int do_set(int fd, const char *key, const char *val)
+{
+	struct kvbench_kv kv = {
+		.key = (__u64)(unsigned long)key,
+		.value = (__u64)(unsigned long)val,
+		.key_len = strlen(key),
+		.value_len = strlen(val),
+	};
+
+	if (ioctl(fd, KVBENCH_IOC_SET, &kv)) {
+		op_fail("set", key, errno);
+		return KVB_EXIT_FAIL;
+	}
+	return KVB_EXIT_OK;
+}
+
+/* Start small; on ERANGE the module tells us the size it needs. */
+static int do_get(int fd, const char *key, size_t bufsize)
+{
+	struct kvbench_kv kv = {
+		.key = (__u64)(unsigned long)key,
+		.key_len = strlen(key),
+	};
+	char *buf = NULL;
+	int tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		char *nb = realloc(buf, bufsize ? bufsize : 1);
+
+		if (!nb) {
+			free(buf);
+			fprintf(stderr, "kvbench: get '%s': out of memory\n", key);
+			return KVB_EXIT_FAIL;
+		}
+		buf = nb;
+		kv.value = (__u64)(unsigned long)buf;
+		kv.value_len = bufsize;
+		if (!ioctl(fd, KVBENCH_IOC_GET, &kv)) {
+			int ok = fwrite(buf, 1, kv.value_len, stdout) == kv.value_len &&
+				 putchar('\n') != EOF && !fflush(stdout);
+
+			free(buf);
+			if (!ok) {
+				fprintf(stderr, "kvbench: get '%s': write error: %s\n",
+					key, strerror(errno));
+				return KVB_EXIT_FAIL;
+			}
+			return KVB_EXIT_OK;
+		}
+		if (errno != ERANGE || kv.value_len <= bufsize)
+			break;
+		/* The value may grow again between the two calls: retry. */
+		bufsize = kv.value_len;
+	}
+	op_fail("get", key, errno);
+	free(buf);
+	return KVB_EXIT_FAIL;
+}
+
+static int do_del(int fd, const char *key)
+{
+	struct kvbench_kv kv = {
+		.key = (__u64)(unsigned long)key,
+		.key_len = strlen(key),
+	};
+
+	if (ioctl(fd, KVBENCH_IOC_DEL, &kv)) {
+		op_fail("del", key, errno);
+		return KVB_EXIT_FAIL;
+	}
+	return KVB_EXIT_OK;
+}
+
+static int do_nop(int fd)
+{
+	if (ioctl(fd, KVBENCH_IOC_NOP)) {
+		fprintf(stderr, "kvbench: nop: %s\n", op_error(errno));
+		return KVB_EXIT_FAIL;
+	}
+	return KVB_EXIT_OK;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "kvbench: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'kvbench --help' for more information.\n");
+	return KVB_EXIT_USAGE;
+}
+
+static const struct {
+	const char *name;
+	int nargs;
+	const char *args;
+} commands[] = {
+	{ "set", 2, "KEY VALUE" },
+	{ "get", 1, "KEY" },
+	{ "del", 1, "KEY" },
+	{ "nop", 0, "" },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "buffer-size", required_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *device = getenv("KVBENCH_DEVICE");
+	unsigned long long bufsize = 4096;
+	const char *cmd;
+	char err[256];
+	int c, i, fd, ret;
+
+	if (!device || !*device)
+		device = KVB_DEFAULT_DEVICE;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+d:hb:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			device = optarg;
+			break;
+		case 'h':
+			fputs(help_text, stdout);
+			return KVB_EXIT_OK;
+		case 'b':
+			if (kvb_parse_count(optarg, 0, KVB_MAX_VALUE, &bufsize,
+					    err, sizeof(err)))
+				return usage_error("--buffer-size %s", err);
+			break;
+		default:
+			return usage_error("unknown or incomplete option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("%s", "missing command");
+	cmd = argv[optind++];
+	if (!strcmp(cmd, "help"))  {
+		fputs(help_text, stdout);
+		return KVB_EXIT_OK;
+	}
+	if (!strcmp(cmd, "bench"))
+		return kvb_bench_main(argc - optind + 1, argv + optind - 1, device);
+	if (!strcmp(cmd, "plot")) {
+		if (argc - optind != 2) {
+			fprintf(stderr,
+				"kvbench: plot takes 2 arguments: kvbench plot RESULTS.csv OUT.png|OUT.svg\n");
+			return KVB_EXIT_USAGE;
+		}
+		return kvb_plot_csv(argv[optind], argv[optind + 1]) ? KVB_EXIT_FAIL : KVB_EXIT_OK;
+	}
+
+	for (i = 0; i < (int)ARRAY_SIZE(commands); i++)
+		if (!strcmp(cmd, commands[i].name))
+			break;
+	if (i == (int)ARRAY_SIZE(commands))
+		return usage_error("unknown command '%s'", cmd);
+	if (optind < argc && !strcmp(argv[optind], "--"))
+		optind++;
+	if (argc - optind != commands[i].nargs) {
+		fprintf(stderr, "kvbench: %s takes %d argument%s: kvbench %s %s\n",
+			cmd, commands[i].nargs, commands[i].nargs == 1 ? "" : "s",
+			cmd, commands[i].args);
+		return KVB_EXIT_USAGE;
+	}
+	if (commands[i].nargs && check_key(cmd, argv[optind]))
+		return KVB_EXIT_USAGE;
+
+	fd = kvb_open_device(device);
+	if (fd < 0)
+		return KVB_EXIT_FAIL;
+	switch (cmd[0]) {
+	case 's':
+		ret = do_set(fd, argv[optind], argv[optind + 1]);
+		break;
+	case 'g':
+		ret = do_get(fd, argv[optind], bufsize);
+		break;
+	case 'd':
+		ret = do_del(fd, argv[optind]);
+		break;
+	default:
+		ret = do_nop(fd);
+		break;
+	}
+	close(fd);
+	return ret;
+}

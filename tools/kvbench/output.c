@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench: the report. A table for people, JSON and CSV for scripts, and a
+ * gnuplot chart. The JSON schema is documented in README.md next to this
+ * file; bump "schema" when a field changes meaning or goes away.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+
+#include "kvbench.h"
+
+#define KVB_SCHEMA	"kvbench-bench/1"
+
+static const struct kvb_result *find(const struct kvb_result *r, int n,
+				     const char *target,
+				     const struct kvb_result *like, int match_mix)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(r[i].target, target) || r[i].threads != like->threads ||
+		    r[i].fdmode != like->fdmode)
+			continue;
+		if (match_mix && (r[i].batch != like->batch ||
+				  memcmp(&r[i].mix, &like->mix, sizeof(like->mix))))
+			continue;
+		return &r[i];
+	}
+	return NULL;
+}
+
+/*
+ * cost_vs_nop: ns/op over the ns/op of nop at the same threads and fd mode.
+ * tput_vs_rwlock: ops/s over the ops/s of the rwlock backend in the same
+ * case (mix, threads, batch, fd mode).
+ */
+void kvb_compute_ratios(struct kvb_result *r, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const struct kvb_result *nop = find(r, n, "nop", &r[i], 0);
+		const struct kvb_result *rw = find(r, n, "rwlock", &r[i], 1);
+
+		r[i].cost_vs_nop = NAN;
+		r[i].tput_vs_rwlock = NAN;
+		if (nop && nop->ns_per_op > 0)
+			r[i].cost_vs_nop = r[i].ns_per_op / nop->ns_per_op;
+		if (rw && rw->ops_per_sec > 0 && r[i].kind != KVB_NOP)
+			r[i].tput_vs_rwlock = r[i].ops_per_sec / rw->ops_per_sec;
+	}
+}
+
+static void header(FILE *f, const struct kvb_params *p)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	fprintf(f, "kernel: %s %s\n", u.release, u.machine);
+	fprintf(f, "cpus: %d, pinned: %s\n", p->ncpus, p->pin ? "yes" : "no");
+	fprintf(f, "keys: %lu x %u B, values: %u B, dist: ", p->keys, p->key_size,
+		p->value_size);
+	if (p->dist == KVB_ZIPF)
+		fprintf(f, "zipf theta=%.2f\n", p->theta);
+	else
+		fprintf(f, "uniform\n");
+	fprintf(f, "timing: %.2f s warm-up, ", p->warmup);
+	if (p->ops)
+		fprintf(f, "%llu ops/thread", p->ops);
+	else
+		fprintf(f, "%.2f s measured", p->duration);
+	fprintf(f, ", %u run%s per case%s, ", p->repeat,
+		p->repeat == 1 ? "" : "s", p->repeat > 1 ? " (median)" : "");
+	if (p->sample_every)
+		fprintf(f, "1 op in %u timed (a clock read: %.0f ns)\n",
+			p->sample_every, p->clock_ns);
+	else
+		fprintf(f, "latency not sampled\n");
+}
+
+static void cell(FILE *f, double v, int width, int prec)
+{
+	if (isfinite(v))
+		fprintf(f, " %*.*f", width, prec, v);
+	else
+		fprintf(f, " %*s", width, "-");
+}
+
+void kvb_print_table(FILE *f, const struct kvb_params *p,
+		     const struct kvb_result *r, int n)
+{
+	int i;
+
+	if (p)
+		header(f, p);
+	fprintf(f, "\n%-12s %-8s %4s %5s %-10s %12s %9s %7s %8s %8s %8s %8s %11s\n",
+		"backend", "mix", "thr", "batch", "fd", "ops/s", "ns/op", "spread",
+		"p50", "p99", "p99.9", "cost/nop", "tput/rwlock");
+	for (i = 0; i < n; i++) {
+		char m[32];
+
+		if (r[i].kind == KVB_NOP)
+			snprintf(m, sizeof(m), "-");
+		else
+			kvb_mix_name(&r[i].mix, m, sizeof(m));
+		fprintf(f, "%-12s %-8s %4u %5u %-10s %12.0f", r[i].target, m,
+			r[i].threads, r[i].batch, kvb_fd_name(r[i].fdmode),
+			r[i].ops_per_sec);
+		cell(f, r[i].ns_per_op, 9, 1);
+		if (r[i].runs > 1)
+			fprintf(f, " %6.1f%%", r[i].spread_pct);
+		else
+			fprintf(f, " %7s", "-");
+		cell(f, r[i].p50, 8, 0);
+		cell(f, r[i].p99, 8, 0);
+		cell(f, r[i].p999, 8, 0);
+		cell(f, r[i].cost_vs_nop, 8, 2);
+		cell(f, r[i].tput_vs_rwlock, 11, 2);
+		if (r[i].errors)
+			fprintf(f, "  (%llu errors)", r[i].errors);
+		if (r[i].interrupted)
+			fprintf(f, "  (interrupted)");
+		fputc('\n', f);
+	}
+	if (!n)
+		fprintf(f, "(no results)\n");
+	fprintf(f,
+		"\nns/op and p50..p99.9 (ns) are per operation of one thread; spread = (max-min)/median of the runs;\n"
+		"cost/nop = ns/op / nop ns/op at the same threads; tput/rwlock = ops/s / rwlock ops/s in the same case.\n");
+}
+
+static void jstr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* JSON has no NaN or infinity: those become null. */
+static void jnum(FILE *f, double v, int prec)
+{
+	if (isfinite(v))
+		fprintf(f, "%.*f", prec, v);
+	else
+		fputs("null", f);
+}
+
+void kvb_print_json(FILE *f, const struct kvb_params *p,
+		    const struct kvb_result *r, int n, int interrupted)
+{
+	struct utsname u;
+	char date[32] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+	int i;
+	unsigned int j;
+
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	if (gmtime_r(&now, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(f, "{\n  \"schema\": \"%s\",\n  \"date\": \"%s\",\n  \"kernel\": ",
+		KVB_SCHEMA, date);
+	jstr(f, u.release);
+	fprintf(f, ",\n  \"machine\": ");
+	jstr(f, u.machine);
+	fprintf(f, ",\n  \"cpus\": %d,\n  \"interrupted\": %s,\n", p->ncpus,
+		interrupted ? "true" : "false");
+	fprintf(f, "  \"params\": {\n    \"device\": ");
+	jstr(f, p->device);
+	fprintf(f, ",\n    \"keys\": %lu,\n    \"key_size\": %u,\n    \"value_size\": %u,\n",
+		p->keys, p->key_size, p->value_size);
+	fprintf(f, "    \"dist\": \"%s\",\n    \"theta\": ",
+		p->dist == KVB_ZIPF ? "zipf" : "uniform");
+	jnum(f, p->theta, 3);
+	fprintf(f, ",\n    \"warmup_s\": ");
+	jnum(f, p->warmup, 3);
+	fprintf(f, ",\n    \"duration_s\": ");
+	jnum(f, p->ops ? NAN : p->duration, 3);
+	fprintf(f, ",\n    \"ops_per_thread\": ");
+	if (p->ops)
+		fprintf(f, "%llu", p->ops);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n    \"repeat\": %u,\n    \"pin\": %s,\n    \"sample_every\": %u,\n",
+		p->repeat, p->pin ? "true" : "false", p->sample_every);
+	fprintf(f, "    \"clock_read_ns\": ");
+	jnum(f, p->clock_ns, 1);
+	fprintf(f, "\n  },\n");
+	fprintf(f, "  \"results\": [");
+	for (i = 0; i < n; i++) {
+		const struct kvb_result *x = &r[i];
+		char m[32];
+
+		kvb_mix_name(&x->mix, m, sizeof(m));
+		fprintf(f, "%s\n    {\n      \"backend\": ", i ? "," : "");
+		jstr(f, x->target);
+		fprintf(f, ",\n      \"kind\": \"%s\",\n", kvb_kind_name(x->kind));
+		fprintf(f, "      \"mix\": { \"name\": ");
+		jstr(f, x->kind == KVB_NOP ? "nop" : m);
+		fprintf(f, ", \"get\": %u, \"set\": %u, \"del\": %u },\n",
+			x->mix.get, x->mix.set, x->mix.del);
+		fprintf(f, "      \"threads\": %u,\n      \"batch\": %u,\n      \"fd\": \"%s\",\n",
+			x->threads, x->batch, kvb_fd_name(x->fdmode));
+		fprintf(f, "      \"runs\": %u,\n      \"ops_per_sec\": ", x->runs);
+		jnum(f, x->ops_per_sec, 1);
+		fprintf(f, ",\n      \"ops_per_sec_runs\": [");
+		for (j = 0; j < x->runs; j++) {
+			fputs(j ? ", " : "", f);
+			jnum(f, x->run_ops[j], 1);
+		}
+		fprintf(f, "],\n      \"spread_pct\": ");
+		jnum(f, x->spread_pct, 2);
+		fprintf(f, ",\n      \"ns_per_op\": ");
+		jnum(f, x->ns_per_op, 2);
+		fprintf(f,
+			",\n      \"ops\": %llu,\n      \"misses\": %llu,\n      \"errors\": %llu,\n",
+			x->ops, x->misses, x->errors);
+		fprintf(f, "      \"seconds\": ");
+		jnum(f, x->seconds, 6);
+		fprintf(f, ",\n      \"latency_ns\": { \"samples\": %llu, \"p50\": ", x->samples);
+		jnum(f, x->p50, 0);
+		fprintf(f, ", \"p99\": ");
+		jnum(f, x->p99, 0);
+		fprintf(f, ", \"p99_9\": ");
+		jnum(f, x->p999, 0);
+		fprintf(f, " },\n      \"cost_vs_nop\": ");
+		jnum(f, x->cost_vs_nop, 4);
+		fprintf(f, ",\n      \"tput_vs_rwlock\": ");
+		jnum(f, x->tput_vs_rwlock, 4);
+		fprintf(f, ",\n      \"interrupted\": %s\n    }",
+			x->interrupted ? "true" : "false");
+	}
+	fprintf(f, "%s]\n}\n", n ? "\n  " : "");
+}
+
+static void cnum(FILE *f, double v, int prec)
+{
+	fputc(',', f);
+	if (isfinite(v))
+		fprintf(f, "%.*f", prec, v);
+}
+
+static const char * const csv_cols[] = {
+	"backend", "kind", "mix", "get", "set", "del", "threads", "batch", "fd",
+	"runs", "ops_per_sec", "ns_per_op", "spread_pct", "p50_ns", "p99_ns",
+	"p999_ns", "samples", "ops", "misses", "errors", "cost_vs_nop",
+	"tput_vs_rwlock",
+};
+
+void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
+{
+	int i;
+
+	for (i = 0; i < (int)ARRAY_SIZE(csv_cols); i++)
+		fprintf(f, "%s%s", i ? "," : "", csv_cols[i]);
+	fputc('\n', f);
+	for (i = 0; i < n; i++) {
+		const struct kvb_result *x = &r[i];
+		char m[32];
+
+		if (x->kind == KVB_NOP)
+			snprintf(m, sizeof(m), "nop");
+		else
+			kvb_mix_name(&x->mix, m, sizeof(m));
+		fprintf(f, "%s,%s,%s,%u,%u,%u,%u,%u,%s,%u", x->target,
+			kvb_kind_name(x->kind), m, x->mix.get, x->mix.set,
+			x->mix.del, x->threads, x->batch, kvb_fd_name(x->fdmode),
+			x->runs);
+		cnum(f, x->ops_per_sec, 1);
+		cnum(f, x->ns_per_op, 2);
+		cnum(f, x->spread_pct, 2);
+		cnum(f, x->p50, 0);
+		cnum(f, x->p99, 0);
+		cnum(f, x->p999, 0);
+		fprintf(f, ",%llu,%llu,%llu,%llu", x->samples, x->ops, x->misses,
+			x->errors);
+		cnum(f, x->cost_vs_nop, 4);
+		cnum(f, x->tput_vs_rwlock, 4);
+		fputc('\n', f);
+	}
+}
+
+static int col_index(char **cols, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(cols[i], name))
+			return i;
+	return -1;
+}
+
+static int split_csv(char *line, char **cols, int max)
+{
+	int n = 0;
+
+	line[strcspn(line, "\r\n")] = 0;
+	while (n < max) {
+		cols[n++] = line;
+		line = strchr(line, ',');
+		if (!line)
+			break;
+		*line++ = 0;
+	}
+	return n;
+}
+
+/*
+ * kvbench plot RESULTS.csv OUT: draw a chart from a CSV report, e.g. one
+ * written inside the VM, on a machine that has gnuplot.
+ */
+int kvb_plot_csv(const char *csv, const char *out)
+{
+	enum { NCOL = ARRAY_SIZE(csv_cols) };
+	static const char * const need[] = {
+		"backend", "kind", "get", "set", "del", "threads", "batch", "fd",
+		"ops_per_sec",
+	};
+	char line[1024], *cols[NCOL + 1];
+	int idx[ARRAY_SIZE(need)], n = 0, cap = 0, i, ret;
+	struct kvb_result *r = NULL, *nr;
+	FILE *f = fopen(csv, "re");
+
+	if (!f) {
+		fprintf(stderr, "kvbench: %s: %s\n", csv, strerror(errno));
+		return -1;
+	}
+	if (!fgets(line, sizeof(line), f))
+		goto bad;
+	i = split_csv(line, cols, NCOL + 1);
+	for (ret = 0; ret < (int)ARRAY_SIZE(need); ret++) {
+		idx[ret] = col_index(cols, i, need[ret]);
+		if (idx[ret] < 0)
+			goto bad;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct kvb_result *x;
+
+		if (split_csv(line, cols, NCOL + 1) < NCOL)
+			goto bad;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			nr = realloc(r, cap * sizeof(*r));
+			if (!nr)
+				goto bad;
+			r = nr;
+		}
+		x = &r[n++];
+		memset(x, 0, sizeof(*x));
+		snprintf(x->target, sizeof(x->target), "%s", cols[idx[0]]);
+		x->kind = !strcmp(cols[idx[1]], "floor") ? KVB_NOP :
+			  !strcmp(cols[idx[1]], "kernel") ? KVB_KERNEL : KVB_USER_RWLOCK;
+		x->mix.get = strtoul(cols[idx[2]], NULL, 10);
+		x->mix.set = strtoul(cols[idx[3]], NULL, 10);
+		x->mix.del = strtoul(cols[idx[4]], NULL, 10);
+		x->threads = strtoul(cols[idx[5]], NULL, 10);
+		x->batch = strtoul(cols[idx[6]], NULL, 10);
+		x->fdmode = strcmp(cols[idx[7]], "shared") ? KVB_FD_PER_THREAD : KVB_FD_SHARED;
+		x->ops_per_sec = strtod(cols[idx[8]], NULL);
+	}
+	fclose(f);
+	ret = kvb_plot(out, r, n);
+	free(r);
+	return ret;
+bad:
+	fprintf(stderr, "kvbench: %s: not a kvbench CSV report\n", csv);
+	free(r);
+	fclose(f);
+	return -1;
+}
+
+static int same_series(const struct kvb_result *a, const struct kvb_result *b)
+{
+	return !strcmp(a->target, b->target) && a->batch == b->batch &&
+	       a->fdmode == b->fdmode && !memcmp(&a->mix, &b->mix, sizeof(a->mix));
+}
+
+/* ops/s against threads, one line per (backend, mix, batch, fd). */
+int kvb_plot(const char *file, const struct kvb_result *r, int n)
+{
+	const char *dot = strrchr(file, '.');
+	int svg = dot && !strcmp(dot, ".svg");
+	char *seen = calloc(n ? n : 1, 1);
+	FILE *g;
+	int i, j, first = 1, status;
+
+	if (!seen)
+		return -1;
+	if (strchr(file, '"') || strchr(file, '\n')) {
+		fprintf(stderr, "kvbench: --plot: unusable file name\n");
+		free(seen);
+		return -1;
+	}
+	g = popen("gnuplot", "w");
+	if (!g) {
+		fprintf(stderr, "kvbench: --plot: cannot run gnuplot: %s\n", strerror(errno));
+		free(seen);
+		return -1;
+	}
+	fprintf(g, "set terminal %s size 1000,650\nset output \"%s\"\n",
+		svg ? "svg" : "png", file);
+	fprintf(g, "set title \"kvbench: throughput vs threads\"\nset xlabel \"threads\"\n");
+	fprintf(g, "set ylabel \"ops/s (log)\"\nset key outside right\nset grid\n");
+	fprintf(g, "set logscale y\nset format y \"%%.0s%%c\"\n");
+	fprintf(g, "set xtics 1\nset offsets 0.2, 0.2, 0, 0\n");
+	fprintf(g, "plot");
+	for (i = 0; i < n; i++) {
+		char m[32];
+
+		if (seen[i])
+			continue;
+		for (j = i; j < n; j++)
+			if (same_series(&r[i], &r[j]))
+				seen[j] = 1;
+		kvb_mix_name(&r[i].mix, m, sizeof(m));
+		fprintf(g, "%s '-' using 1:2 with linespoints title \"%s%s%s",
+			first ? "" : ",", r[i].target,
+			r[i].kind == KVB_NOP ? "" : " ", r[i].kind == KVB_NOP ? "" : m);
+		if (r[i].batch > 1)
+			fprintf(g, " batch=%u", r[i].batch);
+		fprintf(g, "%s\"", r[i].fdmode == KVB_FD_SHARED ? " shared-fd" : "");
+		first = 0;
+	}
+	if (first)
+		fprintf(g, " 0 notitle");
+	fputc('\n', g);
+	memset(seen, 0, n);
+	for (i = 0; i < n; i++) {
+		if (seen[i])
+			continue;
+		for (j = i; j < n; j++) {
+			if (!same_series(&r[i], &r[j]))
+				continue;
+			seen[j] = 1;
+			fprintf(g, "%u %.1f\n", r[j].threads, r[j].ops_per_sec);
+		}
+		fprintf(g, "e\n");
+	}
+	free(seen);
+	status = pclose(g);
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "kvbench: --plot: gnuplot failed%s\n",
+			WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
+			" (not installed? apt-get install gnuplot-nox)" : "");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench: parsing of the bench options. Every parser returns 0, or -1 with
+ * a message (without the option name) in err.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvbench.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* A decimal number, or "max" meaning max_value. */
+static int parse_one(const char *s, const char *end, unsigned int max_value,
+		     unsigned long *out)
+{
+	unsigned long v = 0;
+	const char *c;
+
+	if (end - s == 3 && !strncmp(s, "max", 3)) {
+		*out = max_value;
+		return 0;
+	}
+	if (s == end)
+		return -1;
+	for (c = s; c < end; c++) {
+		if (*c < '0' || *c > '9')
+			return -1;
+		v = v * 10 + (*c - '0');
+		if (v > 1000000000UL)
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * "1,2,4", "1-8", "max", "1-max", "1,4-6": a list of numbers in lo..hi.
+ * max_value is what "max" stands for.
+ */
+int kvb_parse_ulist(const char *s, unsigned int lo, unsigned int hi,
+		    unsigned int max_value, struct kvb_ulist *out,
+		    char *err, size_t errlen)
+{
+	struct kvb_ulist l = { NULL, 0 };
+	const char *p = s;
+
+	if (!*s)
+		return fail(err, errlen, "empty list");
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		const char *end = comma ? comma : p + strlen(p);
+		const char *dash = memchr(p, '-', end - p);
+		unsigned long a, b, v;
+		unsigned int *nv;
+
+		if (dash) {
+			if (parse_one(p, dash, max_value, &a) ||
+			    parse_one(dash + 1, end, max_value, &b))
+				goto bad;
+		} else {
+			if (parse_one(p, end, max_value, &a))
+				goto bad;
+			b = a;
+		}
+		if (a < lo || b > hi || a > b) {
+			free(l.v);
+			return fail(err, errlen, "'%.*s' is outside %u..%u",
+				    (int)(end - p), p, lo, hi);
+		}
+		if (l.n + (b - a + 1) > 4096) {
+			free(l.v);
+			return fail(err, errlen, "list too long");
+		}
+		nv = realloc(l.v, (l.n + (b - a + 1)) * sizeof(*nv));
+		if (!nv) {
+			free(l.v);
+			return fail(err, errlen, "out of memory");
+		}
+		l.v = nv;
+		for (v = a; v <= b; v++)
+			l.v[l.n++] = v;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	*out = l;
+	return 0;
+bad:
+	free(l.v);
+	return fail(err, errlen,
+		    "'%s' is not a list of numbers or ranges (like 1,2,4 or 1-8 or max)",
+		    s);
+}
+
+/* "90:10", "50:25:25", or the names get, set, del. */
+int kvb_parse_mix(const char *s, struct kvb_mix *mix, char *err, size_t errlen)
+{
+	unsigned long w[3] = { 0, 0, 0 };
+	const char *p = s;
+	int i;
+
+	if (!strcmp(s, "get") || !strcmp(s, "ro") || !strcmp(s, "read")) {
+		*mix = (struct kvb_mix){ 100, 0, 0 };
+		return 0;
+	}
+	if (!strcmp(s, "set") || !strcmp(s, "wo") || !strcmp(s, "write")) {
+		*mix = (struct kvb_mix){ 0, 100, 0 };
+		return 0;
+	}
+	if (!strcmp(s, "del")) {
+		*mix = (struct kvb_mix){ 0, 0, 100 };
+		return 0;
+	}
+	for (i = 0; i < 3; i++) {
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			goto bad;
+		errno = 0;
+		w[i] = strtoul(p, &end, 10);
+		if (errno || w[i] > 1000000)
+			goto bad;
+		p = end;
+		if (!*p)
+			break;
+		if (*p != ':' || i == 2)
+			goto bad;
+		p++;
+	}
+	if (i == 0)
+		goto bad;
+	if (!w[0] && !w[1] && !w[2])
+		return fail(err, errlen, "'%s' has no operations (all weights are 0)", s);
+	*mix = (struct kvb_mix){ w[0], w[1], w[2] };
+	return 0;
+bad:
+	return fail(err, errlen,
+		    "'%s' is not GET:SET[:DEL] weights (like 90:10) or get/set/del", s);
+}
+
+int kvb_parse_mixes(const char *s, struct kvb_mix **mixes, int *n,
+		    char *err, size_t errlen)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	struct kvb_mix *m = NULL, *nm;
+	int cnt = 0;
+
+	if (!copy)
+		return fail(err, errlen, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		nm = realloc(m, (cnt + 1) * sizeof(*m));
+		if (!nm) {
+			fail(err, errlen, "out of memory");
+			goto out_free;
+		}
+		m = nm;
+		if (kvb_parse_mix(tok, &m[cnt], err, errlen))
+			goto out_free;
+		cnt++;
+	}
+	if (!cnt) {
+		fail(err, errlen, "empty list");
+		goto out_free;
+	}
+	free(copy);
+	*mixes = m;
+	*n = cnt;
+	return 0;
+out_free:
+	free(m);
+	free(copy);
+	return -1;
+}
+
+/* "uniform", "zipf" (theta 0.99) or "zipf:THETA" */
+int kvb_parse_dist(const char *s, enum kvb_dist *dist, double *theta,
+		   char *err, size_t errlen)
+{
+	char *end;
+	double t;
+
+	if (!strcmp(s, "uniform")) {
+		*dist = KVB_UNIFORM;
+		*theta = 0;
+		return 0;
+	}
+	if (!strcmp(s, "zipf")) {
+		*dist = KVB_ZIPF;
+		*theta = 0.99;
+		return 0;
+	}
+	if (strncmp(s, "zipf:", 5))
+		return fail(err, errlen, "'%s' is not uniform, zipf or zipf:THETA", s);
+	errno = 0;
+	t = strtod(s + 5, &end);
+	if (errno || end == s + 5 || *end || !isfinite(t) || t < 0 || t > 10)
+		return fail(err, errlen, "'%s': THETA must be a number in 0..10", s);
+	*dist = KVB_ZIPF;
+	*theta = t;
+	return 0;
+}
+
+/* "2", "1.5", "1.5s", "500ms", "2m" */
+int kvb_parse_seconds(const char *s, double *sec, char *err, size_t errlen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0)
+		goto bad;
+	if (!strcmp(end, "ms"))
+		v /= 1000;
+	else if (!strcmp(end, "m"))
+		v *= 60;
+	else if (*end && strcmp(end, "s"))
+		goto bad;
+	if (v > 86400)
+		goto bad;
+	*sec = v;
+	return 0;
+bad:
+	return fail(err, errlen, "'%s' is not a duration (like 2, 1.5s or 500ms)", s);
+}
+
+/* A decimal count, with an optional k (x1024) or m (x1024*1024) suffix. */
+int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
+		    unsigned long long *out, char *err, size_t errlen)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		goto bad;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		goto bad;
+	if (*end == 'k' || *end == 'K')
+		mul = 1024;
+	else if (*end == 'm' || *end == 'M')
+		mul = 1024 * 1024;
+	else if (*end)
+		goto bad;
+	if (mul != 1 && end[1])
+		goto bad;
+	if (v > hi / mul || v * mul < lo || v * mul > hi)
+		return fail(err, errlen, "'%s' is outside %llu..%llu", s, lo, hi);
+	*out = v * mul;
+	return 0;
+bad:
+	return fail(err, errlen, "'%s' is not a number (like 64, 4k or 1m)", s);
+}
+
+static const struct kvb_target known_targets[] = {
+	{ "nop", KVB_NOP },
+	{ "rwlock", KVB_KERNEL },
+	{ "rcu", KVB_KERNEL },
+	{ "kthread", KVB_KERNEL },
+	{ "user-rwlock", KVB_USER_RWLOCK },
+	{ "user-owner", KVB_USER_OWNER },
+};
+
+static int add_target(struct kvb_target **t, int *n, const char *name,
+		      enum kvb_kind kind)
+{
+	struct kvb_target *nt;
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*t)[i].name, name))
+			return 0;
+	if (strlen(name) >= sizeof(nt->name))
+		return -1;
+	nt = realloc(*t, (*n + 1) * sizeof(**t));
+	if (!nt)
+		return -1;
+	*t = nt;
+	memcpy(nt[*n].name, name, strlen(name) + 1);
+	nt[*n].kind = kind;
+	(*n)++;
+	return 0;
+}
+
+static int valid_name(const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || len >= KVB_NAME_MAX)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+/*
+ * Comma-separated backends and baselines. "all" is every known one,
+ * "kernel" the kernel backends, "baselines" nop + the userspace maps,
+ * "current" whatever backend the module runs now (not switched). Any other
+ * lower-case name is taken as a kernel backend the module may know.
+ */
+int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
+		      char *err, size_t errlen)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	struct kvb_target *t = NULL;
+	int cnt = 0, i, r = 0;
+
+	if (!copy)
+		return fail(err, errlen, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok && !r;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int all = !strcmp(tok, "all");
+		int found = 0;
+
+		for (i = 0; i < (int)ARRAY_SIZE(known_targets); i++) {
+			const struct kvb_target *k = &known_targets[i];
+
+			if (all || !strcmp(tok, k->name) ||
+			    (!strcmp(tok, "kernel") && k->kind == KVB_KERNEL) ||
+			    (!strcmp(tok, "baselines") && k->kind != KVB_KERNEL)) {
+				r |= add_target(&t, &cnt, k->name, k->kind);
+				found = 1;
+			}
+		}
+		if (found)
+			continue;
+		if (!valid_name(tok)) {
+			fail(err, errlen,
+			     "'%s' is not a backend name (known: nop, rwlock, rcu, kthread, user-rwlock, user-owner, all, kernel, baselines, current)",
+			     tok);
+			goto out_free;
+		}
+		r |= add_target(&t, &cnt, tok, KVB_KERNEL);
+	}
+	if (r) {
+		fail(err, errlen, "out of memory");
+		goto out_free;
+	}
+	if (!cnt) {
+		fail(err, errlen, "empty list");
+		goto out_free;
+	}
+	free(copy);
+	*targets = t;
+	*n = cnt;
+	return 0;
+out_free:
+	free(t);
+	free(copy);
+	return -1;
+}
+
+int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,
+		      char *err, size_t errlen)
+{
+	unsigned int *v = NULL;
+
+	if (!strcmp(s, "per-thread") || !strcmp(s, "shared")) {
+		v = malloc(sizeof(*v));
+		if (v)
+			v[0] = strcmp(s, "shared") ? KVB_FD_PER_THREAD : KVB_FD_SHARED;
+		out->n = 1;
+	} else if (!strcmp(s, "both") || !strcmp(s, "per-thread,shared")) {
+		v = malloc(2 * sizeof(*v));
+		if (v) {
+			v[0] = KVB_FD_PER_THREAD;
+			v[1] = KVB_FD_SHARED;
+		}
+		out->n = 2;
+	} else {
+		return fail(err, errlen, "'%s' is not per-thread, shared or both", s);
+	}
+	if (!v)
+		return fail(err, errlen, "out of memory");
+	out->v = v;
+	return 0;
+}
+
+void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len)
+{
+	if (mix->get && !mix->set && !mix->del)
+		snprintf(buf, len, "get");
+	else if (!mix->get && mix->set && !mix->del)
+		snprintf(buf, len, "set");
+	else if (!mix->get && !mix->set && mix->del)
+		snprintf(buf, len, "del");
+	else if (!mix->del)
+		snprintf(buf, len, "%u:%u", mix->get, mix->set);
+	else
+		snprintf(buf, len, "%u:%u:%u", mix->get, mix->set, mix->del);
+}
+
+const char *kvb_fd_name(enum kvb_fd fd)
+{
+	return fd == KVB_FD_SHARED ? "shared" : "per-thread";
+}
+
+const char *kvb_kind_name(enum kvb_kind kind)
+{
+	switch (kind) {
+	case KVB_NOP:
+		return "floor";
+	case KVB_KERNEL:
+		return "kernel";
+	default:
+		return "userspace";
+	}
+}

@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit tests for kvbench(1): option parsing, statistics, the zipf
+ * sampler, the userspace maps, the bench engine on the userspace baselines,
+ * the output formats and the command line (exit codes and messages).
+ * No device is needed. Output is TAP.
+ *
+ * Usage: kvbench-test [PATH-TO-KVBENCH]
+ *        kvbench-test --check-json FILE   (exit 0 when FILE is valid JSON
+ *                                          from kvbench bench with results)
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <linux/kvbench.h>
+
+#include "kvbench.h"
+
+static int test_num, test_fail, test_skip;
+static const char *kvbench_bin;
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	test_num++;
+	if (!cond)
+		test_fail++;
+	printf("%sok %d - ", cond ? "" : "not ", test_num);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+static void skip(const char *why, const char *name)
+{
+	test_num++;
+	test_skip++;
+	printf("ok %d - %s # SKIP %s\n", test_num, name, why);
+}
+
+/* A small strict JSON checker: returns the end of one value, or NULL. */
+static const char *ws(const char *s)
+{
+	while (*s == ' ' || *s == '\n' || *s == '\t' || *s == '\r')
+		s++;
+	return s;
+}
+
+static const char *jvalue(const char *s, int depth);
+
+static const char *jstring(const char *s)
+{
+	if (*s++ != '"')
+		return NULL;
+	for (; *s != '"'; s++) {
+		if ((unsigned char)*s < 0x20)
+			return NULL;
+		if (*s != '\\')
+			continue;
+		s++;
+		if (*s == 'u') {
+			int i;
+
+			for (i = 1; i <= 4; i++)
+				if (!strchr("0123456789abcdefABCDEF", s[i]) || !s[i])
+					return NULL;
+			s += 4;
+		} else if (!*s || !strchr("\"\\/bfnrt", *s)) {
+			return NULL;
+		}
+	}
+	return s + 1;
+}
+
+static const char *jnumber(const char *s)
+{
+	const char *start;
+
+	if (*s == '-')
+		s++;
+	if (*s == '0') {
+		s++;
+	} else if (*s >= '1' && *s <= '9') {
+		while (*s >= '0' && *s <= '9')
+			s++;
+	} else {
+		return NULL;
+	}
+	if (*s == '.') {
+		start = ++s;
+		while (*s >= '0' && *s <= '9')
+			s++;
+		if (s == start)
+			return NULL;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		start = s;
+		while (*s >= '0' && *s <= '9')
+			s++;
+		if (s == start)
+			return NULL;
+	}
+	return s;
+}
+
+static const char *jcontainer(const char *s, int depth, char close, int object)
+{
+	s = ws(s + 1);
+	if (*s == close)
+		return s + 1;
+	for (;;) {
+		if (object) {
+			s = jstring(s);
+			if (!s)
+				return NULL;
+			s = ws(s);
+			if (*s++ != ':')
+				return NULL;
+		}
+		s = jvalue(ws(s), depth + 1);
+		if (!s)
+			return NULL;
+		s = ws(s);
+		if (*s == close)
+			return s + 1;
+		if (*s++ != ',')
+			return NULL;
+		s = ws(s);
+	}
+}
+
+static const char *jvalue(const char *s, int depth)
+{
+	if (depth > 64)
+		return NULL;
+	switch (*s) {
+	case '{':
+		return jcontainer(s, depth, '}', 1);
+	case '[':
+		return jcontainer(s, depth, ']', 0);
+	case '"':
+		return jstring(s);
+	case 't':
+		return strncmp(s, "true", 4) ? NULL : s + 4;
+	case 'f':
+		return strncmp(s, "false", 5) ? NULL : s + 5;
+	case 'n':
+		return strncmp(s, "null", 4) ? NULL : s + 4;
+	default:
+		return jnumber(s);
+	}
+}
+
+static int json_valid(const char *s)
+{
+	s = jvalue(ws(s), 0);
+	return s && !*ws(s);
+}
+
+/* Run a shell command; return its exit status, output (stdout+stderr) in out. */
+static int run(char *out, size_t len, const char *fmt, ...)
+{
+	char cmd[1024];
+	size_t n = 0;
+	va_list ap;
+	FILE *f;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (n + 1 < len) {
+		size_t r = fread(out + n, 1, len - 1 - n, f);
+
+		if (!r)
+			break;
+		n += r;
+	}
+	out[n] = 0;
+	while (fgetc(f) != EOF)
+		;
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int has_python(void)
+{
+	char out[64];
+
+	return run(out, sizeof(out), "python3 -c 'import json' 2>&1") == 0;
+}
+
+static void test_ulist(void)
+{
+	char err[256];
+	struct kvb_ulist l;
+	int r;
+
+	r = kvb_parse_ulist("1,2,4", 1, 1024, 8, &l, err, sizeof(err));
+	ok(!r && l.n == 3 && l.v[0] == 1 && l.v[1] == 2 && l.v[2] == 4,
+	   "threads list 1,2,4");
+	if (!r)
+		free(l.v);
+	r = kvb_parse_ulist("1-4", 1, 1024, 8, &l, err, sizeof(err));
+	ok(!r && l.n == 4 && l.v[0] == 1 && l.v[3] == 4, "threads range 1-4");
+	if (!r)
+		free(l.v);
+	r = kvb_parse_ulist("max", 1, 1024, 8, &l, err, sizeof(err));
+	ok(!r && l.n == 1 && l.v[0] == 8, "threads max is the CPU count");
+	if (!r)
+		free(l.v);
+	r = kvb_parse_ulist("1-max", 1, 1024, 3, &l, err, sizeof(err));
+	ok(!r && l.n == 3 && l.v[2] == 3, "threads range 1-max");
+	if (!r)
+		free(l.v);
+	r = kvb_parse_ulist("2,4-6,16", 1, 1024, 3, &l, err, sizeof(err));
+	ok(!r && l.n == 5 && l.v[1] == 4 && l.v[3] == 6 && l.v[4] == 16,
+	   "threads list with a range inside");
+	if (!r)
+		free(l.v);
+	ok(kvb_parse_ulist("0", 1, 1024, 8, &l, err, sizeof(err)) &&
+	   strstr(err, "1..1024"), "threads 0 is refused with the valid range");
+	ok(kvb_parse_ulist("4-1", 1, 1024, 8, &l, err, sizeof(err)),
+	   "backwards range refused");
+	ok(kvb_parse_ulist("abc", 1, 1024, 8, &l, err, sizeof(err)) &&
+	   strstr(err, "abc"), "garbage refused, message quotes it");
+	ok(kvb_parse_ulist("1,,2", 1, 1024, 8, &l, err, sizeof(err)) &&
+	   kvb_parse_ulist("", 1, 1024, 8, &l, err, sizeof(err)) &&
+	   kvb_parse_ulist("1-", 1, 1024, 8, &l, err, sizeof(err)) &&
+	   kvb_parse_ulist("2000", 1, 1024, 8, &l, err, sizeof(err)) &&
+	   kvb_parse_ulist("99999999999", 1, 1024, 8, &l, err, sizeof(err)) &&
+	   kvb_parse_ulist("-3", 1, 1024, 8, &l, err, sizeof(err)),
+	   "empty items, open ranges, huge and negative numbers refused");
+}
+
+static void test_mix(void)
+{
+	struct kvb_mix m, *ms;
+	char err[256], name[32];
+	int n;
+
+	ok(!kvb_parse_mix("90:10", &m, err, sizeof(err)) &&
+	   m.get == 90 && m.set == 10 && m.del == 0, "mix 90:10");
+	ok(!kvb_parse_mix("50:25:25", &m, err, sizeof(err)) &&
+	   m.get == 50 && m.set == 25 && m.del == 25, "mix 50:25:25 with DEL");
+	ok(!kvb_parse_mix("get", &m, err, sizeof(err)) && m.get && !m.set &&
+	   !kvb_parse_mix("set", &m, err, sizeof(err)) && !m.get && m.set,
+	   "mix names get and set");
+	ok(kvb_parse_mix("0:0", &m, err, sizeof(err)) &&
+	   kvb_parse_mix("a:b", &m, err, sizeof(err)) &&
+	   kvb_parse_mix("1:2:3:4", &m, err, sizeof(err)) &&
+	   kvb_parse_mix("90:", &m, err, sizeof(err)) &&
+	   kvb_parse_mix(":10", &m, err, sizeof(err)) &&
+	   kvb_parse_mix("-1:5", &m, err, sizeof(err)) &&
+	   kvb_parse_mix("", &m, err, sizeof(err)),
+	   "bad mixes refused");
+	n = 0;
+	ok(!kvb_parse_mixes("get,90:10,set", &ms, &n, err, sizeof(err)) &&
+	   n == 3 && ms[1].get == 90, "mix list get,90:10,set");
+	if (n)
+		free(ms);
+	m = (struct kvb_mix){ 90, 10, 0 };
+	kvb_mix_name(&m, name, sizeof(name));
+	ok(!strcmp(name, "90:10"), "mix name 90:10");
+	m = (struct kvb_mix){ 0, 5, 0 };
+	kvb_mix_name(&m, name, sizeof(name));
+	ok(!strcmp(name, "set"), "mix name set");
+}
+
+static void test_dist_and_counts(void)
+{
+	enum kvb_dist d;
+	double t, sec;
+	unsigned long long v;
+	char err[256];
+	struct kvb_target *tg;
+	struct kvb_ulist fl;
+	int n;
+
+	ok(!kvb_parse_dist("uniform", &d, &t, err, sizeof(err)) && d == KVB_UNIFORM,
+	   "dist uniform");
+	ok(!kvb_parse_dist("zipf", &d, &t, err, sizeof(err)) && d == KVB_ZIPF &&
+	   fabs(t - 0.99) < 0.000000001, "dist zipf defaults to theta 0.99");
+	ok(!kvb_parse_dist("zipf:0.5", &d, &t, err, sizeof(err)) && d == KVB_ZIPF &&
+	   fabs(t - 0.5) < 0.000000001, "dist zipf:0.5");
+	ok(kvb_parse_dist("zipf:", &d, &t, err, sizeof(err)) &&
+	   kvb_parse_dist("zipf:-1", &d, &t, err, sizeof(err)) &&
+	   kvb_parse_dist("zipf:x", &d, &t, err, sizeof(err)) &&
+	   kvb_parse_dist("zipf:nan", &d, &t, err, sizeof(err)) &&
+	   kvb_parse_dist("normal", &d, &t, err, sizeof(err)),
+	   "bad distributions refused");
+	ok(!kvb_parse_seconds("2", &sec, err, sizeof(err)) && sec == 2 &&
+	   !kvb_parse_seconds("1.5s", &sec, err, sizeof(err)) && sec == 1.5 &&
+	   !kvb_parse_seconds("500ms", &sec, err, sizeof(err)) && fabs(sec - 0.5) < 0.000000001,
+	   "durations 2, 1.5s, 500ms");
+	ok(kvb_parse_seconds("x", &sec, err, sizeof(err)) &&
+	   kvb_parse_seconds("-1", &sec, err, sizeof(err)) &&
+	   kvb_parse_seconds("1h", &sec, err, sizeof(err)),
+	   "bad durations refused");
+	ok(!kvb_parse_count("64", 0, 1 << 20, &v, err, sizeof(err)) && v == 64 &&
+	   !kvb_parse_count("4k", 0, 1 << 20, &v, err, sizeof(err)) && v == 4096 &&
+	   !kvb_parse_count("1m", 0, 1 << 20, &v, err, sizeof(err)) && v == 1 << 20,
+	   "counts 64, 4k, 1m");
+	ok(kvb_parse_count("k", 0, 100, &v, err, sizeof(err)) &&
+	   kvb_parse_count("5x", 0, 100, &v, err, sizeof(err)) &&
+	   kvb_parse_count("4kk", 0, 1 << 20, &v, err, sizeof(err)) &&
+	   kvb_parse_count("101", 0, 100, &v, err, sizeof(err)) &&
+	   kvb_parse_count("-1", 0, 100, &v, err, sizeof(err)),
+	   "bad counts refused");
+	ok(!kvb_parse_targets("all", &tg, &n, err, sizeof(err)) && n == 6 &&
+	   tg[0].kind == KVB_NOP && tg[5].kind == KVB_USER_OWNER, "backends all");
+	if (!n)
+		tg = NULL;
+	free(tg);
+	n = 0;
+	ok(!kvb_parse_targets("nop,rwlock,nop,kernel", &tg, &n, err, sizeof(err)) &&
+	   n == 4 && !strcmp(tg[2].name, "rcu"), "backends deduplicated, kernel expands");
+	if (n)
+		free(tg);
+	n = 0;
+	ok(!kvb_parse_targets("current,future_one", &tg, &n, err, sizeof(err)) &&
+	   n == 2 && tg[1].kind == KVB_KERNEL, "unknown lower-case names are kernel backends");
+	if (n)
+		free(tg);
+	ok(kvb_parse_targets("Bad!", &tg, &n, err, sizeof(err)) &&
+	   strstr(err, "known:"), "bad backend names refused with the known list");
+	ok(!kvb_parse_fdmodes("shared", &fl, err, sizeof(err)) && fl.n == 1 &&
+	   fl.v[0] == KVB_FD_SHARED, "fd shared");
+	free(fl.v);
+	ok(kvb_parse_fdmodes("global", &fl, err, sizeof(err)), "bad fd mode refused");
+}
+
+static void test_stats(void)
+{
+	unsigned int v[1000], one = 7;
+	double d[] = { 5, 1, 3 }, e[] = { 4, 1, 3, 2 };
+	size_t i;
+
+	for (i = 0; i < 100; i++)
+		v[i] = 100 - i;
+	kvb_sort_u32(v, 100);
+	ok(v[0] == 1 && v[99] == 100, "sort");
+	ok(kvb_percentile(v, 100, 50) == 50 && kvb_percentile(v, 100, 99) == 99 &&
+	   kvb_percentile(v, 100, 99.9) == 100 && kvb_percentile(v, 100, 100) == 100,
+	   "nearest-rank percentiles of 1..100");
+	for (i = 0; i < 1000; i++)
+		v[i] = i + 1;
+	ok(kvb_percentile(v, 1000, 99.9) == 999 && kvb_percentile(v, 1000, 50) == 500 &&
+	   kvb_percentile(v, 1000, 99) == 990, "percentiles of 1..1000");
+	ok(kvb_percentile(&one, 1, 50) == 7 && kvb_percentile(&one, 1, 99.9) == 7 &&
+	   isnan(kvb_percentile(v, 0, 50)), "percentile of one sample, and of none");
+	ok(kvb_median(d, 3) == 3 && kvb_median(e, 4) == 2.5 && isnan(kvb_median(d, 0)),
+	   "median odd, even, empty");
+	ok(fabs(kvb_spread_pct(d, 3) - 400.0 / 3) < 0.000000001 && kvb_spread_pct(&d[0], 1) == 0,
+	   "spread (max-min)/median");
+}
+
+static void test_zipf(void)
+{
+	const unsigned long n = 1000, draws = 2000000;
+	unsigned long *cnt = calloc(n, sizeof(*cnt)), i, bad = 0;
+	struct kvb_zipf z;
+	__u64 rng = 12345;
+	double p0, p1, sum = 0, dmin = 1, dmax = 0;
+
+	if (!cnt || kvb_zipf_init(&z, n, 0.99)) {
+		ok(0, "zipf init");
+		free(cnt);
+		return;
+	}
+	for (i = 0; i < draws; i++) {
+		unsigned long k = kvb_zipf_next(&z, &rng);
+
+		if (k >= n)
+			bad++;
+		else
+			cnt[k]++;
+	}
+	for (i = 0; i < n; i++)
+		sum += kvb_zipf_pmf(n, 0.99, i);
+	p0 = (double)cnt[0] / draws;
+	p1 = (double)cnt[1] / draws;
+	ok(!bad, "zipf draws stay in 0..n-1");
+	ok(fabs(sum - 1) < 0.000000001, "zipf pmf sums to 1");
+	ok(fabs(p0 / kvb_zipf_pmf(n, 0.99, 0) - 1) < 0.03 &&
+	   fabs(p1 / kvb_zipf_pmf(n, 0.99, 1) - 1) < 0.03,
+	   "zipf(0.99) ranks 0 and 1 within 3%% of the pmf (%.4f, %.4f)", p0, p1);
+	ok(cnt[0] > cnt[1] && cnt[1] > cnt[3] && cnt[3] > cnt[30] && cnt[30] > cnt[900],
+	   "zipf popularity falls with rank");
+	kvb_zipf_free(&z);
+
+	memset(cnt, 0, n * sizeof(*cnt));
+	kvb_zipf_init(&z, 10, 0);
+	for (i = 0; i < 1000000; i++)
+		cnt[kvb_zipf_next(&z, &rng)]++;
+	for (i = 0; i < 10; i++) {
+		double f = cnt[i] / 1e6;
+
+		dmin = f < dmin ? f : dmin;
+		dmax = f > dmax ? f : dmax;
+	}
+	ok(dmin > 0.095 && dmax < 0.105, "zipf theta 0 is uniform");
+	kvb_zipf_free(&z);
+	for (i = 0, bad = 0; i < 100000; i++) {
+		double x = kvb_rand_double(&rng);
+
+		bad += x < 0 || x >= 1;
+	}
+	ok(!bad, "rand_double in [0, 1)");
+	free(cnt);
+}
+
+struct owner_arg {
+	struct kvb_owner *o;
+	int id;
+	int fails;
+};
+
+static void *owner_client(void *arg)
+{
+	struct owner_arg *a = arg;
+	struct kvb_oreq r;
+	char key[16], val[16], buf[16];
+	int i;
+
+	kvb_oreq_init(&r);
+	for (i = 0; i < 500; i++) {
+		unsigned int vl = snprintf(val, sizeof(val), "v%d-%d", a->id, i);
+		unsigned int bl = sizeof(buf);
+
+		snprintf(key, sizeof(key), "k%d", a->id);
+		if (kvb_owner_call(a->o, &r, KVBENCH_OP_SET, key, strlen(key), val, &vl) ||
+		    kvb_owner_call(a->o, &r, KVBENCH_OP_GET, key, strlen(key), buf, &bl) ||
+		    bl != strlen(val) || memcmp(buf, val, bl))
+			a->fails++;
+	}
+	kvb_oreq_destroy(&r);
+	return NULL;
+}
+
+static void test_maps(void)
+{
+	struct kvb_umap *m = kvb_umap_new(4);
+	struct kvb_urw u;
+	struct kvb_owner o;
+	struct owner_arg args[4];
+	pthread_t th[4];
+	char buf[8];
+	unsigned int len = sizeof(buf), vl, spin;
+	int i, fails = 0;
+
+	ok(m && !kvb_umap_set(m, "a", 1, "hello", 5) &&
+	   !kvb_umap_get(m, "a", 1, buf, &len) && len == 5 && !memcmp(buf, "hello", 5),
+	   "umap set/get");
+	len = 2;
+	ok(kvb_umap_get(m, "a", 1, buf, &len) == -ERANGE && len == 5,
+	   "umap get with a small buffer: -ERANGE and the needed length");
+	len = sizeof(buf);
+	ok(kvb_umap_get(m, "ab", 2, buf, &len) == -ENOENT &&
+	   !kvb_umap_set(m, "a", 1, "", 0) && !kvb_umap_get(m, "a", 1, buf, &len) &&
+	   len == 0, "umap keys differing in length, empty value overwrite");
+	ok(!kvb_umap_del(m, "a", 1) && kvb_umap_del(m, "a", 1) == -ENOENT,
+	   "umap del, then del of a missing key");
+	for (i = 0; i < 100; i++) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "%d", i);
+		kvb_umap_set(m, k, strlen(k), k, strlen(k));
+	}
+	kvb_umap_free(m);
+
+	vl = 3;
+	len = sizeof(buf);
+	ok(!kvb_urw_init(&u, 16) && !kvb_urw_op(&u, KVBENCH_OP_SET, "k", 1, "abc", &vl) &&
+	   !kvb_urw_op(&u, KVBENCH_OP_GET, "k", 1, buf, &len) && len == 3 &&
+	   !kvb_urw_op(&u, KVBENCH_OP_SET, "k", 1, "xy", &(unsigned int){ 2 }) &&
+	   !kvb_urw_op(&u, KVBENCH_OP_DEL, "k", 1, NULL, &len) &&
+	   kvb_urw_op(&u, KVBENCH_OP_GET, "k", 1, buf, &len) == -ENOENT,
+	   "user-rwlock map set/get/overwrite/del");
+	kvb_urw_destroy(&u);
+
+	for (spin = 0; spin <= KVB_OWNER_SPIN; spin += KVB_OWNER_SPIN) {
+		fails = 0;
+		ok(!kvb_owner_start(&o, 16, 4, spin), "owner thread starts (spin %u)", spin);
+		for (i = 0; i < 4; i++) {
+			args[i] = (struct owner_arg){ &o, i, 0 };
+			pthread_create(&th[i], NULL, owner_client, &args[i]);
+		}
+		for (i = 0; i < 4; i++) {
+			pthread_join(th[i], NULL);
+			fails += args[i].fails;
+		}
+		kvb_owner_stop(&o);
+		ok(!fails, "user-owner (spin %u): 4 callers x 500 set+get answered correctly",
+		   spin);
+	}
+}
+
+static void test_engine(void)
+{
+	struct kvb_params p;
+	struct kvb_target t[2] = { { "user-rwlock", KVB_USER_RWLOCK },
+				   { "user-owner", KVB_USER_OWNER } };
+	struct kvb_mix mix = { 80, 15, 5 };
+	struct kvb_result r;
+	struct kvb_bench *b;
+	int cpus[1] = { 0 }, i;
+
+	kvb_params_defaults(&p);
+	p.keys = 64;
+	p.duration = 0.05;
+	p.warmup = 0.01;
+	p.repeat = 2;
+	p.pin = 0;
+	p.ncpus = 1;
+	p.cpus = cpus;
+	p.dist = KVB_ZIPF;
+	p.theta = 0.99;
+	b = kvb_bench_new(&p);
+	ok(!!b, "bench context");
+	if (!b)
+		return;
+	for (i = 0; i < 2; i++) {
+		int rc = kvb_run_case(b, &t[i], &mix, 2, 1, KVB_FD_PER_THREAD, &r);
+
+		ok(!rc && r.runs == 2 && r.ops > 0 && !r.errors && r.samples > 0 &&
+		   r.ops_per_sec > 0 && isfinite(r.ns_per_op) && r.p50 <= r.p99 &&
+		   r.p99 <= r.p999 && r.misses > 0,
+		   "engine runs %s, 2 threads, 80:15:5 zipf (%llu ops, %llu misses)",
+		   t[i].name, r.ops, r.misses);
+		if (!rc)
+			kvb_result_free(&r);
+	}
+	p.ops = 1000;
+	p.repeat = 1;
+	ok(!kvb_run_case(b, &t[0], &mix, 2, 1, KVB_FD_PER_THREAD, &r) &&
+	   r.ops == 2000, "--ops: each thread runs exactly N operations");
+	kvb_result_free(&r);
+	p.sample_every = 1;
+	ok(!kvb_run_case(b, &t[0], &mix, 1, 1, KVB_FD_PER_THREAD, &r) &&
+	   r.samples == 1000, "--sample-every 1 times every operation");
+	kvb_result_free(&r);
+	p.sample_every = 0;
+	ok(!kvb_run_case(b, &t[0], &mix, 1, 1, KVB_FD_PER_THREAD, &r) &&
+	   r.samples == 0 && isnan(r.p50) && r.ops == 1000,
+	   "--sample-every 0: no samples, latency unknown");
+	kvb_result_free(&r);
+	kvb_bench_free(b);
+}
+
+static void fake_results(struct kvb_result *r, double *runs)
+{
+	memset(r, 0, 3 * sizeof(*r));
+	snprintf(r[0].target, sizeof(r[0].target), "nop");
+	r[0].kind = KVB_NOP;
+	r[0].threads = 1;
+	r[0].batch = 1;
+	r[0].runs = 1;
+	r[0].run_ops = runs;
+	r[0].ops_per_sec = 400000;
+	r[0].ns_per_op = 2500;
+	r[0].p50 = 2400;
+	r[0].p99 = 3000;
+	r[0].p999 = 9000;
+	r[1] = r[0];
+	snprintf(r[1].target, sizeof(r[1].target), "rwlock");
+	r[1].kind = KVB_KERNEL;
+	r[1].mix = (struct kvb_mix){ 90, 10, 0 };
+	r[1].ops_per_sec = 200000;
+	r[1].ns_per_op = 5000;
+	r[2] = r[1];
+	snprintf(r[2].target, sizeof(r[2].target), "we\"ird\\\n");
+	r[2].ops_per_sec = 100000;
+	r[2].ns_per_op = 10000;
+	r[2].p50 = NAN;
+	r[2].p99 = NAN;
+	r[2].p999 = NAN;
+	r[2].runs = 2;
+	r[2].spread_pct = INFINITY;
+}
+
+static void test_output(void)
+{
+	struct kvb_params p;
+	struct kvb_result r[3];
+	double runs[2] = { 1, 2 };
+	char *buf = NULL, *line, *save;
+	size_t len = 0;
+	FILE *f;
+	int cols = -1, same = 1, rows = 0, i;
+
+	kvb_params_defaults(&p);
+	p.ncpus = 2;
+	fake_results(r, runs);
+	kvb_compute_ratios(r, 3);
+	ok(r[0].cost_vs_nop == 1 && r[1].cost_vs_nop == 2 && isnan(r[0].tput_vs_rwlock) &&
+	   r[1].tput_vs_rwlock == 1 && r[2].tput_vs_rwlock == 0.5,
+	   "ratios to nop and to rwlock");
+
+	f = open_memstream(&buf, &len);
+	kvb_print_json(f, &p, r, 3, 0);
+	fclose(f);
+	ok(json_valid(buf), "JSON output is well-formed (NaN, infinity, quotes escaped)");
+	ok(strstr(buf, "\"schema\": \"kvbench-bench/1\"") && strstr(buf, "\"p99_9\": 9000") &&
+	   strstr(buf, "\"p50\": null"), "JSON carries schema, latencies, nulls");
+	if (!has_python()) {
+		skip("no python3", "JSON accepted by python3 json.load");
+	} else {
+		char out[256], path[] = "/tmp/kvbench-test-XXXXXX";
+		int fd = mkstemp(path);
+
+		if (fd >= 0) {
+			if (write(fd, buf, len) != (ssize_t)len)
+				fd = -1;
+			close(fd);
+		}
+		ok(fd >= 0 && !run(out, sizeof(out), "python3 -m json.tool %s >/dev/null 2>&1",
+				   path), "JSON accepted by python3 -m json.tool");
+		unlink(path);
+	}
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_json(f, &p, r, 0, 1);
+	fclose(f);
+	ok(json_valid(buf) && strstr(buf, "\"interrupted\": true"),
+	   "JSON with no results (interrupted at once) is well-formed");
+	free(buf);
+	ok(!json_valid("{\"a\": 1,}") && !json_valid("[1 2]") && !json_valid("{\"a\": nan}") &&
+	   !json_valid("\"x") && json_valid("{\"a\": [1, -2.5e3, true, null, \"\\u0001\"]}"),
+	   "the JSON checker itself tells good from bad");
+
+	snprintf(r[2].target, sizeof(r[2].target), "rcu");
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_csv(f, r, 3);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		int c = 1;
+
+		for (i = 0; line[i]; i++)
+			c += line[i] == ',';
+		if (cols < 0)
+			cols = c;
+		else if (c != cols)
+			same = 0;
+		rows++;
+	}
+	ok(rows == 4 && same && cols == 22, "CSV: header + 3 rows, 22 columns each");
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_table(f, &p, r, 3);
+	fclose(f);
+	ok(strstr(buf, "ops/s") && strstr(buf, "p99.9") && strstr(buf, "rwlock") &&
+	   strstr(buf, "90:10") && strstr(buf, "1 op in 64 timed"),
+	   "table has the columns, the rows and the sampling rate");
+	free(buf);
+}
+
+static void test_cli(void)
+{
+	char out[8192];
+	const char *k = kvbench_bin;
+	int st;
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "command line tests");
+		return;
+	}
+	st = run(out, sizeof(out), "%s --help 2>&1", k);
+	ok(st == 0 && strstr(out, "get KEY"), "kvbench --help exits 0");
+	st = run(out, sizeof(out), "%s 2>&1", k);
+	ok(st == 2 && strstr(out, "missing command"), "no command: exit 2");
+	st = run(out, sizeof(out), "%s frob 2>&1", k);
+	ok(st == 2 && strstr(out, "unknown command 'frob'"), "unknown command: exit 2");
+	st = run(out, sizeof(out), "%s --frob 2>&1", k);
+	ok(st == 2 && strstr(out, "--frob"), "unknown option: exit 2");
+	st = run(out, sizeof(out), "%s get 2>&1", k);
+	ok(st == 2 && strstr(out, "kvbench get KEY"), "get without a key: exit 2");
+	st = run(out, sizeof(out), "%s set a 2>&1", k);
+	ok(st == 2, "set without a value: exit 2");
+	st = run(out, sizeof(out), "%s get %0260d 2>&1", k, 1);
+	ok(st == 2 && strstr(out, "1..250"), "key over KVBENCH_KEY_MAX: exit 2");
+	st = run(out, sizeof(out), "%s -d /nonexistent/kvbench get x 2>&1", k);
+	ok(st == 1 && strstr(out, "/nonexistent/kvbench") && strstr(out, "insmod") &&
+	   strstr(out, "modprobe"), "missing device: exit 1, says how to load the module");
+	st = run(out, sizeof(out), "%s -d /dev/null get x 2>&1", k);
+	ok(st == 1 && strstr(out, "get 'x'"), "failing ioctl: exit 1, names the key");
+	st = run(out, sizeof(out), "%s bench --help 2>&1", k);
+	ok(st == 0 && strstr(out, "--backends"), "bench --help exits 0");
+	st = run(out, sizeof(out), "%s bench --threads 0 2>&1", k);
+	ok(st == 2 && strstr(out, "--threads"), "bench --threads 0: exit 2 naming the option");
+	st = run(out, sizeof(out), "%s bench --mix 1:x 2>&1", k);
+	ok(st == 2 && strstr(out, "--mix"), "bench bad --mix: exit 2");
+	st = run(out, sizeof(out), "%s bench --dist pareto 2>&1", k);
+	ok(st == 2 && strstr(out, "--dist"), "bench bad --dist: exit 2");
+	st = run(out, sizeof(out), "%s bench --bogus 2>&1", k);
+	ok(st == 2 && strstr(out, "--bogus"), "bench unknown option: exit 2");
+	st = run(out, sizeof(out), "%s bench --keys 100000 --key-size 3 2>&1", k);
+	ok(st == 2 && strstr(out, "--key-size"), "bench keys that do not fit: exit 2");
+	st = run(out, sizeof(out), "%s bench -q -d /nonexistent -b nop -t 1 -D 10ms 2>&1", k);
+	ok(st == 1 && strstr(out, "insmod"), "bench without the device: exit 1 with the hint");
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock,user-owner -t 1-2 -m get,50:50 -D 30ms -w 5ms -f json 2>/dev/null",
+		 k);
+	ok(st == 0 && json_valid(out) && strstr(out, "user-owner"),
+	   "bench on the userspace baselines: exit 0, valid JSON");
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -D 30ms -w 0 -f csv 2>/dev/null", k);
+	ok(st == 0 && strstr(out, "user-rwlock,userspace,get"), "bench --format csv");
+	st = run(out, sizeof(out), "%s plot 2>&1", k);
+	ok(st == 2 && strstr(out, "RESULTS.csv"), "plot without arguments: exit 2");
+	st = run(out, sizeof(out), "%s plot /nonexistent.csv /tmp/x.png 2>&1", k);
+	ok(st == 1 && strstr(out, "/nonexistent.csv"), "plot of a missing file: exit 1");
+	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1")) {
+		skip("no gnuplot", "bench --csv then kvbench plot draws a PNG");
+	} else {
+		char dir[] = "/tmp/kvbench-test-XXXXXX";
+
+		ok(mkdtemp(dir) &&
+		   !run(out, sizeof(out),
+			"%s bench -q -b user-rwlock -t 1-2 -D 20ms -w 0 --csv %s/r.csv >/dev/null 2>&1 && %s plot %s/r.csv %s/r.png 2>&1 && test -s %s/r.png",
+			k, dir, k, dir, dir, dir),
+		   "bench --csv then kvbench plot draws a PNG");
+		run(out, sizeof(out), "rm -rf %s", dir);
+	}
+	st = run(out, sizeof(out),
+		 "timeout --preserve-status -s INT 0.3 %s bench -q -b user-rwlock -t 1 -D 20s -f json 2>/dev/null",
+		 k);
+	ok(st == 130 && json_valid(out) && strstr(out, "\"interrupted\": true") &&
+	   strstr(out, "user-rwlock"),
+	   "Ctrl-C stops, prints what was measured, exits 130");
+}
+
+/* For the VM smoke test, where there is no python3. */
+static int check_json_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long len = -1;
+	char *buf;
+	int good;
+
+	if (f && !fseek(f, 0, SEEK_END))
+		len = ftell(f);
+	if (len < 0 || fseek(f, 0, SEEK_SET)) {
+		fprintf(stderr, "kvbench-test: %s: %s\n", path, strerror(errno));
+		return 2;
+	}
+	buf = calloc(1, len + 1);
+	if (!buf || fread(buf, 1, len, f) != (size_t)len) {
+		fprintf(stderr, "kvbench-test: %s: read error\n", path);
+		return 2;
+	}
+	fclose(f);
+	good = json_valid(buf) && strstr(buf, "\"schema\": \"kvbench-bench/1\"") &&
+	       strstr(buf, "\"ops_per_sec\"");
+	printf("%s: %s\n", path, good ? "valid kvbench JSON" : "INVALID");
+	free(buf);
+	return good ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--check-json"))
+		return check_json_file(argv[2]);
+	kvbench_bin = argc > 1 ? argv[1] : NULL;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_ulist();
+	test_mix();
+	test_dist_and_counts();
+	test_stats();
+	test_zipf();
+	test_maps();
+	test_engine();
+	test_output();
+	test_cli();
+	printf("1..%d\n", test_num);
+	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
+	       test_num - test_fail - test_skip, test_fail, test_skip);
+	return test_fail ? 1 : 0;
+}
