@@ -21,6 +21,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/wait.h>
 
@@ -86,13 +87,18 @@ static struct owner_map *to_owner_map(struct kvbench_backend *b)
 	return container_of(b, struct owner_map, base);
 }
 
-/* Spin until @done() or for spin_us, whichever comes first. */
+/*
+ * Spin until @done() or for spin_us, whichever comes first, and only while
+ * no other task wants this CPU: a waiter that spins while the task it waits
+ * for (or one it just woke) sits in this CPU's run queue only delays it.
+ */
 static bool owner_spin(bool (*done)(void *arg), void *arg)
 {
 	u64 end = local_clock() + (u64)READ_ONCE(spin_us) * NSEC_PER_USEC;
 
 	while (!done(arg)) {
-		if (need_resched() || local_clock() >= end)
+		if (need_resched() || !single_task_running() ||
+		    local_clock() >= end)
 			return false;
 		cpu_relax();
 	}

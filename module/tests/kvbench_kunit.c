@@ -233,8 +233,11 @@ static void kvbench_limits(struct kunit *test)
 static void kvbench_batch(struct kunit *test)
 {
 	struct kvt *t = kvt_new(test, 16);
-	u8 bufs[4][KVBENCH_GET_INLINE];
 	struct kvbench_req reqs[5];
+	u8 (*bufs)[KVBENCH_GET_INLINE];
+
+	bufs = kunit_kzalloc(test, 3 * sizeof(*bufs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bufs);
 
 	kvt_key(&reqs[0], KVBENCH_OP_GET, "b");
 	reqs[0].get.buf = bufs[0];
@@ -414,7 +417,8 @@ static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE_PARAM(kvbench_limits, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_batch, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_switch_carries_entries, backend_gen_params),
-	KUNIT_CASE_PARAM(kvbench_concurrent, backend_gen_params),
+	KUNIT_CASE_PARAM_ATTR(kvbench_concurrent, backend_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
 	{}
 };
 

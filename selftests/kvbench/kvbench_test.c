@@ -1,0 +1,2420 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Functional tests for /dev/kvbench.
+ *
+ * Every test runs once per backend (FIXTURE_VARIANT). The fixture switches
+ * the module to the variant's backend through sysfs and skips when that
+ * backend is not built. Each test names its keys after itself, deletes
+ * what it creates and gets back every parameter it changes: the teardown
+ * does both, so a failing test leaves the module as it found it.
+ *
+ * Run through kvbench.sh, which loads the module first.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kvbench.h>
+
+/* The harness has an unused handler argument; that is all we silence. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#define KVB_DEV			"/dev/kvbench"
+#define KVB_MODULE		"/sys/module/kvbench"
+#define KVB_PARAM(name)		KVB_MODULE "/parameters/" name
+#define KVB_ATTR(name)		"/sys/class/misc/kvbench/" name
+
+/* Fixed per-entry overhead counted in the "bytes" statistic. */
+#define KVB_ENTRY_OVERHEAD	64
+/* Upper bound of the max_value_len parameter. */
+#define KVB_VALUE_LEN_LIMIT	1048576U
+/* An address in the kernel half on x86_64: never readable by the user. */
+#define KVB_KERNEL_PTR		0xffffffff81000000ULL
+
+#define MAX_TRACKED		128
+#define NR_BAD_PTRS		4
+
+static const char * const bad_ptr_names[NR_BAD_PTRS + 1] = {
+	"NULL", "unmapped", "PROT_NONE", "kernel", "read-only",
+};
+
+/* Every backend the module may offer; a test variant for each. */
+static const char * const all_backends[] = { "rwlock", "rcu", "kthread" };
+
+/* ---------------------------------------------------------------- sysfs */
+
+static int sysfs_read(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+static int sysfs_write(const char *path, const char *val)
+{
+	size_t len = strlen(val);
+	ssize_t n;
+	int ret = 0;
+	int fd;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	if (n < 0)
+		ret = -errno;
+	else if ((size_t)n != len)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+static int sysfs_read_u64(const char *path, unsigned long long *val)
+{
+	char buf[64], *end;
+	int ret;
+
+	ret = sysfs_read(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	errno = 0;
+	*val = strtoull(buf, &end, 10);
+	if (errno || end == buf || *end)
+		return -EINVAL;
+	return 0;
+}
+
+static int sysfs_write_u64(const char *path, unsigned long long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%llu", val);
+	return sysfs_write(path, buf);
+}
+
+static int switch_backend(const char *name)
+{
+	return sysfs_write(KVB_ATTR("backend"), name);
+}
+
+/* ---------------------------------------------------------------- stats */
+
+enum {
+	ST_ENTRIES,
+	ST_BYTES,
+	ST_GETS,
+	ST_HITS,
+	ST_MISSES,
+	ST_SETS,
+	ST_DELS,
+	ST_BATCHES,
+	ST_NR,
+};
+
+static const char * const stat_names[ST_NR] = {
+	"entries", "bytes", "gets", "hits", "misses", "sets", "dels", "batches",
+};
+
+struct kvb_stats {
+	unsigned long long v[ST_NR];
+};
+
+static int stats_read(struct kvb_stats *st)
+{
+	char path[128];
+	int i, ret;
+
+	for (i = 0; i < ST_NR; i++) {
+		snprintf(path, sizeof(path), KVB_ATTR("%s"), stat_names[i]);
+		ret = sysfs_read_u64(path, &st->v[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- ioctl */
+
+static void kv_init(struct kvbench_kv *kv, const void *key, size_t key_len,
+		    const void *value, size_t value_len)
+{
+	memset(kv, 0, sizeof(*kv));
+	kv->key = (__u64)(unsigned long)key;
+	kv->value = (__u64)(unsigned long)value;
+	kv->key_len = key_len;
+	kv->value_len = value_len;
+}
+
+static void op_init(struct kvbench_op *op, __u32 code, const void *key,
+		    size_t key_len, const void *value, size_t value_len)
+{
+	memset(op, 0, sizeof(*op));
+	kv_init(&op->kv, key, key_len, value, value_len);
+	op->op = code;
+	/* Poison: the module must overwrite it. */
+	op->result = 1;
+}
+
+/* Returns 0 or -errno. */
+static int kvb_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) ? -errno : 0;
+}
+
+static int kvb_set(int fd, const void *key, size_t key_len,
+		   const void *value, size_t value_len)
+{
+	struct kvbench_kv kv;
+
+	kv_init(&kv, key, key_len, value, value_len);
+	return kvb_ioctl(fd, KVBENCH_IOC_SET, &kv);
+}
+
+/* @len: in, the buffer size; out, the value length the module reported. */
+static int kvb_get(int fd, const void *key, size_t key_len, void *buf,
+		   __u32 *len)
+{
+	struct kvbench_kv kv;
+	int ret;
+
+	kv_init(&kv, key, key_len, buf, *len);
+	ret = kvb_ioctl(fd, KVBENCH_IOC_GET, &kv);
+	*len = kv.value_len;
+	return ret;
+}
+
+static int kvb_del(int fd, const void *key, size_t key_len)
+{
+	struct kvbench_kv kv;
+
+	kv_init(&kv, key, key_len, NULL, 0);
+	return kvb_ioctl(fd, KVBENCH_IOC_DEL, &kv);
+}
+
+static int kvb_batch(int fd, struct kvbench_op *ops, __u32 count, __u32 flags)
+{
+	struct kvbench_batch batch = {
+		.ops = (__u64)(unsigned long)ops,
+		.count = count,
+		.flags = flags,
+	};
+
+	return kvb_ioctl(fd, KVBENCH_IOC_BATCH, &batch);
+}
+
+/*
+ * GET @key and compare with @exp. Returns 0 on a match, -errno when the
+ * GET fails, 1 when the value differs (length or bytes).
+ */
+static int get_check(int fd, const void *key, size_t key_len,
+		     const void *exp, size_t exp_len)
+{
+	size_t size = exp_len + 64;
+	unsigned char *buf;
+	__u32 len = size;
+	int ret;
+
+	buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, 0xa5, size);
+	ret = kvb_get(fd, key, key_len, buf, &len);
+	if (!ret && (len != exp_len || memcmp(buf, exp, exp_len)))
+		ret = 1;
+	free(buf);
+	return ret;
+}
+
+static int get_check_str(int fd, const char *key, const char *exp)
+{
+	return get_check(fd, key, strlen(key), exp, strlen(exp));
+}
+
+static int set_str(int fd, const char *key, const char *val)
+{
+	return kvb_set(fd, key, strlen(key), val, strlen(val));
+}
+
+static int del_str(int fd, const char *key)
+{
+	return kvb_del(fd, key, strlen(key));
+}
+
+static unsigned int bulk_key(const char *prefix, unsigned int i, char *buf)
+{
+	return snprintf(buf, KVBENCH_KEY_MAX + 1, "%sbulk%05u", prefix, i);
+}
+
+/* ----------------------------------------------- self-checking values */
+
+/*
+ * A value that names its own key, carries a version and a checksum over
+ * everything: a torn value, a value of another key or an old version is
+ * recognised by the reader.
+ */
+struct stamp {
+	__u32 magic;
+	__u32 tid;
+	__u32 idx;
+	__u32 len;
+	__u64 version;
+	__u64 csum;
+};
+
+#define STAMP_MAGIC	0x6b766273
+#define STAMP_ANY_TID	0xffffffffU
+#define STAMP_MAX	(sizeof(struct stamp) + 255)
+
+enum { STAMP_OK, STAMP_TORN, STAMP_FOREIGN };
+
+static __u64 fnv1a(const void *data, size_t len, __u64 h)
+{
+	const unsigned char *p = data;
+
+	while (len--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static __u64 stamp_csum(const unsigned char *buf, size_t len)
+{
+	struct stamp st;
+
+	memcpy(&st, buf, sizeof(st));
+	st.csum = 0;
+	return fnv1a(buf + sizeof(st), len - sizeof(st),
+		     fnv1a(&st, sizeof(st), 0xcbf29ce484222325ULL));
+}
+
+static size_t stamp_encode(unsigned char *buf, __u32 tid, __u32 idx,
+			   __u64 version)
+{
+	size_t len = sizeof(struct stamp) + (version * 37 + idx * 11 + tid) % 256;
+	struct stamp st = {
+		.magic = STAMP_MAGIC,
+		.tid = tid,
+		.idx = idx,
+		.len = len,
+		.version = version,
+	};
+	size_t i;
+
+	for (i = sizeof(st); i < len; i++)
+		buf[i] = (unsigned char)(version * 131 + idx * 7 + tid + i);
+	memcpy(buf, &st, sizeof(st));
+	st.csum = stamp_csum(buf, len);
+	memcpy(buf, &st, sizeof(st));
+	return len;
+}
+
+static int stamp_check(const unsigned char *buf, size_t len, __u32 tid,
+		       __u32 idx, __u64 *version)
+{
+	struct stamp st;
+
+	if (len < sizeof(st))
+		return STAMP_TORN;
+	memcpy(&st, buf, sizeof(st));
+	if (st.magic != STAMP_MAGIC || st.len != len ||
+	    st.csum != stamp_csum(buf, len))
+		return STAMP_TORN;
+	if ((tid != STAMP_ANY_TID && st.tid != tid) || st.idx != idx)
+		return STAMP_FOREIGN;
+	*version = st.version;
+	return STAMP_OK;
+}
+
+/* --------------------------------------------------------------- fixture */
+
+/* The keys a test creates, so that its teardown can delete them. */
+struct test_keys {
+	char prefix[96];		/* "kvbench_test/<test name>/" */
+	unsigned int ntracked;
+	struct {
+		unsigned char key[KVBENCH_KEY_MAX];
+		unsigned int len;
+	} tracked[MAX_TRACKED];
+	unsigned int nbulk;		/* bulk keys 0..nbulk-1 */
+};
+
+FIXTURE(kvbench) {
+	int fd;
+	char orig_backend[64];
+	unsigned long long orig_max_entries;
+	unsigned long long orig_max_bytes;
+	unsigned long long orig_max_value_len;
+	unsigned long long orig_hash_bits;
+	unsigned long long orig_queue_len;	/* 0: no such parameter */
+	long page_size;
+	unsigned char *page;		/* readable and writable */
+	unsigned char *ro;		/* read-only page */
+	__u64 bad[NR_BAD_PTRS + 1];	/* unreadable; the last is read-only */
+	struct test_keys keys;
+};
+
+FIXTURE_VARIANT(kvbench) {
+	const char *backend;
+};
+
+FIXTURE_VARIANT_ADD(kvbench, rwlock) {
+	.backend = "rwlock",
+};
+
+FIXTURE_VARIANT_ADD(kvbench, rcu) {
+	.backend = "rcu",
+};
+
+FIXTURE_VARIANT_ADD(kvbench, kthread) {
+	.backend = "kthread",
+};
+
+/* Remember @key so that the teardown deletes it. */
+static void track(struct test_keys *keys, const void *key, size_t len)
+{
+	if (keys->ntracked >= MAX_TRACKED || len > KVBENCH_KEY_MAX)
+		return;
+	memcpy(keys->tracked[keys->ntracked].key, key, len);
+	keys->tracked[keys->ntracked].len = len;
+	keys->ntracked++;
+}
+
+/* Build a key unique to this test in @buf and track it. */
+static const char *mkkey(struct test_keys *keys, char *buf, const char *name)
+{
+	snprintf(buf, KVBENCH_KEY_MAX + 1, "%s%s", keys->prefix, name);
+	track(keys, buf, strlen(buf));
+	return buf;
+}
+
+/* Bulk keys 0..n-1, all of the same length; the teardown deletes them. */
+static void use_bulk(struct test_keys *keys, unsigned int n)
+{
+	if (n > keys->nbulk)
+		keys->nbulk = n;
+}
+
+FIXTURE_SETUP(kvbench)
+{
+	unsigned char *map;
+	int ret;
+
+	if (access(KVB_MODULE, F_OK))
+		SKIP(return, "kvbench module not loaded (run kvbench.sh)");
+
+	self->fd = -1;
+	snprintf(self->keys.prefix, sizeof(self->keys.prefix),
+		 "kvbench_test/%s/", _metadata->name);
+
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), self->orig_backend,
+				sizeof(self->orig_backend)));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("max_entries"),
+				    &self->orig_max_entries));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("max_bytes"),
+				    &self->orig_max_bytes));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("max_value_len"),
+				    &self->orig_max_value_len));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("hash_bits"),
+				    &self->orig_hash_bits));
+	/* The kthread backend's queue size, if the module has one. */
+	if (sysfs_read_u64(KVB_PARAM("queue_len"), &self->orig_queue_len))
+		self->orig_queue_len = 0;
+
+	/*
+	 * [read-write][hole][PROT_NONE][read-only], all from one mapping so
+	 * that no later mmap() lands in the hole.
+	 */
+	self->page_size = sysconf(_SC_PAGESIZE);
+	map = mmap(NULL, 4 * self->page_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	ASSERT_EQ(0, mprotect(map + 2 * self->page_size, self->page_size,
+			      PROT_NONE));
+	ASSERT_EQ(0, mprotect(map + 3 * self->page_size, self->page_size,
+			      PROT_READ));
+	ASSERT_EQ(0, munmap(map + self->page_size, self->page_size));
+	self->page = map;
+	self->ro = map + 3 * self->page_size;
+
+	self->bad[0] = 0;
+	self->bad[1] = (unsigned long)(map + self->page_size);
+	self->bad[2] = (unsigned long)(map + 2 * self->page_size);
+	self->bad[3] = KVB_KERNEL_PTR;
+	self->bad[4] = (unsigned long)self->ro;
+
+	self->fd = open(KVB_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KVB_DEV, strerror(errno));
+
+	/* Last: nothing to undo when the backend does not exist. */
+	ret = switch_backend(variant->backend);
+	if (ret == -EINVAL)
+		SKIP(return, "backend %s not built", variant->backend);
+	ASSERT_EQ(0, ret);
+}
+
+FIXTURE_TEARDOWN(kvbench)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < self->keys.ntracked; i++) {
+		ret = kvb_del(self->fd, self->keys.tracked[i].key,
+			      self->keys.tracked[i].len);
+		EXPECT_TRUE(ret == 0 || ret == -ENOENT);
+	}
+	for (i = 0; i < self->keys.nbulk; i++) {
+		ret = kvb_del(self->fd, key, bulk_key(self->keys.prefix, i, key));
+		EXPECT_TRUE(ret == 0 || ret == -ENOENT);
+	}
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("max_entries"),
+				     self->orig_max_entries));
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("max_bytes"),
+				     self->orig_max_bytes));
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("max_value_len"),
+				     self->orig_max_value_len));
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"),
+				     self->orig_hash_bits));
+	if (self->orig_queue_len) {
+		ret = sysfs_write_u64(KVB_PARAM("queue_len"), self->orig_queue_len);
+		EXPECT_EQ(0, ret);
+	}
+	/* Also recreates the backend with the restored parameters. */
+	EXPECT_EQ(0, switch_backend(self->orig_backend));
+	close(self->fd);
+	munmap(self->page, self->page_size);
+	munmap(self->page + 2 * self->page_size, 2 * self->page_size);
+}
+
+/* ------------------------------------------------------ the device node */
+
+TEST_F(kvbench, dev_node)
+{
+	struct stat st;
+
+	ASSERT_EQ(0, stat(KVB_DEV, &st));
+	EXPECT_TRUE(S_ISCHR(st.st_mode));
+	/* The module asks for 0600; a udev rule may open it to a group. */
+	EXPECT_TRUE(st.st_gid != 0 || (st.st_mode & 07777) == 0600)
+		TH_LOG("mode %o", st.st_mode & 07777);
+	EXPECT_EQ(0U, st.st_mode & 07007);
+	EXPECT_EQ(0, access(KVB_ATTR("dev"), R_OK));
+}
+
+TEST_F(kvbench, nop)
+{
+	int i;
+	int ret;
+
+	for (i = 0; i < 16; i++) {
+		ret = kvb_ioctl(self->fd, KVBENCH_IOC_NOP, NULL);
+		ASSERT_EQ(0, ret);
+	}
+}
+
+TEST_F(kvbench, backend_name)
+{
+	char buf[64];
+
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), buf, sizeof(buf)));
+	EXPECT_STREQ(variant->backend, buf);
+	ASSERT_EQ(0, sysfs_read(KVB_PARAM("backend"), buf, sizeof(buf)));
+	EXPECT_STREQ(variant->backend, buf);
+}
+
+/* ---------------------------------------------------------- round trips */
+
+TEST_F(kvbench, set_get_roundtrip)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "hello, kvbench"));
+	EXPECT_EQ(0, get_check_str(self->fd, key, "hello, kvbench"));
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+TEST_F(kvbench, get_reports_value_len)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[256];
+	__u32 len = sizeof(buf);
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "0123456789"));
+	memset(buf, 0, sizeof(buf));
+	ASSERT_EQ(0, kvb_get(self->fd, key, strlen(key), buf, &len));
+	EXPECT_EQ(10U, len);
+	EXPECT_EQ(0, memcmp(buf, "0123456789", 10));
+	/* A buffer of exactly the value's length is enough. */
+	len = 10;
+	EXPECT_EQ(0, kvb_get(self->fd, key, strlen(key), buf, &len));
+	EXPECT_EQ(10U, len);
+}
+
+TEST_F(kvbench, shared_between_fds)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	int fd2;
+
+	mkkey(&self->keys, key, "k");
+	fd2 = open(KVB_DEV, O_RDWR);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, set_str(self->fd, key, "one map"));
+	EXPECT_EQ(0, get_check_str(fd2, key, "one map"));
+	EXPECT_EQ(0, del_str(fd2, key));
+	EXPECT_EQ(-ENOENT, del_str(self->fd, key));
+	close(fd2);
+}
+
+TEST_F(kvbench, binary_key_with_nul)
+{
+	unsigned char k1[KVBENCH_KEY_MAX], k2[KVBENCH_KEY_MAX], k3[KVBENCH_KEY_MAX];
+	size_t plen = strlen(self->keys.prefix);
+	unsigned char v[4] = { 0, 1, 0, 2 };
+
+	ASSERT_LT(plen + 5, sizeof(k1));
+	/* prefix "\0a\0b\xff", prefix "\0a\0c\xff", prefix "\0a" */
+	memcpy(k1, self->keys.prefix, plen);
+	memcpy(k1 + plen, "\0a\0b\xff", 5);
+	memcpy(k2, k1, plen + 5);
+	k2[plen + 3] = 'c';
+	memcpy(k3, k1, plen + 2);
+	track(&self->keys, k1, plen + 5);
+	track(&self->keys, k2, plen + 5);
+	track(&self->keys, k3, plen + 2);
+
+	ASSERT_EQ(0, kvb_set(self->fd, k1, plen + 5, "first", 5));
+	ASSERT_EQ(0, kvb_set(self->fd, k2, plen + 5, "second", 6));
+	ASSERT_EQ(0, kvb_set(self->fd, k3, plen + 2, v, sizeof(v)));
+	EXPECT_EQ(0, get_check(self->fd, k1, plen + 5, "first", 5));
+	EXPECT_EQ(0, get_check(self->fd, k2, plen + 5, "second", 6));
+	EXPECT_EQ(0, get_check(self->fd, k3, plen + 2, v, sizeof(v)));
+	/* The key as a C string (cut at the first NUL) is a different key. */
+	EXPECT_EQ(-ENOENT, get_check(self->fd, k1, plen, "", 0));
+
+	EXPECT_EQ(0, kvb_del(self->fd, k2, plen + 5));
+	EXPECT_EQ(0, get_check(self->fd, k1, plen + 5, "first", 5));
+	EXPECT_EQ(0, get_check(self->fd, k3, plen + 2, v, sizeof(v)));
+	EXPECT_EQ(0, kvb_del(self->fd, k3, plen + 2));
+	EXPECT_EQ(0, kvb_del(self->fd, k1, plen + 5));
+}
+
+TEST_F(kvbench, all_byte_values_in_key_and_value)
+{
+	unsigned char key[KVBENCH_KEY_MAX], val[256];
+	size_t plen = strlen(self->keys.prefix);
+	unsigned int i;
+
+	memcpy(key, self->keys.prefix, plen);
+	for (i = 0; i < 256; i++) {
+		key[plen + (i % 128)] = i;
+		val[i] = 255 - i;
+	}
+	/* key = prefix + bytes 128..255 (each overwrote 0..127) */
+	track(&self->keys, key, plen + 128);
+	ASSERT_EQ(0, kvb_set(self->fd, key, plen + 128, val, sizeof(val)));
+	EXPECT_EQ(0, get_check(self->fd, key, plen + 128, val, sizeof(val)));
+	EXPECT_EQ(0, kvb_del(self->fd, key, plen + 128));
+}
+
+TEST_F(kvbench, keys_differ_only_in_length)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	size_t len;
+
+	mkkey(&self->keys, key, "abcd");
+	len = strlen(key);
+	track(&self->keys, key, len - 1);
+	track(&self->keys, key, len - 2);
+
+	ASSERT_EQ(0, kvb_set(self->fd, key, len, "four", 4));
+	ASSERT_EQ(0, kvb_set(self->fd, key, len - 1, "three", 5));
+	EXPECT_EQ(-ENOENT, get_check(self->fd, key, len - 2, "", 0));
+	ASSERT_EQ(0, kvb_set(self->fd, key, len - 2, "two", 3));
+	EXPECT_EQ(0, get_check(self->fd, key, len, "four", 4));
+	EXPECT_EQ(0, get_check(self->fd, key, len - 1, "three", 5));
+	EXPECT_EQ(0, get_check(self->fd, key, len - 2, "two", 3));
+	EXPECT_EQ(0, kvb_del(self->fd, key, len - 1));
+	EXPECT_EQ(0, get_check(self->fd, key, len, "four", 4));
+	EXPECT_EQ(0, get_check(self->fd, key, len - 2, "two", 3));
+	EXPECT_EQ(0, kvb_del(self->fd, key, len));
+	EXPECT_EQ(0, kvb_del(self->fd, key, len - 2));
+}
+
+TEST_F(kvbench, empty_value)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[8] = "xxxxxxx";
+	__u32 len;
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, kvb_set(self->fd, key, strlen(key), buf, 0));
+	/* A zero-sized buffer is enough for an empty value. */
+	len = 0;
+	EXPECT_EQ(0, kvb_get(self->fd, key, strlen(key), buf, &len));
+	EXPECT_EQ(0U, len);
+	len = sizeof(buf);
+	EXPECT_EQ(0, kvb_get(self->fd, key, strlen(key), buf, &len));
+	EXPECT_EQ(0U, len);
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+TEST_F(kvbench, overwrite_other_length)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char big[1000];
+
+	memset(big, 'B', sizeof(big));
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, kvb_set(self->fd, key, strlen(key), big, sizeof(big)));
+	ASSERT_EQ(0, set_str(self->fd, key, "short"));
+	EXPECT_EQ(0, get_check_str(self->fd, key, "short"));
+	ASSERT_EQ(0, kvb_set(self->fd, key, strlen(key), big, 0));
+	EXPECT_EQ(0, get_check(self->fd, key, strlen(key), big, 0));
+	ASSERT_EQ(0, kvb_set(self->fd, key, strlen(key), big, sizeof(big)));
+	EXPECT_EQ(0, get_check(self->fd, key, strlen(key), big, sizeof(big)));
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+TEST_F(kvbench, max_key_len)
+{
+	unsigned char key[KVBENCH_KEY_MAX + 1];
+	size_t plen = strlen(self->keys.prefix);
+
+	memcpy(key, self->keys.prefix, plen);
+	memset(key + plen, 'K', sizeof(key) - plen);
+	track(&self->keys, key, KVBENCH_KEY_MAX);
+
+	ASSERT_EQ(0, kvb_set(self->fd, key, KVBENCH_KEY_MAX, "max", 3));
+	EXPECT_EQ(0, get_check(self->fd, key, KVBENCH_KEY_MAX, "max", 3));
+	/* Its 249-byte prefix is another key. */
+	EXPECT_EQ(-ENOENT, get_check(self->fd, key, KVBENCH_KEY_MAX - 1, "", 0));
+	EXPECT_EQ(-EINVAL, kvb_set(self->fd, key, KVBENCH_KEY_MAX + 1, "x", 1));
+	EXPECT_EQ(0, kvb_del(self->fd, key, KVBENCH_KEY_MAX));
+}
+
+TEST_F(kvbench, value_max_len)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	size_t max = self->orig_max_value_len;
+	char *val;
+
+	val = malloc(max + 1);
+	ASSERT_NE(NULL, val);
+	memset(val, 'v', max + 1);
+	mkkey(&self->keys, key, "k");
+	EXPECT_EQ(0, kvb_set(self->fd, key, strlen(key), val, max));
+	EXPECT_EQ(0, get_check(self->fd, key, strlen(key), val, max));
+	EXPECT_EQ(-E2BIG, kvb_set(self->fd, key, strlen(key), val, max + 1));
+	EXPECT_EQ(0, get_check(self->fd, key, strlen(key), val, max));
+	EXPECT_EQ(0, del_str(self->fd, key));
+	free(val);
+}
+
+TEST_F(kvbench, max_value_len_param)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char val[32];
+
+	memset(val, 'v', sizeof(val));
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_value_len"), 16));
+	EXPECT_EQ(0, kvb_set(self->fd, key, strlen(key), val, 16));
+	EXPECT_EQ(-E2BIG, kvb_set(self->fd, key, strlen(key), val, 17));
+	EXPECT_EQ(0, get_check(self->fd, key, strlen(key), val, 16));
+
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_value_len"), 0));
+	EXPECT_EQ(0, kvb_set(self->fd, key, strlen(key), val, 0));
+	EXPECT_EQ(-E2BIG, kvb_set(self->fd, key, strlen(key), val, 1));
+	EXPECT_EQ(0, get_check(self->fd, key, strlen(key), val, 0));
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+TEST_F(kvbench, max_value_len_range)
+{
+	unsigned long long v;
+	char key[KVBENCH_KEY_MAX + 1];
+	char *val;
+
+	ASSERT_EQ(-EINVAL, sysfs_write_u64(KVB_PARAM("max_value_len"),
+					   KVB_VALUE_LEN_LIMIT + 1));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("max_value_len"), &v));
+	EXPECT_EQ(self->orig_max_value_len, v);
+
+	/* 1 MiB is allowed, and such a value makes a round trip. */
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_value_len"),
+				     KVB_VALUE_LEN_LIMIT));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("max_value_len"), &v));
+	EXPECT_EQ(KVB_VALUE_LEN_LIMIT, v);
+	val = malloc(KVB_VALUE_LEN_LIMIT + 1);
+	ASSERT_NE(NULL, val);
+	for (v = 0; v <= KVB_VALUE_LEN_LIMIT; v++)
+		val[v] = (char)(v * 7 + (v >> 12));
+	mkkey(&self->keys, key, "k");
+	EXPECT_EQ(0, kvb_set(self->fd, key, strlen(key), val,
+			     KVB_VALUE_LEN_LIMIT));
+	EXPECT_EQ(0, get_check(self->fd, key, strlen(key), val,
+			       KVB_VALUE_LEN_LIMIT));
+	EXPECT_EQ(-E2BIG, kvb_set(self->fd, key, strlen(key), val,
+				  KVB_VALUE_LEN_LIMIT + 1));
+	EXPECT_EQ(0, del_str(self->fd, key));
+	free(val);
+}
+
+/* One or two buckets: every lookup walks a long chain of other keys. */
+TEST_F(kvbench, tiny_hash_table)
+{
+	unsigned char val[STAMP_MAX];
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned int i, klen;
+	size_t len;
+	int ret;
+
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), 1));
+	/* hash_bits applies when a backend is created: recreate it. */
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	use_bulk(&self->keys, 200);
+	for (i = 0; i < 200; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		len = stamp_encode(val, 1, i, i);
+		ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, len));
+	}
+	for (i = 0; i < 200; i += 2) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		ASSERT_EQ(0, kvb_del(self->fd, key, klen));
+	}
+	for (i = 0; i < 200; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		len = stamp_encode(val, 1, i, i);
+		ret = get_check(self->fd, key, klen, val, len);
+		EXPECT_EQ(i % 2 ? 0 : -ENOENT, ret) TH_LOG("key %u", i);
+	}
+}
+
+TEST_F(kvbench, del_then_get_enoent)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "soon gone"));
+	ASSERT_EQ(0, del_str(self->fd, key));
+	EXPECT_EQ(-ENOENT, get_check_str(self->fd, key, ""));
+	EXPECT_EQ(-ENOENT, del_str(self->fd, key));
+	/* And it can come back. */
+	ASSERT_EQ(0, set_str(self->fd, key, "back"));
+	EXPECT_EQ(0, get_check_str(self->fd, key, "back"));
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+/* ------------------------------------------------- one test per errno */
+
+TEST_F(kvbench, get_missing_enoent)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[16];
+	__u32 len = sizeof(buf);
+
+	mkkey(&self->keys, key, "never-set");
+	EXPECT_EQ(-ENOENT, kvb_get(self->fd, key, strlen(key), buf, &len));
+}
+
+TEST_F(kvbench, del_missing_enoent)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+
+	mkkey(&self->keys, key, "never-set");
+	EXPECT_EQ(-ENOENT, del_str(self->fd, key));
+}
+
+TEST_F(kvbench, get_small_buffer_erange)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[64];
+	__u32 len;
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "0123456789"));
+	len = 9;
+	EXPECT_EQ(-ERANGE, kvb_get(self->fd, key, strlen(key), buf, &len));
+	EXPECT_EQ(10U, len);
+	len = 0;
+	EXPECT_EQ(-ERANGE, kvb_get(self->fd, key, strlen(key), buf, &len));
+	EXPECT_EQ(10U, len);
+	/* Retrying with the reported length works. */
+	EXPECT_EQ(0, kvb_get(self->fd, key, strlen(key), buf, &len));
+	EXPECT_EQ(10U, len);
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+/* Issue @cmd with @kv after @mutate, expect @err, and nothing stored. */
+#define EXPECT_KV_ERR(cmd, err, mutate) do {				\
+	struct kvbench_kv kv;						\
+	kv_init(&kv, key, strlen(key), buf, sizeof(buf));		\
+	mutate;								\
+	EXPECT_EQ(-(err), kvb_ioctl(self->fd, (cmd), &kv));		\
+} while (0)
+
+TEST_F(kvbench, get_key_len_zero_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[16];
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "v"));
+	EXPECT_KV_ERR(KVBENCH_IOC_GET, EINVAL, kv.key_len = 0);
+}
+
+TEST_F(kvbench, set_key_len_zero_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[16] = "value";
+
+	mkkey(&self->keys, key, "k");
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, EINVAL, kv.key_len = 0);
+	EXPECT_EQ(-ENOENT, get_check_str(self->fd, key, ""));
+}
+
+TEST_F(kvbench, del_key_len_zero_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[16];
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "v"));
+	EXPECT_KV_ERR(KVBENCH_IOC_DEL, EINVAL, kv.key_len = 0);
+	EXPECT_EQ(0, get_check_str(self->fd, key, "v"));
+}
+
+TEST_F(kvbench, get_key_too_long_einval)
+{
+	char key[KVBENCH_KEY_MAX + 8];
+	char buf[16];
+
+	memset(key, 0, sizeof(key));
+	mkkey(&self->keys, key, "k");
+	EXPECT_KV_ERR(KVBENCH_IOC_GET, EINVAL, kv.key_len = KVBENCH_KEY_MAX + 1);
+	EXPECT_KV_ERR(KVBENCH_IOC_GET, EINVAL, kv.key_len = 0xffffffff);
+}
+
+TEST_F(kvbench, set_key_too_long_einval)
+{
+	char key[KVBENCH_KEY_MAX + 8];
+	char buf[16] = "value";
+
+	memset(key, 0, sizeof(key));
+	mkkey(&self->keys, key, "k");
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, EINVAL, kv.key_len = KVBENCH_KEY_MAX + 1);
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, EINVAL, kv.key_len = 0xffffffff);
+}
+
+TEST_F(kvbench, del_key_too_long_einval)
+{
+	char key[KVBENCH_KEY_MAX + 8];
+	char buf[16];
+
+	memset(key, 0, sizeof(key));
+	mkkey(&self->keys, key, "k");
+	EXPECT_KV_ERR(KVBENCH_IOC_DEL, EINVAL, kv.key_len = KVBENCH_KEY_MAX + 1);
+	EXPECT_KV_ERR(KVBENCH_IOC_DEL, EINVAL, kv.key_len = 0xffffffff);
+}
+
+TEST_F(kvbench, get_flags_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[16];
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "v"));
+	EXPECT_KV_ERR(KVBENCH_IOC_GET, EINVAL, kv.flags = 1);
+	EXPECT_KV_ERR(KVBENCH_IOC_GET, EINVAL, kv.flags = 1U << 31);
+}
+
+TEST_F(kvbench, set_flags_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[16] = "new";
+
+	mkkey(&self->keys, key, "k");
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, EINVAL, kv.flags = 1);
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, EINVAL, kv.flags = 1U << 31);
+	EXPECT_EQ(-ENOENT, get_check_str(self->fd, key, ""));
+	/* Nor does a rejected overwrite change the value. */
+	ASSERT_EQ(0, set_str(self->fd, key, "old"));
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, EINVAL, kv.flags = 2);
+	EXPECT_EQ(0, get_check_str(self->fd, key, "old"));
+}
+
+TEST_F(kvbench, del_flags_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[16];
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "v"));
+	EXPECT_KV_ERR(KVBENCH_IOC_DEL, EINVAL, kv.flags = 1);
+	EXPECT_KV_ERR(KVBENCH_IOC_DEL, EINVAL, kv.flags = 1U << 31);
+	EXPECT_EQ(0, get_check_str(self->fd, key, "v"));
+}
+
+TEST_F(kvbench, get_reserved_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[16];
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "v"));
+	EXPECT_KV_ERR(KVBENCH_IOC_GET, EINVAL, kv.reserved = 1);
+	EXPECT_KV_ERR(KVBENCH_IOC_GET, EINVAL, kv.reserved = 1U << 31);
+}
+
+TEST_F(kvbench, set_reserved_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[16] = "new";
+
+	mkkey(&self->keys, key, "k");
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, EINVAL, kv.reserved = 1);
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, EINVAL, kv.reserved = 1U << 31);
+	EXPECT_EQ(-ENOENT, get_check_str(self->fd, key, ""));
+}
+
+TEST_F(kvbench, del_reserved_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[16];
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "v"));
+	EXPECT_KV_ERR(KVBENCH_IOC_DEL, EINVAL, kv.reserved = 1);
+	EXPECT_KV_ERR(KVBENCH_IOC_DEL, EINVAL, kv.reserved = 1U << 31);
+	EXPECT_EQ(0, get_check_str(self->fd, key, "v"));
+}
+
+TEST_F(kvbench, set_value_too_long_e2big)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	size_t max = self->orig_max_value_len;
+	char *val;
+
+	val = calloc(1, max + 2);
+	ASSERT_NE(NULL, val);
+	mkkey(&self->keys, key, "k");
+	EXPECT_EQ(-E2BIG, kvb_set(self->fd, key, strlen(key), val, max + 1));
+	EXPECT_EQ(-ENOENT, get_check_str(self->fd, key, ""));
+	EXPECT_EQ(-E2BIG, kvb_set(self->fd, key, strlen(key), val, 0xffffffff));
+	free(val);
+}
+
+TEST_F(kvbench, get_bad_key_efault)
+{
+	char buf[16];
+	__u32 len;
+	int i;
+
+	for (i = 0; i < NR_BAD_PTRS; i++) {
+		len = sizeof(buf);
+		EXPECT_EQ(-EFAULT, kvb_get(self->fd, (void *)(unsigned long)self->bad[i],
+					   8, buf, &len))
+			TH_LOG("key pointer %s", bad_ptr_names[i]);
+	}
+}
+
+TEST_F(kvbench, set_bad_key_efault)
+{
+	struct kvb_stats before, after;
+	int i;
+	int ret;
+
+	ASSERT_EQ(0, stats_read(&before));
+	for (i = 0; i < NR_BAD_PTRS; i++) {
+		ret = kvb_set(self->fd, (void *)(unsigned long)self->bad[i], 8, "v", 1);
+		EXPECT_EQ(-EFAULT, ret) TH_LOG("key pointer %s", bad_ptr_names[i]);
+	}
+	ASSERT_EQ(0, stats_read(&after));
+	EXPECT_EQ(before.v[ST_ENTRIES], after.v[ST_ENTRIES]);
+}
+
+TEST_F(kvbench, del_bad_key_efault)
+{
+	int i;
+	int ret;
+
+	for (i = 0; i < NR_BAD_PTRS; i++) {
+		ret = kvb_del(self->fd, (void *)(unsigned long)self->bad[i], 8);
+		EXPECT_EQ(-EFAULT, ret) TH_LOG("key pointer %s", bad_ptr_names[i]);
+	}
+}
+
+TEST_F(kvbench, set_bad_value_efault)
+{
+	struct kvb_stats before, after;
+	char key[KVBENCH_KEY_MAX + 1];
+	int i;
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, stats_read(&before));
+	for (i = 0; i < NR_BAD_PTRS; i++) {
+		EXPECT_EQ(-EFAULT, kvb_set(self->fd, key, strlen(key),
+					   (void *)(unsigned long)self->bad[i], 8))
+			TH_LOG("value pointer %s", bad_ptr_names[i]);
+		EXPECT_EQ(-ENOENT, get_check_str(self->fd, key, ""));
+	}
+	ASSERT_EQ(0, stats_read(&after));
+	EXPECT_EQ(before.v[ST_ENTRIES], after.v[ST_ENTRIES]);
+	EXPECT_EQ(before.v[ST_BYTES], after.v[ST_BYTES]);
+}
+
+TEST_F(kvbench, set_bad_value_keeps_old)
+{
+	struct kvb_stats before, after;
+	char key[KVBENCH_KEY_MAX + 1];
+	int i;
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "old value"));
+	ASSERT_EQ(0, stats_read(&before));
+	for (i = 0; i < NR_BAD_PTRS; i++) {
+		EXPECT_EQ(-EFAULT, kvb_set(self->fd, key, strlen(key),
+					   (void *)(unsigned long)self->bad[i], 3))
+			TH_LOG("value pointer %s", bad_ptr_names[i]);
+		EXPECT_EQ(0, get_check_str(self->fd, key, "old value"));
+	}
+	ASSERT_EQ(0, stats_read(&after));
+	EXPECT_EQ(before.v[ST_ENTRIES], after.v[ST_ENTRIES]);
+	EXPECT_EQ(before.v[ST_BYTES], after.v[ST_BYTES]);
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+/* Buffers that run off the end of the readable page into the hole. */
+TEST_F(kvbench, straddling_hole_efault)
+{
+	unsigned char *edge = self->page + self->page_size;
+	char key[KVBENCH_KEY_MAX + 1];
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "old value"));
+
+	/* A key whose last byte is unmapped. */
+	memset(edge - 16, 'e', 16);
+	EXPECT_EQ(-EFAULT, kvb_set(self->fd, edge - 16, 17, "v", 1));
+	EXPECT_EQ(-EFAULT, kvb_del(self->fd, edge - 16, 17));
+
+	/* A value whose last byte is unmapped: the old value stays. */
+	EXPECT_EQ(-EFAULT, kvb_set(self->fd, key, strlen(key), edge - 100, 101));
+	EXPECT_EQ(0, get_check_str(self->fd, key, "old value"));
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+TEST_F(kvbench, get_bad_buffer_efault)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	__u32 len;
+	int i;
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "a value"));
+	for (i = 0; i < NR_BAD_PTRS + 1; i++) {
+		len = 16;
+		EXPECT_EQ(-EFAULT, kvb_get(self->fd, key, strlen(key),
+					   (void *)(unsigned long)self->bad[i], &len))
+			TH_LOG("buffer %s", bad_ptr_names[i]);
+	}
+	EXPECT_EQ(0, get_check_str(self->fd, key, "a value"));
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+TEST_F(kvbench, bad_arg_efault)
+{
+	int i;
+
+	for (i = 0; i < NR_BAD_PTRS; i++) {
+		void *arg = (void *)(unsigned long)self->bad[i];
+
+		EXPECT_EQ(-EFAULT, kvb_ioctl(self->fd, KVBENCH_IOC_GET, arg))
+			TH_LOG("GET arg %s", bad_ptr_names[i]);
+		EXPECT_EQ(-EFAULT, kvb_ioctl(self->fd, KVBENCH_IOC_SET, arg))
+			TH_LOG("SET arg %s", bad_ptr_names[i]);
+		EXPECT_EQ(-EFAULT, kvb_ioctl(self->fd, KVBENCH_IOC_DEL, arg))
+			TH_LOG("DEL arg %s", bad_ptr_names[i]);
+	}
+}
+
+/* Checks come in the documented order: EINVAL, E2BIG, EFAULT, then the op. */
+TEST_F(kvbench, error_order)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	size_t max = self->orig_max_value_len;
+	char buf[16];
+	__u32 len;
+
+	mkkey(&self->keys, key, "missing");
+	/* flags before key_len before E2BIG before EFAULT */
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, EINVAL,
+		      kv.flags = 1; kv.key_len = 0; kv.value_len = max + 1; kv.key = 0);
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, EINVAL,
+		      kv.key_len = KVBENCH_KEY_MAX + 1; kv.value_len = max + 1;
+		      kv.key = 0);
+	EXPECT_KV_ERR(KVBENCH_IOC_SET, E2BIG,
+		      kv.value_len = max + 1; kv.key = 0; kv.value = 0);
+	EXPECT_KV_ERR(KVBENCH_IOC_GET, EINVAL, kv.reserved = 1; kv.key = 0);
+	EXPECT_KV_ERR(KVBENCH_IOC_DEL, EINVAL, kv.key_len = 0; kv.key = 0);
+	/* EFAULT before ENOENT */
+	EXPECT_KV_ERR(KVBENCH_IOC_GET, EFAULT, kv.key = KVB_KERNEL_PTR);
+	EXPECT_KV_ERR(KVBENCH_IOC_DEL, EFAULT, kv.key = KVB_KERNEL_PTR);
+	/* and the key itself is fine */
+	len = sizeof(buf);
+	EXPECT_EQ(-ENOENT, kvb_get(self->fd, key, strlen(key), buf, &len));
+}
+
+TEST_F(kvbench, unknown_cmd_enotty)
+{
+	unsigned long cmds[] = {
+		_IO(KVBENCH_IOC_MAGIC, 0x05),
+		_IOWR(KVBENCH_IOC_MAGIC, 0x05, struct kvbench_kv),
+		_IO(KVBENCH_IOC_MAGIC, 0xff),
+		_IOWR(KVBENCH_IOC_MAGIC + 1, 0x01, struct kvbench_kv),
+		_IOW(KVBENCH_IOC_MAGIC - 1, 0x02, struct kvbench_kv),
+		_IOR(KVBENCH_IOC_MAGIC, 0x01, struct kvbench_kv),	/* GET is _IOWR */
+		_IOWR(KVBENCH_IOC_MAGIC, 0x02, struct kvbench_kv),	/* SET is _IOW */
+		_IOR(KVBENCH_IOC_MAGIC, 0x03, struct kvbench_kv),	/* DEL is _IOW */
+		_IOW(KVBENCH_IOC_MAGIC, 0x04, struct kvbench_batch),	/* BATCH is _IOWR */
+		0,
+	};
+	struct kvbench_op arg[4];
+	unsigned int i;
+	int ret;
+
+	memset(arg, 0, sizeof(arg));
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		ret = kvb_ioctl(self->fd, cmds[i], arg);
+		EXPECT_EQ(-ENOTTY, ret) TH_LOG("cmd %#lx", cmds[i]);
+	}
+}
+
+TEST_F(kvbench, wrong_size_enotty)
+{
+	unsigned long cmds[] = {
+		_IOWR(KVBENCH_IOC_MAGIC, 0x01, struct kvbench_op),
+		_IOWR(KVBENCH_IOC_MAGIC, 0x01, __u64),
+		_IOW(KVBENCH_IOC_MAGIC, 0x02, struct kvbench_op),
+		_IOW(KVBENCH_IOC_MAGIC, 0x02, __u32),
+		_IOW(KVBENCH_IOC_MAGIC, 0x03, struct kvbench_batch),
+		_IOWR(KVBENCH_IOC_MAGIC, 0x04, struct kvbench_kv),
+		_IOW(KVBENCH_IOC_MAGIC, 0x00, int),			/* NOP has no argument */
+	};
+	struct kvbench_op arg[4];
+	unsigned int i;
+	int ret;
+
+	memset(arg, 0, sizeof(arg));
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		ret = kvb_ioctl(self->fd, cmds[i], arg);
+		EXPECT_EQ(-ENOTTY, ret) TH_LOG("cmd %#lx", cmds[i]);
+	}
+}
+
+/* --------------------------------------------------------------- limits */
+
+TEST_F(kvbench, bytes_accounting)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	struct kvb_stats s0, s1;
+	size_t klen;
+	char val[100];
+
+	memset(val, 'v', sizeof(val));
+	mkkey(&self->keys, key, "k");
+	klen = strlen(key);
+	ASSERT_EQ(0, stats_read(&s0));
+	ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, 40));
+	ASSERT_EQ(0, stats_read(&s1));
+	EXPECT_EQ(s0.v[ST_ENTRIES] + 1, s1.v[ST_ENTRIES]);
+	EXPECT_EQ(s0.v[ST_BYTES] + klen + 40 + KVB_ENTRY_OVERHEAD, s1.v[ST_BYTES]);
+
+	ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, 100));
+	ASSERT_EQ(0, stats_read(&s1));
+	EXPECT_EQ(s0.v[ST_ENTRIES] + 1, s1.v[ST_ENTRIES]);
+	EXPECT_EQ(s0.v[ST_BYTES] + klen + 100 + KVB_ENTRY_OVERHEAD, s1.v[ST_BYTES]);
+
+	ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, 0));
+	ASSERT_EQ(0, stats_read(&s1));
+	EXPECT_EQ(s0.v[ST_BYTES] + klen + KVB_ENTRY_OVERHEAD, s1.v[ST_BYTES]);
+
+	ASSERT_EQ(0, kvb_del(self->fd, key, klen));
+	ASSERT_EQ(0, stats_read(&s1));
+	EXPECT_EQ(s0.v[ST_ENTRIES], s1.v[ST_ENTRIES]);
+	EXPECT_EQ(s0.v[ST_BYTES], s1.v[ST_BYTES]);
+}
+
+TEST_F(kvbench, max_entries_enospc)
+{
+	char a[KVBENCH_KEY_MAX + 1], b[KVBENCH_KEY_MAX + 1], c[KVBENCH_KEY_MAX + 1];
+	struct kvb_stats st;
+
+	mkkey(&self->keys, a, "a");
+	mkkey(&self->keys, b, "b");
+	mkkey(&self->keys, c, "c");
+	ASSERT_EQ(0, stats_read(&st));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_entries"), st.v[ST_ENTRIES] + 2));
+
+	ASSERT_EQ(0, set_str(self->fd, a, "1"));
+	ASSERT_EQ(0, set_str(self->fd, b, "2"));
+	EXPECT_EQ(-ENOSPC, set_str(self->fd, c, "3"));
+	EXPECT_EQ(-ENOSPC, set_str(self->fd, c, ""));
+	EXPECT_EQ(-ENOENT, get_check_str(self->fd, c, ""));
+	/* Overwriting at the limit still works, whatever the length. */
+	EXPECT_EQ(0, set_str(self->fd, a, "one, longer"));
+	EXPECT_EQ(0, get_check_str(self->fd, a, "one, longer"));
+	/* Room again after a DEL. */
+	EXPECT_EQ(0, del_str(self->fd, b));
+	EXPECT_EQ(0, set_str(self->fd, c, "3"));
+	EXPECT_EQ(0, get_check_str(self->fd, c, "3"));
+	EXPECT_EQ(-ENOSPC, set_str(self->fd, b, "2"));
+	EXPECT_EQ(0, del_str(self->fd, a));
+	EXPECT_EQ(0, del_str(self->fd, c));
+}
+
+TEST_F(kvbench, max_entries_lowered_keeps_entries)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char val[32];
+	struct kvb_stats s0, s1;
+	unsigned int i;
+
+	use_bulk(&self->keys, 4);
+	for (i = 0; i < 3; i++) {
+		snprintf(val, sizeof(val), "v%u", i);
+		ASSERT_EQ(0, set_str(self->fd, (bulk_key(self->keys.prefix, i, key), key), val));
+	}
+	ASSERT_EQ(0, stats_read(&s0));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_entries"), 1));
+	/* Nothing evicted. */
+	for (i = 0; i < 3; i++) {
+		snprintf(val, sizeof(val), "v%u", i);
+		bulk_key(self->keys.prefix, i, key);
+		EXPECT_EQ(0, get_check_str(self->fd, key, val));
+	}
+	bulk_key(self->keys.prefix, 3, key);
+	EXPECT_EQ(-ENOSPC, set_str(self->fd, key, "new"));
+	bulk_key(self->keys.prefix, 1, key);
+	EXPECT_EQ(0, set_str(self->fd, key, "overwritten"));
+	EXPECT_EQ(0, get_check_str(self->fd, key, "overwritten"));
+	ASSERT_EQ(0, stats_read(&s1));
+	EXPECT_EQ(s0.v[ST_ENTRIES], s1.v[ST_ENTRIES]);
+}
+
+TEST_F(kvbench, max_bytes_enospc)
+{
+	char k[4][KVBENCH_KEY_MAX + 1];
+	char val[32];
+	struct kvb_stats st;
+	unsigned long long e;
+	unsigned int i, klen = 0;
+
+	memset(val, 'v', sizeof(val));
+	use_bulk(&self->keys, 4);
+	for (i = 0; i < 4; i++)
+		klen = bulk_key(self->keys.prefix, i, k[i]);
+	e = klen + 10 + KVB_ENTRY_OVERHEAD;
+	ASSERT_EQ(0, stats_read(&st));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_bytes"), st.v[ST_BYTES] + 2 * e));
+
+	/* Filling up to the limit exactly is allowed. */
+	ASSERT_EQ(0, kvb_set(self->fd, k[0], klen, val, 10));
+	ASSERT_EQ(0, kvb_set(self->fd, k[1], klen, val, 10));
+	EXPECT_EQ(-ENOSPC, kvb_set(self->fd, k[2], klen, val, 0));
+	EXPECT_EQ(-ENOENT, get_check(self->fd, k[2], klen, val, 0));
+	/* An overwrite that does not grow fits; one that grows does not. */
+	EXPECT_EQ(0, kvb_set(self->fd, k[0], klen, "0123456789", 10));
+	EXPECT_EQ(-ENOSPC, kvb_set(self->fd, k[0], klen, val, 11));
+	EXPECT_EQ(0, get_check(self->fd, k[0], klen, "0123456789", 10));
+	EXPECT_EQ(0, kvb_set(self->fd, k[0], klen, val, 5));
+	EXPECT_EQ(0, kvb_set(self->fd, k[0], klen, val, 10));
+	/* Room after a DEL. */
+	EXPECT_EQ(0, kvb_del(self->fd, k[1], klen));
+	EXPECT_EQ(0, kvb_set(self->fd, k[2], klen, val, 10));
+	EXPECT_EQ(0, get_check(self->fd, k[2], klen, val, 10));
+	EXPECT_EQ(-ENOSPC, kvb_set(self->fd, k[3], klen, val, 1));
+}
+
+TEST_F(kvbench, max_bytes_lowered_keeps_entries)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char val[64];
+	struct kvb_stats s0, s1;
+	unsigned int i, klen = 0;
+
+	memset(val, 'v', sizeof(val));
+	use_bulk(&self->keys, 4);
+	for (i = 0; i < 3; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, 20 + i));
+	}
+	ASSERT_EQ(0, stats_read(&s0));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_bytes"), 1));
+	for (i = 0; i < 3; i++) {
+		bulk_key(self->keys.prefix, i, key);
+		EXPECT_EQ(0, get_check(self->fd, key, klen, val, 20 + i));
+	}
+	bulk_key(self->keys.prefix, 3, key);
+	EXPECT_EQ(-ENOSPC, kvb_set(self->fd, key, klen, val, 0));
+	bulk_key(self->keys.prefix, 2, key);
+	EXPECT_EQ(0, kvb_set(self->fd, key, klen, "same size, new bytes", 22));
+	EXPECT_EQ(-ENOSPC, kvb_set(self->fd, key, klen, val, 23));
+	EXPECT_EQ(0, kvb_set(self->fd, key, klen, val, 1));
+	EXPECT_EQ(0, get_check(self->fd, key, klen, val, 1));
+	ASSERT_EQ(0, stats_read(&s1));
+	EXPECT_EQ(s0.v[ST_ENTRIES], s1.v[ST_ENTRIES]);
+	EXPECT_EQ(s0.v[ST_BYTES] - 21, s1.v[ST_BYTES]);
+}
+
+/* ---------------------------------------------------------------- stats */
+
+TEST_F(kvbench, stats_files)
+{
+	char path[128], buf[64];
+	unsigned int i, j;
+	int fd;
+
+	for (i = 0; i < ST_NR; i++) {
+		snprintf(path, sizeof(path), KVB_ATTR("%s"), stat_names[i]);
+		fd = open(path, O_RDONLY);
+		ASSERT_LE(0, fd) TH_LOG("%s", path);
+		memset(buf, 0, sizeof(buf));
+		ASSERT_LT(1, read(fd, buf, sizeof(buf) - 1)) TH_LOG("%s", path);
+		close(fd);
+		/* One decimal number, one newline. */
+		for (j = 0; buf[j] >= '0' && buf[j] <= '9'; j++)
+			;
+		EXPECT_LT(0U, j) TH_LOG("%s: '%s'", path, buf);
+		EXPECT_STREQ("\n", buf + j) TH_LOG("%s", path);
+		/* Read-only. */
+		EXPECT_NE(0, sysfs_write(path, "0")) TH_LOG("%s", path);
+	}
+}
+
+static void expect_deltas(struct __test_metadata *_metadata,
+			  const struct kvb_stats *a, const struct kvb_stats *b,
+			  const long long *delta)
+{
+	int i;
+
+	for (i = ST_GETS; i < ST_NR; i++) {
+		long long seen = b->v[i] - a->v[i];
+
+		EXPECT_EQ(delta[i], seen) TH_LOG("counter %s", stat_names[i]);
+	}
+}
+
+TEST_F(kvbench, stats_get_set_del)
+{
+	char key[KVBENCH_KEY_MAX + 1], miss[KVBENCH_KEY_MAX + 1];
+	struct kvb_stats s0, s1;
+	long long delta[ST_NR] = { 0 };
+
+	mkkey(&self->keys, key, "k");
+	mkkey(&self->keys, miss, "missing");
+	ASSERT_EQ(0, stats_read(&s0));
+	ASSERT_EQ(0, set_str(self->fd, key, "v1"));
+	ASSERT_EQ(0, set_str(self->fd, key, "v22"));
+	ASSERT_EQ(0, get_check_str(self->fd, key, "v22"));
+	ASSERT_EQ(0, get_check_str(self->fd, key, "v22"));
+	ASSERT_EQ(0, get_check_str(self->fd, key, "v22"));
+	ASSERT_EQ(-ENOENT, get_check_str(self->fd, miss, ""));
+	ASSERT_EQ(-ENOENT, get_check_str(self->fd, miss, ""));
+	ASSERT_EQ(0, del_str(self->fd, key));
+	ASSERT_EQ(0, kvb_ioctl(self->fd, KVBENCH_IOC_NOP, NULL));
+	ASSERT_EQ(0, stats_read(&s1));
+
+	delta[ST_SETS] = 2;
+	delta[ST_GETS] = 5;
+	delta[ST_HITS] = 3;
+	delta[ST_MISSES] = 2;
+	delta[ST_DELS] = 1;
+	expect_deltas(_metadata, &s0, &s1, delta);
+	EXPECT_EQ(s0.v[ST_ENTRIES], s1.v[ST_ENTRIES]);
+	EXPECT_EQ(s0.v[ST_BYTES], s1.v[ST_BYTES]);
+}
+
+TEST_F(kvbench, stats_batch)
+{
+	char key[KVBENCH_KEY_MAX + 1], miss[KVBENCH_KEY_MAX + 1];
+	struct kvbench_op ops[5];
+	struct kvb_stats s0, s1;
+	long long delta[ST_NR] = { 0 };
+	char buf[16];
+
+	mkkey(&self->keys, key, "k");
+	mkkey(&self->keys, miss, "missing");
+	op_init(&ops[0], KVBENCH_OP_SET, key, strlen(key), "v", 1);
+	op_init(&ops[1], KVBENCH_OP_GET, key, strlen(key), buf, sizeof(buf));
+	op_init(&ops[2], KVBENCH_OP_GET, miss, strlen(miss), buf, sizeof(buf));
+	op_init(&ops[3], KVBENCH_OP_DEL, key, strlen(key), NULL, 0);
+	op_init(&ops[4], KVBENCH_OP_GET, key, strlen(key), buf, sizeof(buf));
+
+	ASSERT_EQ(0, stats_read(&s0));
+	ASSERT_EQ(0, kvb_batch(self->fd, ops, 5, 0));
+	ASSERT_EQ(0, kvb_batch(self->fd, ops + 2, 1, 0));
+	ASSERT_EQ(0, stats_read(&s1));
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(0, ops[1].result);
+	EXPECT_EQ(-ENOENT, ops[2].result);
+	EXPECT_EQ(0, ops[3].result);
+	EXPECT_EQ(-ENOENT, ops[4].result);
+
+	delta[ST_BATCHES] = 2;
+	delta[ST_SETS] = 1;
+	delta[ST_GETS] = 4;
+	delta[ST_HITS] = 1;
+	delta[ST_MISSES] = 3;
+	delta[ST_DELS] = 1;
+	expect_deltas(_metadata, &s0, &s1, delta);
+}
+
+TEST_F(kvbench, stats_reset)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	struct kvb_stats s0, s1;
+	int i;
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, set_str(self->fd, key, "survives reset"));
+	ASSERT_EQ(0, get_check_str(self->fd, key, "survives reset"));
+	ASSERT_EQ(0, stats_read(&s0));
+	EXPECT_LT(0ULL, s0.v[ST_SETS]);
+	EXPECT_LT(0ULL, s0.v[ST_GETS]);
+
+	ASSERT_EQ(0, sysfs_write(KVB_ATTR("reset"), "1"));
+	ASSERT_EQ(0, stats_read(&s1));
+	for (i = ST_GETS; i < ST_NR; i++) {
+		unsigned long long seen = s1.v[i];
+
+		EXPECT_EQ(0ULL, seen) TH_LOG("counter %s", stat_names[i]);
+	}
+	/* The map is untouched. */
+	EXPECT_EQ(s0.v[ST_ENTRIES], s1.v[ST_ENTRIES]);
+	EXPECT_EQ(s0.v[ST_BYTES], s1.v[ST_BYTES]);
+	EXPECT_EQ(0, get_check_str(self->fd, key, "survives reset"));
+	ASSERT_EQ(0, stats_read(&s1));
+	EXPECT_EQ(1ULL, s1.v[ST_GETS]);
+	EXPECT_EQ(1ULL, s1.v[ST_HITS]);
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+#define STATS_THREADS	4
+#define STATS_ITERS	300
+
+struct stats_worker {
+	pthread_t thread;
+	int fd;
+	char key[KVBENCH_KEY_MAX + 1];
+	char miss[KVBENCH_KEY_MAX + 1];
+	unsigned int failures;
+};
+
+static void *stats_worker_fn(void *arg)
+{
+	struct stats_worker *w = arg;
+	size_t klen = strlen(w->key), mlen = strlen(w->miss);
+	struct kvbench_op ops[3];
+	unsigned int i;
+	char buf[8];
+	__u32 len;
+
+	for (i = 0; i < STATS_ITERS; i++) {
+		len = sizeof(buf);
+		w->failures += kvb_set(w->fd, w->key, klen, "v", 1) != 0;
+		w->failures += kvb_get(w->fd, w->key, klen, buf, &len) != 0;
+		w->failures += kvb_get(w->fd, w->miss, mlen, buf, &len) != -ENOENT;
+		w->failures += kvb_del(w->fd, w->key, klen) != 0;
+		if (i % 10)
+			continue;
+		op_init(&ops[0], KVBENCH_OP_SET, w->key, klen, "v", 1);
+		op_init(&ops[1], KVBENCH_OP_GET, w->key, klen, buf, sizeof(buf));
+		op_init(&ops[2], KVBENCH_OP_DEL, w->key, klen, NULL, 0);
+		w->failures += kvb_batch(w->fd, ops, 3, 0) != 0;
+		w->failures += ops[0].result || ops[1].result || ops[2].result;
+	}
+	return NULL;
+}
+
+/* Counters summed over CPUs lose nothing when threads race. */
+TEST_F_TIMEOUT(kvbench, stats_concurrent, 120)
+{
+	struct stats_worker w[STATS_THREADS];
+	long long delta[ST_NR] = { 0 };
+	long long n = STATS_THREADS * STATS_ITERS;
+	long long nb = STATS_THREADS * (STATS_ITERS / 10);
+	struct kvb_stats s0, s1;
+	unsigned int t;
+	char name[32];
+	int ret;
+
+	for (t = 0; t < STATS_THREADS; t++) {
+		memset(&w[t], 0, sizeof(w[t]));
+		snprintf(name, sizeof(name), "k%u", t);
+		mkkey(&self->keys, w[t].key, name);
+		snprintf(name, sizeof(name), "missing%u", t);
+		mkkey(&self->keys, w[t].miss, name);
+		w[t].fd = open(KVB_DEV, O_RDWR);
+		ASSERT_LE(0, w[t].fd);
+	}
+	ASSERT_EQ(0, stats_read(&s0));
+	for (t = 0; t < STATS_THREADS; t++) {
+		ret = pthread_create(&w[t].thread, NULL, stats_worker_fn, &w[t]);
+		ASSERT_EQ(0, ret);
+	}
+	for (t = 0; t < STATS_THREADS; t++) {
+		pthread_join(w[t].thread, NULL);
+		close(w[t].fd);
+		EXPECT_EQ(0U, w[t].failures) TH_LOG("thread %u", t);
+	}
+	ASSERT_EQ(0, stats_read(&s1));
+
+	delta[ST_SETS] = n + nb;
+	delta[ST_GETS] = 2 * n + nb;
+	delta[ST_HITS] = n + nb;
+	delta[ST_MISSES] = n;
+	delta[ST_DELS] = n + nb;
+	delta[ST_BATCHES] = nb;
+	expect_deltas(_metadata, &s0, &s1, delta);
+	EXPECT_EQ(s0.v[ST_ENTRIES], s1.v[ST_ENTRIES]);
+	EXPECT_EQ(s0.v[ST_BYTES], s1.v[ST_BYTES]);
+}
+
+/* ---------------------------------------------------------------- batch */
+
+TEST_F(kvbench, batch_mixed)
+{
+	char a[KVBENCH_KEY_MAX + 1], b[KVBENCH_KEY_MAX + 1];
+	char bufa[32], bufb[32];
+	struct kvbench_op ops[6];
+
+	mkkey(&self->keys, a, "a");
+	mkkey(&self->keys, b, "b");
+	memset(bufa, 0, sizeof(bufa));
+	memset(bufb, 0, sizeof(bufb));
+	op_init(&ops[0], KVBENCH_OP_SET, a, strlen(a), "alpha", 5);
+	op_init(&ops[1], KVBENCH_OP_SET, b, strlen(b), "beta", 4);
+	op_init(&ops[2], KVBENCH_OP_GET, a, strlen(a), bufa, sizeof(bufa));
+	op_init(&ops[3], KVBENCH_OP_DEL, b, strlen(b), NULL, 0);
+	op_init(&ops[4], KVBENCH_OP_GET, b, strlen(b), bufb, sizeof(bufb));
+	op_init(&ops[5], KVBENCH_OP_SET, b, strlen(b), "gamma!", 6);
+
+	ASSERT_EQ(0, kvb_batch(self->fd, ops, ARRAY_SIZE(ops), 0));
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(0, ops[1].result);
+	EXPECT_EQ(0, ops[2].result);
+	EXPECT_EQ(5U, ops[2].kv.value_len);
+	EXPECT_EQ(0, memcmp(bufa, "alpha", 5));
+	EXPECT_EQ(0, ops[3].result);
+	EXPECT_EQ(-ENOENT, ops[4].result);
+	EXPECT_EQ(0, ops[5].result);
+	EXPECT_EQ(0, get_check_str(self->fd, a, "alpha"));
+	EXPECT_EQ(0, get_check_str(self->fd, b, "gamma!"));
+	EXPECT_EQ(0, del_str(self->fd, a));
+	EXPECT_EQ(0, del_str(self->fd, b));
+}
+
+TEST_F(kvbench, batch_in_order)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	char buf[4][16];
+	struct kvbench_op ops[5];
+	unsigned int i;
+
+	mkkey(&self->keys, key, "k");
+	memset(buf, 0, sizeof(buf));
+	op_init(&ops[0], KVBENCH_OP_SET, key, strlen(key), "1", 1);
+	op_init(&ops[1], KVBENCH_OP_GET, key, strlen(key), buf[0], 16);
+	op_init(&ops[2], KVBENCH_OP_SET, key, strlen(key), "22", 2);
+	op_init(&ops[3], KVBENCH_OP_GET, key, strlen(key), buf[1], 16);
+	op_init(&ops[4], KVBENCH_OP_DEL, key, strlen(key), NULL, 0);
+
+	ASSERT_EQ(0, kvb_batch(self->fd, ops, 5, 0));
+	for (i = 0; i < 5; i++) {
+		int result = ops[i].result;
+
+		EXPECT_EQ(0, result) TH_LOG("op %u", i);
+	}
+	EXPECT_EQ(1U, ops[1].kv.value_len);
+	EXPECT_STREQ("1", buf[0]);
+	EXPECT_EQ(2U, ops[3].kv.value_len);
+	EXPECT_STREQ("22", buf[1]);
+	EXPECT_EQ(-ENOENT, get_check_str(self->fd, key, ""));
+}
+
+TEST_F(kvbench, batch_per_op_errors)
+{
+	char key[KVBENCH_KEY_MAX + 1], miss[KVBENCH_KEY_MAX + 1];
+	size_t max = self->orig_max_value_len;
+	struct kvbench_op ops[12];
+	char buf[16], *big;
+	unsigned int n = 0;
+
+	big = calloc(1, max + 1);
+	ASSERT_NE(NULL, big);
+	mkkey(&self->keys, key, "k");
+	mkkey(&self->keys, miss, "missing");
+	ASSERT_EQ(0, set_str(self->fd, key, "0123456789"));
+
+	op_init(&ops[n++], KVBENCH_OP_GET, miss, strlen(miss), buf, sizeof(buf));
+	op_init(&ops[n++], KVBENCH_OP_DEL, miss, strlen(miss), NULL, 0);
+	op_init(&ops[n++], KVBENCH_OP_GET, key, strlen(key), buf, 4);
+	op_init(&ops[n++], KVBENCH_OP_SET, key, 0, "x", 1);
+	op_init(&ops[n++], KVBENCH_OP_GET, key, KVBENCH_KEY_MAX + 1, buf, sizeof(buf));
+	op_init(&ops[n], KVBENCH_OP_SET, key, strlen(key), "x", 1);
+	ops[n++].kv.flags = 1;
+	op_init(&ops[n], KVBENCH_OP_DEL, key, strlen(key), NULL, 0);
+	ops[n++].kv.reserved = 1;
+	op_init(&ops[n++], KVBENCH_OP_SET, key, strlen(key), big, max + 1);
+	op_init(&ops[n++], KVBENCH_OP_SET, key, strlen(key),
+		(void *)(unsigned long)self->bad[1], 4);
+	op_init(&ops[n++], KVBENCH_OP_GET, (void *)(unsigned long)self->bad[3], 4,
+		buf, sizeof(buf));
+	op_init(&ops[n++], KVBENCH_OP_GET, key, strlen(key),
+		(void *)(unsigned long)self->bad[4], sizeof(buf));
+	/* After all that the key is intact. */
+	op_init(&ops[n++], KVBENCH_OP_GET, key, strlen(key), buf, sizeof(buf));
+
+	ASSERT_EQ(0, kvb_batch(self->fd, ops, n, 0));
+	EXPECT_EQ(-ENOENT, ops[0].result);
+	EXPECT_EQ(-ENOENT, ops[1].result);
+	EXPECT_EQ(-ERANGE, ops[2].result);
+	EXPECT_EQ(10U, ops[2].kv.value_len);
+	EXPECT_EQ(-EINVAL, ops[3].result);
+	EXPECT_EQ(-EINVAL, ops[4].result);
+	EXPECT_EQ(-EINVAL, ops[5].result);
+	EXPECT_EQ(-EINVAL, ops[6].result);
+	EXPECT_EQ(-E2BIG, ops[7].result);
+	EXPECT_EQ(-EFAULT, ops[8].result);
+	EXPECT_EQ(-EFAULT, ops[9].result);
+	EXPECT_EQ(-EFAULT, ops[10].result);
+	EXPECT_EQ(0, ops[11].result);
+	EXPECT_EQ(10U, ops[11].kv.value_len);
+	EXPECT_EQ(0, memcmp(buf, "0123456789", 10));
+	EXPECT_EQ(0, del_str(self->fd, key));
+	free(big);
+}
+
+TEST_F(kvbench, batch_unknown_op)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	struct kvbench_op ops[5];
+
+	mkkey(&self->keys, key, "k");
+	op_init(&ops[0], 0, key, strlen(key), "x", 1);
+	op_init(&ops[1], 4, key, strlen(key), "x", 1);
+	op_init(&ops[2], KVBENCH_OP_SET, key, strlen(key), "ok", 2);
+	op_init(&ops[3], 0xffffffff, key, strlen(key), "x", 1);
+	op_init(&ops[4], KVBENCH_OP_SET | 0x100, key, strlen(key), "x", 1);
+
+	ASSERT_EQ(0, kvb_batch(self->fd, ops, 5, 0));
+	EXPECT_EQ(-EINVAL, ops[0].result);
+	EXPECT_EQ(-EINVAL, ops[1].result);
+	EXPECT_EQ(0, ops[2].result);
+	EXPECT_EQ(-EINVAL, ops[3].result);
+	EXPECT_EQ(-EINVAL, ops[4].result);
+	EXPECT_EQ(0, get_check_str(self->fd, key, "ok"));
+	EXPECT_EQ(0, del_str(self->fd, key));
+}
+
+TEST_F(kvbench, batch_max_count)
+{
+	struct kvbench_op *ops;
+	char (*keys)[KVBENCH_KEY_MAX + 1];
+	__u32 vals[KVBENCH_BATCH_MAX], out[KVBENCH_BATCH_MAX];
+	unsigned int i, klen = 0;
+
+	ops = calloc(KVBENCH_BATCH_MAX, sizeof(*ops));
+	keys = calloc(KVBENCH_BATCH_MAX, sizeof(*keys));
+	ASSERT_NE(NULL, ops);
+	ASSERT_NE(NULL, keys);
+	use_bulk(&self->keys, KVBENCH_BATCH_MAX);
+	for (i = 0; i < KVBENCH_BATCH_MAX; i++) {
+		klen = bulk_key(self->keys.prefix, i, keys[i]);
+		vals[i] = i * 2654435761U;
+		op_init(&ops[i], KVBENCH_OP_SET, keys[i], klen, &vals[i], 4);
+	}
+	ASSERT_EQ(0, kvb_batch(self->fd, ops, KVBENCH_BATCH_MAX, 0));
+	for (i = 0; i < KVBENCH_BATCH_MAX; i++) {
+		EXPECT_EQ(0, ops[i].result) TH_LOG("SET %u", i);
+		op_init(&ops[i], KVBENCH_OP_GET, keys[i], klen, &out[i], 4);
+	}
+	memset(out, 0, sizeof(out));
+	ASSERT_EQ(0, kvb_batch(self->fd, ops, KVBENCH_BATCH_MAX, 0));
+	for (i = 0; i < KVBENCH_BATCH_MAX; i++) {
+		EXPECT_EQ(0, ops[i].result) TH_LOG("GET %u", i);
+		EXPECT_EQ(4U, ops[i].kv.value_len);
+		EXPECT_EQ(vals[i], out[i]) TH_LOG("GET %u", i);
+		op_init(&ops[i], KVBENCH_OP_DEL, keys[i], klen, NULL, 0);
+	}
+	ASSERT_EQ(0, kvb_batch(self->fd, ops, KVBENCH_BATCH_MAX, 0));
+	for (i = 0; i < KVBENCH_BATCH_MAX; i++) {
+		int result = ops[i].result;
+
+		EXPECT_EQ(0, result) TH_LOG("DEL %u", i);
+	}
+	free(keys);
+	free(ops);
+}
+
+/* A rejected batch runs none of its ops. */
+static void batch_expect_none_ran(struct __test_metadata *_metadata,
+				  int fd, const struct kvbench_op *ops,
+				  unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(1, ops[i].result) TH_LOG("op %u result written", i);
+		EXPECT_EQ(-ENOENT, get_check(fd, (void *)(unsigned long)ops[i].kv.key,
+					     ops[i].kv.key_len, "", 0))
+			TH_LOG("op %u ran", i);
+	}
+}
+
+TEST_F(kvbench, batch_count_zero_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	struct kvbench_op ops[1];
+	struct kvb_stats s0, s1;
+
+	mkkey(&self->keys, key, "k");
+	op_init(&ops[0], KVBENCH_OP_SET, key, strlen(key), "x", 1);
+	ASSERT_EQ(0, stats_read(&s0));
+	EXPECT_EQ(-EINVAL, kvb_batch(self->fd, ops, 0, 0));
+	ASSERT_EQ(0, stats_read(&s1));
+	EXPECT_EQ(s0.v[ST_SETS], s1.v[ST_SETS]);
+	batch_expect_none_ran(_metadata, self->fd, ops, 1);
+}
+
+TEST_F(kvbench, batch_count_too_big_einval)
+{
+	struct kvbench_op *ops;
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned int i;
+
+	ops = calloc(KVBENCH_BATCH_MAX + 1, sizeof(*ops));
+	ASSERT_NE(NULL, ops);
+	mkkey(&self->keys, key, "k");
+	for (i = 0; i <= KVBENCH_BATCH_MAX; i++)
+		op_init(&ops[i], KVBENCH_OP_SET, key, strlen(key), "x", 1);
+	EXPECT_EQ(-EINVAL, kvb_batch(self->fd, ops, KVBENCH_BATCH_MAX + 1, 0));
+	EXPECT_EQ(-EINVAL, kvb_batch(self->fd, ops, 0xffffffff, 0));
+	batch_expect_none_ran(_metadata, self->fd, ops, 1);
+	free(ops);
+}
+
+TEST_F(kvbench, batch_flags_einval)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	struct kvbench_op ops[1];
+
+	mkkey(&self->keys, key, "k");
+	op_init(&ops[0], KVBENCH_OP_SET, key, strlen(key), "x", 1);
+	EXPECT_EQ(-EINVAL, kvb_batch(self->fd, ops, 1, 1));
+	EXPECT_EQ(-EINVAL, kvb_batch(self->fd, ops, 1, 1U << 31));
+	batch_expect_none_ran(_metadata, self->fd, ops, 1);
+}
+
+TEST_F(kvbench, batch_ops_efault)
+{
+	struct kvbench_op *edge;
+	char key[KVBENCH_KEY_MAX + 1];
+	int i;
+	int ret;
+
+	for (i = 0; i < NR_BAD_PTRS; i++) {
+		ret = kvb_batch(self->fd, (void *)(unsigned long)self->bad[i], 1, 0);
+		EXPECT_EQ(-EFAULT, ret) TH_LOG("ops pointer %s", bad_ptr_names[i]);
+	}
+
+	/* The second op of two lies in the hole. */
+	mkkey(&self->keys, key, "k");
+	edge = (struct kvbench_op *)(self->page + self->page_size) - 1;
+	op_init(edge, KVBENCH_OP_GET, key, strlen(key), NULL, 0);
+	EXPECT_EQ(-EFAULT, kvb_batch(self->fd, edge, 2, 0));
+}
+
+/* The ops can be read but their results cannot be written back. */
+TEST_F(kvbench, batch_ops_readonly_efault)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	struct kvbench_op *ops = (struct kvbench_op *)self->ro;
+
+	mkkey(&self->keys, key, "missing");
+	ASSERT_EQ(0, mprotect(self->ro, self->page_size, PROT_READ | PROT_WRITE));
+	op_init(&ops[0], KVBENCH_OP_GET, key, strlen(key), NULL, 0);
+	ASSERT_EQ(0, mprotect(self->ro, self->page_size, PROT_READ));
+	EXPECT_EQ(-EFAULT, kvb_batch(self->fd, ops, 1, 0));
+}
+
+/* ------------------------------------------------------- backend switch */
+
+TEST_F(kvbench, switch_unknown_einval)
+{
+	char buf[64];
+
+	EXPECT_EQ(-EINVAL, switch_backend("no-such-backend"));
+	EXPECT_EQ(-EINVAL, switch_backend("\n"));
+	EXPECT_EQ(-EINVAL, switch_backend("rwlock-and-more"));
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), buf, sizeof(buf)));
+	EXPECT_STREQ(variant->backend, buf);
+	/* The same name with a newline, as echo writes it, is fine. */
+	snprintf(buf, sizeof(buf), "%s\n", variant->backend);
+	EXPECT_EQ(0, switch_backend(buf));
+}
+
+#define SWITCH_KEYS	200
+
+static void expect_bulk_values(struct __test_metadata *_metadata, int fd,
+			       const char *prefix, unsigned int n,
+			       const char *where)
+{
+	unsigned char val[STAMP_MAX];
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned int i, klen;
+	size_t len;
+
+	for (i = 0; i < n; i++) {
+		klen = bulk_key(prefix, i, key);
+		len = stamp_encode(val, 0, i, i);
+		EXPECT_EQ(0, get_check(fd, key, klen, val, len))
+			TH_LOG("key %u after switch to %s", i, where);
+	}
+}
+
+TEST_F(kvbench, switch_keeps_entries)
+{
+	unsigned char val[STAMP_MAX];
+	char key[KVBENCH_KEY_MAX + 1];
+	struct kvb_stats s0, s1;
+	unsigned int i, b, klen;
+	size_t len;
+	int ret;
+
+	use_bulk(&self->keys, SWITCH_KEYS);
+	for (i = 0; i < SWITCH_KEYS; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		len = stamp_encode(val, 0, i, i);
+		ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, len));
+	}
+	ASSERT_EQ(0, stats_read(&s0));
+	for (b = 0; b <= ARRAY_SIZE(all_backends); b++) {
+		const char *name = b < ARRAY_SIZE(all_backends) ?
+				   all_backends[b] : variant->backend;
+
+		ret = switch_backend(name);
+		if (ret == -EINVAL)
+			continue;
+		ASSERT_EQ(0, ret) TH_LOG("switch to %s", name);
+		expect_bulk_values(_metadata, self->fd, self->keys.prefix,
+				   SWITCH_KEYS, name);
+		ASSERT_EQ(0, stats_read(&s1));
+		EXPECT_EQ(s0.v[ST_ENTRIES], s1.v[ST_ENTRIES]) TH_LOG("%s", name);
+		EXPECT_EQ(s0.v[ST_BYTES], s1.v[ST_BYTES]) TH_LOG("%s", name);
+	}
+}
+
+TEST_F(kvbench, switch_keeps_limits)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	struct kvb_stats st;
+	unsigned int b;
+	int ret;
+
+	use_bulk(&self->keys, 2);
+	ASSERT_EQ(0, set_str(self->fd, (bulk_key(self->keys.prefix, 0, key), key), "0"));
+	ASSERT_EQ(0, stats_read(&st));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_entries"), st.v[ST_ENTRIES]));
+	for (b = 0; b < ARRAY_SIZE(all_backends); b++) {
+		ret = switch_backend(all_backends[b]);
+		if (ret == -EINVAL)
+			continue;
+		ASSERT_EQ(0, ret);
+		bulk_key(self->keys.prefix, 1, key);
+		EXPECT_EQ(-ENOSPC, set_str(self->fd, key, "1"))
+			TH_LOG("%s", all_backends[b]);
+		bulk_key(self->keys.prefix, 0, key);
+		EXPECT_EQ(0, set_str(self->fd, key, all_backends[b]));
+		EXPECT_EQ(0, get_check_str(self->fd, key, all_backends[b]));
+	}
+}
+
+/* ---------------------------------------------------------- concurrency */
+
+#define STRESS_THREADS	4
+#define STRESS_KEYS	16	/* per thread, written by their owner only */
+#define STRESS_SHARED	8	/* written by every thread */
+#define STRESS_SECONDS	3
+
+struct stress {
+	const char *prefix;
+	unsigned int nthreads;
+	const char *const *backends;
+	unsigned int nbackends;
+	atomic_bool stop;
+	atomic_ulong ops, switches;
+	atomic_ulong lost, ghost, stale, torn, foreign, errors;
+	atomic_int first_errno;
+};
+
+struct stress_worker {
+	struct stress *s;
+	pthread_t thread;
+	unsigned int tid;
+	unsigned int seed;
+	int fd;
+	__u64 version[STRESS_KEYS];
+	bool present[STRESS_KEYS];
+};
+
+/* The first failure a thread recorded: -errno, or -1 for a wrong value. */
+static const char *failure_str(int err)
+{
+	if (!err)
+		return "none";
+	return err == -1 ? "wrong value" : strerror(-err);
+}
+
+static void stress_error(struct stress *s, atomic_ulong *counter, int err)
+{
+	int zero = 0;
+
+	atomic_fetch_add(counter, 1);
+	atomic_compare_exchange_strong(&s->first_errno, &zero, err ? err : -1);
+}
+
+static unsigned long stress_failures(struct stress *s)
+{
+	return atomic_load(&s->lost) + atomic_load(&s->ghost) +
+	       atomic_load(&s->stale) + atomic_load(&s->torn) +
+	       atomic_load(&s->foreign) + atomic_load(&s->errors);
+}
+
+/*
+ * Judge the outcome @ret of a GET of key @idx of thread @tid (any thread
+ * for STAMP_ANY_TID). @w knows the state of its own keys; @own says the
+ * key is one of them.
+ */
+static void stress_judge(struct stress_worker *w, int ret,
+			 const unsigned char *buf, __u32 len, __u32 tid,
+			 unsigned int idx, bool own)
+{
+	struct stress *s = w->s;
+	__u64 version;
+
+	if (ret == -ENOENT) {
+		if (own && w->present[idx])
+			stress_error(s, &s->lost, ret);
+		return;
+	}
+	if (ret) {
+		stress_error(s, &s->errors, ret);
+		return;
+	}
+	if (own && !w->present[idx]) {
+		stress_error(s, &s->ghost, 0);
+		return;
+	}
+	switch (stamp_check(buf, len, tid, idx, &version)) {
+	case STAMP_TORN:
+		stress_error(s, &s->torn, 0);
+		return;
+	case STAMP_FOREIGN:
+		stress_error(s, &s->foreign, 0);
+		return;
+	}
+	if (own && version != w->version[idx])
+		stress_error(s, &s->stale, 0);
+}
+
+/* GET key @idx of thread @tid; @own: this thread owns it and knows its state. */
+static void stress_get(struct stress_worker *w, unsigned int tid,
+		       unsigned int idx, bool own)
+{
+	unsigned char buf[STAMP_MAX];
+	char key[KVBENCH_KEY_MAX + 1];
+	__u32 len = sizeof(buf);
+	unsigned int klen;
+	int ret;
+
+	klen = bulk_key(w->s->prefix, tid * STRESS_KEYS + idx, key);
+	ret = kvb_get(w->fd, key, klen, buf, &len);
+	stress_judge(w, ret, buf, len, tid, idx, own);
+}
+
+static void stress_set(struct stress_worker *w, unsigned int idx)
+{
+	unsigned char val[STAMP_MAX];
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned int klen;
+	size_t len;
+	int ret;
+
+	klen = bulk_key(w->s->prefix, w->tid * STRESS_KEYS + idx, key);
+	len = stamp_encode(val, w->tid, idx, w->version[idx] + 1);
+	ret = kvb_set(w->fd, key, klen, val, len);
+	if (ret) {
+		stress_error(w->s, &w->s->errors, ret);
+		return;
+	}
+	w->version[idx]++;
+	w->present[idx] = true;
+}
+
+static void stress_del(struct stress_worker *w, unsigned int idx)
+{
+	struct stress *s = w->s;
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned int klen;
+	int ret;
+
+	klen = bulk_key(s->prefix, w->tid * STRESS_KEYS + idx, key);
+	ret = kvb_del(w->fd, key, klen);
+	if (ret == -ENOENT && w->present[idx])
+		stress_error(s, &s->lost, ret);
+	else if (ret == 0 && !w->present[idx])
+		stress_error(s, &s->ghost, 0);
+	else if (ret && ret != -ENOENT)
+		stress_error(s, &s->errors, ret);
+	w->present[idx] = false;
+}
+
+/* One BATCH: SET a new version of an own key, then GET it back. */
+static void stress_batch(struct stress_worker *w, unsigned int idx)
+{
+	unsigned char val[STAMP_MAX], buf[STAMP_MAX];
+	char key[KVBENCH_KEY_MAX + 1];
+	struct kvbench_op ops[2];
+	unsigned int klen;
+	size_t len;
+	int ret;
+
+	klen = bulk_key(w->s->prefix, w->tid * STRESS_KEYS + idx, key);
+	len = stamp_encode(val, w->tid, idx, w->version[idx] + 1);
+	op_init(&ops[0], KVBENCH_OP_SET, key, klen, val, len);
+	op_init(&ops[1], KVBENCH_OP_GET, key, klen, buf, sizeof(buf));
+	ret = kvb_batch(w->fd, ops, 2, 0);
+	if (!ret)
+		ret = ops[0].result;
+	if (ret) {
+		stress_error(w->s, &w->s->errors, ret);
+		return;
+	}
+	w->version[idx]++;
+	w->present[idx] = true;
+	stress_judge(w, ops[1].result, buf, ops[1].kv.value_len, w->tid, idx,
+		     true);
+}
+
+/* Keys every thread writes: only their integrity can be checked. */
+static void stress_shared(struct stress_worker *w, unsigned int op)
+{
+	unsigned int k = rand_r(&w->seed) % STRESS_SHARED;
+	unsigned char buf[STAMP_MAX];
+	char key[KVBENCH_KEY_MAX + 1];
+	__u32 len = sizeof(buf);
+	unsigned int klen;
+	int ret;
+
+	klen = bulk_key(w->s->prefix, w->s->nthreads * STRESS_KEYS + k, key);
+	if (op == 0) {
+		len = stamp_encode(buf, w->tid, k, rand_r(&w->seed));
+		ret = kvb_set(w->fd, key, klen, buf, len);
+	} else if (op == 1) {
+		ret = kvb_del(w->fd, key, klen);
+		if (ret == -ENOENT)
+			ret = 0;
+	} else {
+		ret = kvb_get(w->fd, key, klen, buf, &len);
+		stress_judge(w, ret, buf, len, STAMP_ANY_TID, k, false);
+		return;
+	}
+	if (ret)
+		stress_error(w->s, &w->s->errors, ret);
+}
+
+static void *stress_worker_fn(void *arg)
+{
+	struct stress_worker *w = arg;
+	struct stress *s = w->s;
+	unsigned int idx, op;
+
+	while (!atomic_load(&s->stop)) {
+		op = rand_r(&w->seed) % 20;
+		idx = rand_r(&w->seed) % STRESS_KEYS;
+		if (op < 6)
+			stress_set(w, idx);
+		else if (op < 11)
+			stress_get(w, w->tid, idx, true);
+		else if (op < 12)
+			stress_del(w, idx);
+		else if (op < 14)
+			stress_get(w, rand_r(&w->seed) % s->nthreads, idx, false);
+		else if (op < 15)
+			stress_batch(w, idx);
+		else
+			stress_shared(w, op % 3);
+		atomic_fetch_add(&s->ops, 1);
+	}
+	return NULL;
+}
+
+static void *stress_switcher_fn(void *arg)
+{
+	struct stress *s = arg;
+	bool gone[8] = { false };
+	unsigned int i = 0;
+	int ret;
+
+	while (!atomic_load(&s->stop)) {
+		i = (i + 1) % s->nbackends;
+		if (gone[i])
+			continue;
+		ret = switch_backend(s->backends[i]);
+		if (ret == -EINVAL)
+			gone[i] = true;
+		else if (ret)
+			stress_error(s, &s->errors, ret);
+		else
+			atomic_fetch_add(&s->switches, 1);
+		usleep(1000);
+	}
+	return NULL;
+}
+
+TEST_F_TIMEOUT(kvbench, switch_under_load, 120)
+{
+	struct stress_worker w[STRESS_THREADS];
+	struct stress s = {
+		.prefix = self->keys.prefix,
+		.nthreads = STRESS_THREADS,
+		.backends = all_backends,
+		.nbackends = ARRAY_SIZE(all_backends),
+	};
+	pthread_t switcher;
+	unsigned int t, i;
+	int ret;
+
+	use_bulk(&self->keys, STRESS_THREADS * STRESS_KEYS + STRESS_SHARED);
+	for (t = 0; t < STRESS_THREADS; t++) {
+		memset(&w[t], 0, sizeof(w[t]));
+		w[t].s = &s;
+		w[t].tid = t;
+		w[t].seed = t * 7919 + 1;
+		w[t].fd = open(KVB_DEV, O_RDWR);
+		ASSERT_LE(0, w[t].fd);
+	}
+	for (t = 0; t < STRESS_THREADS; t++) {
+		ret = pthread_create(&w[t].thread, NULL, stress_worker_fn, &w[t]);
+		ASSERT_EQ(0, ret);
+	}
+	ASSERT_EQ(0, pthread_create(&switcher, NULL, stress_switcher_fn, &s));
+	sleep(STRESS_SECONDS);
+	atomic_store(&s.stop, true);
+	pthread_join(switcher, NULL);
+	for (t = 0; t < STRESS_THREADS; t++)
+		pthread_join(w[t].thread, NULL);
+
+	TH_LOG("%lu ops, %lu backend switches", atomic_load(&s.ops),
+	       atomic_load(&s.switches));
+	EXPECT_LT(0UL, atomic_load(&s.switches));
+	EXPECT_LT(0UL, atomic_load(&s.ops));
+	EXPECT_EQ(0UL, atomic_load(&s.lost));
+	EXPECT_EQ(0UL, atomic_load(&s.ghost));
+	EXPECT_EQ(0UL, atomic_load(&s.stale));
+	EXPECT_EQ(0UL, atomic_load(&s.torn));
+	EXPECT_EQ(0UL, atomic_load(&s.foreign));
+	EXPECT_EQ(0UL, atomic_load(&s.errors))
+		TH_LOG("first error: %s", failure_str(atomic_load(&s.first_errno)));
+
+	/* At rest, on this variant's backend, every key is as last written. */
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	for (t = 0; t < STRESS_THREADS; t++) {
+		unsigned long before = stress_failures(&s);
+
+		for (i = 0; i < STRESS_KEYS; i++)
+			stress_get(&w[t], t, i, true);
+		EXPECT_EQ(before, stress_failures(&s))
+			TH_LOG("thread %u: final state differs", t);
+	}
+	for (i = 0; i < STRESS_SHARED; i++) {
+		unsigned char buf[STAMP_MAX];
+		char key[KVBENCH_KEY_MAX + 1];
+		__u32 len = sizeof(buf);
+		unsigned int klen;
+		__u64 version;
+
+		klen = bulk_key(self->keys.prefix, STRESS_THREADS * STRESS_KEYS + i, key);
+		ret = kvb_get(self->fd, key, klen, buf, &len);
+		if (ret == -ENOENT)
+			continue;
+		ASSERT_EQ(0, ret);
+		EXPECT_EQ(STAMP_OK, stamp_check(buf, len, STAMP_ANY_TID, i, &version))
+			TH_LOG("shared key %u", i);
+	}
+	for (t = 0; t < STRESS_THREADS; t++)
+		close(w[t].fd);
+}
+
+/* More threads than any sane request queue has slots, all at once. */
+#define MANY_THREADS	320
+#define MANY_ITERS	8
+
+struct many {
+	const char *prefix;
+	pthread_barrier_t start;
+	atomic_ulong failures;
+	atomic_int first_errno;
+	int fd;
+};
+
+struct many_worker {
+	struct many *m;
+	pthread_t thread;
+	unsigned int tid;
+};
+
+static void many_fail(struct many *m, int err)
+{
+	int zero = 0;
+
+	atomic_fetch_add(&m->failures, 1);
+	atomic_compare_exchange_strong(&m->first_errno, &zero, err ? err : -1);
+}
+
+static void *many_worker_fn(void *arg)
+{
+	struct many_worker *w = arg;
+	struct many *m = w->m;
+	unsigned char val[STAMP_MAX], buf[STAMP_MAX];
+	char key[KVBENCH_KEY_MAX + 1];
+	struct kvbench_op ops[2];
+	unsigned int i, klen;
+	__u64 version;
+	__u32 len;
+	size_t vlen;
+	int ret;
+
+	klen = bulk_key(m->prefix, w->tid, key);
+	pthread_barrier_wait(&m->start);
+	for (i = 1; i <= MANY_ITERS; i++) {
+		vlen = stamp_encode(val, w->tid, 0, i);
+		if (i % 2) {
+			ret = kvb_set(m->fd, key, klen, val, vlen);
+			if (ret) {
+				many_fail(m, ret);
+				continue;
+			}
+			len = sizeof(buf);
+			ret = kvb_get(m->fd, key, klen, buf, &len);
+		} else {
+			op_init(&ops[0], KVBENCH_OP_SET, key, klen, val, vlen);
+			op_init(&ops[1], KVBENCH_OP_GET, key, klen, buf, sizeof(buf));
+			ret = kvb_batch(m->fd, ops, 2, 0);
+			if (!ret)
+				ret = ops[0].result ? ops[0].result : ops[1].result;
+			len = ops[1].kv.value_len;
+		}
+		if (ret) {
+			many_fail(m, ret);
+			continue;
+		}
+		if (stamp_check(buf, len, w->tid, 0, &version) != STAMP_OK ||
+		    version != i)
+			many_fail(m, 0);
+	}
+	ret = kvb_del(m->fd, key, klen);
+	if (ret)
+		many_fail(m, ret);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(kvbench, many_threads, 120)
+{
+	struct many_worker *w;
+	struct many m = {
+		.prefix = self->keys.prefix,
+		.fd = self->fd,
+	};
+	pthread_attr_t attr;
+	unsigned int t;
+
+	w = calloc(MANY_THREADS, sizeof(*w));
+	ASSERT_NE(NULL, w);
+	use_bulk(&self->keys, MANY_THREADS);
+	/* Shrink the kthread backend's queue well below the thread count. */
+	if (self->orig_queue_len) {
+		ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("queue_len"), 2));
+		ASSERT_EQ(0, switch_backend(variant->backend));
+	}
+	ASSERT_EQ(0, pthread_barrier_init(&m.start, NULL, MANY_THREADS));
+	ASSERT_EQ(0, pthread_attr_init(&attr));
+	ASSERT_EQ(0, pthread_attr_setstacksize(&attr, 256 * 1024));
+	for (t = 0; t < MANY_THREADS; t++) {
+		w[t].m = &m;
+		w[t].tid = t;
+		ASSERT_EQ(0, pthread_create(&w[t].thread, &attr, many_worker_fn, &w[t]))
+			TH_LOG("thread %u", t);
+	}
+	for (t = 0; t < MANY_THREADS; t++)
+		pthread_join(w[t].thread, NULL);
+	pthread_attr_destroy(&attr);
+	pthread_barrier_destroy(&m.start);
+	EXPECT_EQ(0UL, atomic_load(&m.failures))
+		TH_LOG("first error: %s", failure_str(atomic_load(&m.first_errno)));
+	free(w);
+}
+
+/* --------------------------------------------------------------- unload */
+
+TEST_F(kvbench, unload_refused_while_open)
+{
+	int ret, err;
+
+	ret = syscall(SYS_delete_module, "kvbench", O_NONBLOCK);
+	err = errno;
+	if (ret && err == EPERM)
+		SKIP(return, "no CAP_SYS_MODULE");
+	ASSERT_EQ(-1, ret) TH_LOG("kvbench was unloaded with %s open", KVB_DEV);
+	EXPECT_TRUE(err == EWOULDBLOCK || err == EAGAIN)
+		TH_LOG("delete_module: %s", strerror(err));
+	/* The open file still works. */
+	EXPECT_EQ(0, kvb_ioctl(self->fd, KVBENCH_IOC_NOP, NULL));
+}
+
+TEST_HARNESS_MAIN
