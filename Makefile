@@ -34,7 +34,7 @@ clean:
 	-$(MAKE) -C selftests/kvbench clean
 
 check:
-	$(CURDIR)/tools/vm/check.sh
+	@$(CURDIR)/tools/vm/check.sh
 
 bench:
-	$(CURDIR)/tools/vm/bench.sh
+	@$(CURDIR)/tools/vm/bench.sh

@@ -274,11 +274,13 @@ static struct kvbench_backend *owner_create(const struct kvbench_params *p)
 	if (kvbench_table_init(&m->table, p->hash_bits))
 		goto free_fifo;
 
-	m->owner = kthread_run(owner_thread, m, "kvbench-owner");
+	m->owner = kthread_create(owner_thread, m, "kvbench-owner");
 	if (IS_ERR(m->owner)) {
 		ret = PTR_ERR(m->owner);
 		goto free_table;
 	}
+	sched_set_fifo_low(m->owner);
+	wake_up_process(m->owner);
 	return &m->base;
 
 free_table:

@@ -10,8 +10,15 @@
 # $KVBENCH_OUT in the guest (bench.json from --json, and anything else),
 # copied back by kvbench-vm.
 #
+# With no BENCH_ARGS it runs the default suite: every backend and baseline,
+# read-only, 90:10 and 50:50, 1..nproc threads, batch 1 and 64, three runs
+# per case; then two side studies at nproc threads: what a shared fd costs
+# (rcu GET, per-thread vs shared fd) and what a zipf key distribution does
+# to each backend (90:10). A plot of the main suite goes to bench.png.
+#
 # Environment:
-#   BENCH_ARGS     extra arguments for `kvbench bench` (word-split)
+#   BENCH_ARGS     arguments for `kvbench bench` instead of the default
+#                  suite (word-split)
 #   KVER, NATIVE   as for check.sh
 #   BENCH_TIMEOUT  seconds the VM may run (default 1800)
 #   BENCH_SMP      vCPUs (default: nproc)
@@ -67,8 +74,22 @@ KVBENCH_OUT=${KVBENCH_OUT:-$PWD/out}
 export KVBENCH_OUT
 mkdir -p "$KVBENCH_OUT"
 insmod ./kvbench.ko || exit 1
-./kvbench bench --json "$KVBENCH_OUT/bench.json" "$@"
-rc=$?
+rc=0
+if [ $# -gt 0 ]; then
+	./kvbench bench --json "$KVBENCH_OUT/bench.json" "$@" || rc=$?
+else
+	echo "== main suite: every backend and baseline, 3 mixes, batch 1 and 64"
+	./kvbench bench -b all -m get,90:10,50:50 -t 1-max --batch 1,64 -r 3 \
+		--json "$KVBENCH_OUT/bench.json" --csv "$KVBENCH_OUT/bench.csv" || rc=$?
+	echo
+	echo "== side study: a shared fd against per-thread fds (rcu GET)"
+	./kvbench bench -b nop,rcu -m get -t max --fd both -r 3 \
+		--json "$KVBENCH_OUT/fd.json" || rc=$?
+	echo
+	echo "== side study: zipf(0.99) keys against uniform (90:10)"
+	./kvbench bench -b rwlock,rcu,kthread -m 90:10 -t max --dist zipf -r 3 \
+		--json "$KVBENCH_OUT/zipf.json" || rc=$?
+fi
 rmmod kvbench
 exit $rc
 EOF
@@ -122,6 +143,19 @@ main() {
 			--smp "${BENCH_SMP:-$(nproc)}" --out "$results" \
 			--log "$results/console.log" -- "$cmd" |
 			tee "$results/bench.txt" || status=$?
+	fi
+	if [[ -f $results/bench.csv ]]; then
+		if ! command -v gnuplot >/dev/null; then
+			step "installing gnuplot-nox for the plot"
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+				--no-install-recommends gnuplot-nox >/dev/null 2>&1 ||
+				echo "bench: could not install gnuplot-nox; no plot" >&2
+		fi
+		if command -v gnuplot >/dev/null &&
+			"$REPO/tools/kvbench/kvbench" plot "$results/bench.csv" \
+				"$results/bench.png" >/dev/null; then
+			step "plot: ${results#"$REPO"/}/bench.png"
+		fi
 	fi
 	[[ $status -eq 0 ]] || echo "bench: failed with status $status (see $results)" >&2
 	return "$status"

@@ -83,6 +83,39 @@ count_tap() {
 	record "$name" "$pass" "$fail" "$skip" "$note"
 }
 
+# count_kunit NAME FILE STATUS: let the kernel tree's kunit.py parse the KTAP
+# of a KUnit suite and record its counts.
+count_kunit() {
+	local name=$1 file=$2 status=$3 log=$LOGDIR/kunit-parse.log line
+	local pass=0 fail=0 skip=0 note=''
+
+	python3 "$KSRC/tools/testing/kunit/kunit.py" parse "$file" >"$log" 2>&1 || true
+	line=$(grep -o 'Ran [0-9]* tests:.*' "$log" | tail -n 1)
+	if [[ -z $line ]]; then
+		note="kunit.py parse found no results (see $log)"
+		fail=1
+	else
+		[[ $line =~ passed:\ ([0-9]+) ]] && pass=${BASH_REMATCH[1]}
+		[[ $line =~ failed:\ ([0-9]+) ]] && fail=${BASH_REMATCH[1]}
+		[[ $line =~ crashed:\ ([0-9]+) ]] && fail=$((fail + BASH_REMATCH[1]))
+		[[ $line =~ errors:\ ([0-9]+) ]] && fail=$((fail + BASH_REMATCH[1]))
+		[[ $line =~ skipped:\ ([0-9]+) ]] && skip=${BASH_REMATCH[1]}
+		if [[ $status -ne 0 && $fail -eq 0 ]]; then
+			note="exited with status $status"
+			fail=1
+		fi
+	fi
+	grep -E '\[(PASSED|FAILED|SKIPPED|CRASHED)\]|Testing complete' "$log" | sed 's/^/  /' >&2 || true
+	record "$name" "$pass" "$fail" "$skip" "$note"
+}
+
+count_suite() {
+	case $1 in
+	*kunit:*) count_kunit "$@" ;;
+	*) count_tap "$@" ;;
+	esac
+}
+
 # build NAME CMD...: run a build step; a failed build is a failed suite.
 build() {
 	local name=$1 log
@@ -110,12 +143,22 @@ host_suites() {
 # Guest suites -------------------------------------------------------------
 
 # The suites that need the module, as NAME and a command run by sh from the
-# payload directory (the module is ./kvbench.ko there).
+# payload directory (the module is ./kvbench.ko there). A NAME starting
+# with "kunit:" is counted by the kernel tree's own `kunit.py parse`.
 # shellcheck disable=SC2016 # expanded in the guest
-GUEST_SUITES=(
+STOCK_SUITES=(
 	"kselftest: kvbench"
 	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko ./kvbench.sh'
+	"smoke: kvbench bench"
+	'KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko ./smoke.sh "$KVBENCH_PAYLOAD"'
 )
+# shellcheck disable=SC2016 # expanded in the guest
+DEBUG_SUITES=(
+	"kunit: kvbench"
+	'insmod kvbench.ko && insmod kvbench_kunit.ko && cat /sys/kernel/debug/kunit/kvbench/results; rmmod kvbench_kunit; rmmod kvbench'
+	"${STOCK_SUITES[@]}"
+)
+GUEST_SUITES=("${STOCK_SUITES[@]}")
 
 # Write the payload's driver: it runs each guest suite between marker lines
 # that split_suites() reads back, and always exits 0.
@@ -150,11 +193,11 @@ split_suites() {
 		if ! grep -Eq "^<kvbench-suite:$((i / 2))>( |\$)" "$out"; then
 			record "$prefix${GUEST_SUITES[i]}" 0 1 0 "did not run"
 		elif [[ -z $status ]]; then
-			count_tap "$prefix${GUEST_SUITES[i]}" "$file" 0
+			count_suite "$prefix${GUEST_SUITES[i]}" "$file" 0
 			FAIL[-1]=$((FAIL[-1] + 1))
 			NOTES[-1]="did not finish (crash or timeout)${NOTES[-1]:+; ${NOTES[-1]}}"
 		else
-			count_tap "$prefix${GUEST_SUITES[i]}" "$file" "$status"
+			count_suite "$prefix${GUEST_SUITES[i]}" "$file" "$status"
 		fi
 	done
 }
@@ -164,7 +207,11 @@ make_payload() {
 	local dir=$1
 	mkdir -p "$dir"
 	cp "$REPO/module/kvbench.ko" "$dir/"
-	cp "$REPO/tools/kvbench/kvbench" "$dir/"
+	if [[ -f $REPO/module/kvbench_kunit.ko ]]; then
+		cp "$REPO/module/kvbench_kunit.ko" "$dir/"
+	fi
+	cp "$REPO/tools/kvbench/kvbench" "$REPO/tools/kvbench/kvbench-test" \
+		"$REPO/tools/kvbench/smoke.sh" "$dir/"
 	cp -a "$REPO/selftests/kvbench" "$dir/selftests"
 	write_driver "$dir/run-suites.sh"
 }
@@ -184,6 +231,8 @@ vm_suites() {
 	local out=$LOGDIR/vm-$1.out console=$LOGDIR/vm-$1.console status=0
 	local -a kopt=()
 	[[ -z $kernel ]] || kopt=(--kernel "$kernel")
+	# A KUnit module left by an earlier build for another tree is stale.
+	rm -f "$REPO/module/kvbench_kunit.ko"
 	if ! build "module ($label)" make -C "$REPO" module KDIR="$kdir"; then
 		record_not_run "$prefix" "module did not build"
 		return
@@ -213,6 +262,20 @@ native_suites() {
 	step "native: running the guest suites on $(uname -r)"
 	"$payload/run-suites.sh" | tee "$out"
 	split_suites "$out" "[native] "
+}
+
+# debug_suites: the same suites and KUnit under the debug kernel (lockdep,
+# PROVE_RCU, KASAN, kmemleak...), built once into the cache.
+debug_suites() {
+	local dk
+	step "debug kernel (built once into the cache: 15-25 minutes the first time)"
+	if ! dk=$("$REPO/tools/vm/debug-kernel.sh"); then
+		record "build: debug kernel" 0 1 0 "see tools/vm/debug-kernel.sh output above"
+		return
+	fi
+	GUEST_SUITES=("${DEBUG_SUITES[@]}")
+	vm_suites debug "$dk" "$dk/arch/x86/boot/bzImage"
+	GUEST_SUITES=("${STOCK_SUITES[@]}")
 }
 
 use_native() {
@@ -258,9 +321,11 @@ main() {
 	elif use_native; then
 		native_suites
 	else
+		GUEST_SUITES=("${STOCK_SUITES[@]}")
 		for kver in ${KVERS:-$("$VM" kver)}; do
 			vm_suites "$kver" "$(KVER=$kver "$VM" kdir)"
 		done
+		debug_suites
 	fi
 	summary
 }
