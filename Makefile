@@ -6,6 +6,7 @@
 #                   kernel's headers when present, else the VM's kernel)
 #   make check      build everything and run every test suite
 #   make bench      build everything and run the benchmark
+#   make lint       the static gates alone (tools/lint/lint.sh)
 #
 # On a machine that cannot load modules into its own kernel, check and bench
 # boot a stock Debian kernel under QEMU (tools/vm/). NATIVE=1 forces a run on
@@ -21,7 +22,7 @@ ifeq ($(origin KDIR),undefined)
   endif
 endif
 
-.PHONY: all module clean check bench tools selftests
+.PHONY: all module clean check bench tools selftests lint
 
 all: module
 
@@ -38,3 +39,6 @@ check:
 
 bench:
 	@$(CURDIR)/tools/vm/bench.sh
+
+lint:
+	@$(CURDIR)/tools/lint/lint.sh

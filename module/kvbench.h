@@ -8,12 +8,15 @@
 #ifndef _KVBENCH_H
 #define _KVBENCH_H
 
+#include <linux/completion.h>
 #include <linux/hash.h>
+#include <linux/kfifo.h>
 #include <linux/kvbench.h>
 #include <kunit/visibility.h>
 #include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/rhashtable-types.h>
 #include <linux/string.h>
 #include <linux/types.h>
 
@@ -34,7 +37,9 @@
 
 /**
  * struct kvbench_item - one key and its value, as stored by every backend
- * @node:	the backend's link; only the backend holding the item uses it
+ * @node:	the link of backends with hash chains
+ * @rhead:	the link of the rhashtable backend; only the backend holding
+ *		the item uses either
  * @rcu:	for backends whose readers need a grace period before a put
  * @ref:	one reference for the map that holds the item, one per pending
  *		GET that pinned a large value
@@ -47,7 +52,10 @@
  * releases the old one.
  */
 struct kvbench_item {
-	struct hlist_node node;
+	union {
+		struct hlist_node node;
+		struct rhash_head rhead;
+	};
 	struct rcu_head rcu;
 	refcount_t ref;
 	u32 hash;
@@ -89,6 +97,7 @@ struct kvbench_get {
  * @key:	GET, DEL: the key (for SET the key lives in @item)
  * @item:	SET: the new item; the backend owns it once it returns 0
  * @get:	GET: the result
+ * @next:	free for the backend to chain requests
  */
 struct kvbench_req {
 	u32 op;
@@ -96,6 +105,7 @@ struct kvbench_req {
 	struct kvbench_key key;
 	struct kvbench_item *item;
 	struct kvbench_get get;
+	struct kvbench_req *next;
 };
 
 struct kvbench_backend;
@@ -113,8 +123,9 @@ struct kvbench_params {
 
 /* Statistics only some backends keep (see ->stat). */
 enum kvbench_stat {
-	KVBENCH_STAT_QUEUE_HWM,		/* most requests ever queued at once */
-	KVBENCH_STAT_DRAIN_MEAN_X100,	/* 100 x requests per drain pass */
+	KVBENCH_STAT_QUEUE_HWM,		/* most messages ever queued at once */
+	KVBENCH_STAT_DRAIN_PASSES,	/* owner passes that found messages */
+	KVBENCH_STAT_DRAINED,		/* messages answered in those passes */
 	KVBENCH_STAT_QUEUE_FULL,	/* times a caller found the queue full */
 };
 
@@ -134,8 +145,9 @@ enum kvbench_stat {
  *		@fn; the core calls it with no operation in flight
  * @adopt:	link an item that comes from another map (already charged);
  *		called with no operation in flight
- * @stat:	optional: the value of a backend-specific statistic, 0 for
- *		those it does not keep
+ * @stat:	optional: the value of a backend-specific statistic, summed
+ *		over its queues (QUEUE_HWM: the largest), 0 for those it
+ *		does not keep
  * @reset_stats: optional: zero the backend-specific statistics
  *
  * @get, @set, @del and @batch store their outcome in ->result. They may
@@ -166,6 +178,8 @@ struct kvbench_backend {
 extern const struct kvbench_backend_ops kvbench_rwlock_ops;
 extern const struct kvbench_backend_ops kvbench_rcu_ops;
 extern const struct kvbench_backend_ops kvbench_kthread_ops;
+extern const struct kvbench_backend_ops kvbench_kthread_percpu_ops;
+extern const struct kvbench_backend_ops kvbench_rhashtable_ops;
 
 /* Items (kvbench_item.c) */
 struct kvbench_item *kvbench_item_alloc(u32 key_len, u32 value_len);
@@ -200,10 +214,68 @@ kvbench_table_bucket(const struct kvbench_table *t, u32 hash)
 	return &t->buckets[hash_32(hash, t->bits)];
 }
 
+/**
+ * struct kvbench_owner_msg - requests queued to an owner thread
+ * @head:	the first request; the rest follow through ->next
+ * @done:	completed by the owner once every request is answered
+ *
+ * Lives with the caller (usually on its stack) until @done completes.
+ */
+struct kvbench_owner_msg {
+	struct kvbench_req *head;
+	struct completion done;
+};
+
+/**
+ * struct kvbench_owner - a kernel thread that owns a table (kvbench_owner.c)
+ * @in_lock:	serialises producers putting messages into @fifo
+ * @fifo:	many producers under @in_lock, one consumer (the owner thread)
+ *		without a lock
+ * @room:	producers that found @fifo full wait here for the owner
+ * @task:	the owner thread
+ * @idle:	set by the owner before it checks @fifo a last time and
+ *		sleeps; a producer that sees it set wakes the owner
+ * @table:	touched only by the owner thread, or by whoever stopped it
+ * @queue_hwm:	written by the owner: most messages seen queued at once
+ * @passes:	written by the owner: passes that found messages
+ * @drained:	written by the owner: messages answered
+ * @queue_full:	times a producer found @fifo full (slow path only)
+ *
+ * A stats reset zeroes the owner-written fields from another context: a
+ * reset that races with a pass may be partly undone, which is harmless.
+ */
+struct kvbench_owner {
+	spinlock_t in_lock;		/* serialises producers of @fifo */
+	DECLARE_KFIFO_PTR(fifo, struct kvbench_owner_msg *);
+	wait_queue_head_t room;
+	struct task_struct *task;
+	bool idle;
+	struct kvbench_table table;
+	unsigned long queue_hwm;
+	unsigned long passes;
+	unsigned long drained;
+	atomic_long_t queue_full;
+};
+
+int kvbench_owner_start(struct kvbench_owner *o,
+			const struct kvbench_params *p, int id);
+void kvbench_owner_free(struct kvbench_owner *o);
+void kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
+void kvbench_owner_wait(struct kvbench_owner_msg *msg);
+void kvbench_owner_drain(struct kvbench_owner *o,
+			 void (*fn)(struct kvbench_item *item, void *arg),
+			 void *arg);
+void kvbench_owner_adopt(struct kvbench_owner *o, struct kvbench_item *item);
+unsigned long kvbench_owner_stat(struct kvbench_owner *o,
+				 enum kvbench_stat stat);
+void kvbench_owner_reset_stats(struct kvbench_owner *o);
+
 /* Limits and accounting (kvbench_main.c); never sleep */
 int kvbench_charge(const struct kvbench_item *item,
 		   const struct kvbench_item *old);
 void kvbench_uncharge(const struct kvbench_item *item);
+void kvbench_charge_undo(const struct kvbench_item *item,
+			 const struct kvbench_item *old);
 
 static inline const u8 *kvbench_item_value(const struct kvbench_item *item)
 {

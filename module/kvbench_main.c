@@ -37,11 +37,15 @@ static const struct kvbench_backend_ops * const kvbench_backends[] = {
 	&kvbench_rwlock_ops,
 	&kvbench_rcu_ops,
 	&kvbench_kthread_ops,
+	&kvbench_kthread_percpu_ops,
+	&kvbench_rhashtable_ops,
 };
 
-/* Counters bumped on every operation: per CPU, summed when read. */
+/*
+ * Counters bumped on every operation: per CPU, summed when read. A GET bumps
+ * one of hits or misses; "gets" is their sum.
+ */
 struct kvbench_stats {
-	unsigned long gets;
 	unsigned long hits;
 	unsigned long misses;
 	unsigned long sets;
@@ -226,7 +230,8 @@ static const struct kernel_param_ops kvbench_backend_param_ops = {
 	.get = kvbench_param_backend_get,
 };
 module_param_cb(backend, &kvbench_backend_param_ops, NULL, 0644);
-MODULE_PARM_DESC(backend, "Concurrency backend: rwlock, rcu (default) or kthread");
+MODULE_PARM_DESC(backend,
+		 "Concurrency backend: rwlock, rcu (default), kthread, kthread-percpu or rhashtable");
 
 static int kvbench_param_hash_bits_set(const char *val,
 				       const struct kernel_param *kp)
@@ -262,7 +267,7 @@ static const struct kernel_param_ops kvbench_queue_len_param_ops = {
 };
 module_param_cb(queue_len, &kvbench_queue_len_param_ops, &queue_len, 0644);
 MODULE_PARM_DESC(queue_len,
-		 "Request queue slots of the kthread backend, a power of two 2..65536 (default 256); applies when a backend is created");
+		 "Request queue slots of each owner thread of the kthread backends, a power of two 2..65536 (default 256); applies when a backend is created");
 
 static int kvbench_param_max_value_len_set(const char *val,
 					   const struct kernel_param *kp)
@@ -340,6 +345,19 @@ void kvbench_uncharge(const struct kvbench_item *item)
 {
 	atomic_long_dec(&kvbench.entries);
 	atomic_long_sub(kvbench_item_bytes(item), &kvbench.bytes);
+}
+
+/* Undo a successful kvbench_charge(@item, @old) that was not used. */
+void kvbench_charge_undo(const struct kvbench_item *item,
+			 const struct kvbench_item *old)
+{
+	long delta = kvbench_item_bytes(item);
+
+	if (old)
+		delta -= kvbench_item_bytes(old);
+	else
+		atomic_long_dec(&kvbench.entries);
+	atomic_long_sub(delta, &kvbench.bytes);
 }
 
 long kvbench_entries(void)
@@ -451,7 +469,6 @@ static void kvbench_count(const struct kvbench_req *req)
 {
 	switch (req->op) {
 	case KVBENCH_OP_GET:
-		this_cpu_inc(kvbench.stats->gets);
 		if (req->result == -ENOENT)
 			this_cpu_inc(kvbench.stats->misses);
 		else
@@ -487,7 +504,9 @@ static int kvbench_complete(struct kvbench_req *req,
 			ret = -EFAULT;
 		if (ref)
 			kvbench_item_put(ref);
-		if ((!ret || ret == -ERANGE) && put_user(req->get.len, ulen))
+		/* A buffer of exactly the value's size already says so. */
+		if ((!ret || ret == -ERANGE) && req->get.len != kv->value_len &&
+		    put_user(req->get.len, ulen))
 			ret = -EFAULT;
 		break;
 	case KVBENCH_OP_SET:
@@ -667,12 +686,8 @@ static ssize_t bytes_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(bytes);
 
-/* The per-CPU counters: each file's ->var is its offset in kvbench_stats. */
-static ssize_t kvbench_stat_show(struct device *dev,
-				 struct device_attribute *attr, char *buf)
+static unsigned long kvbench_stat_sum(size_t offset)
 {
-	size_t offset = (size_t)container_of(attr, struct dev_ext_attribute,
-					     attr)->var;
 	unsigned long sum = 0;
 	int cpu;
 
@@ -680,13 +695,27 @@ static ssize_t kvbench_stat_show(struct device *dev,
 		sum += READ_ONCE(*(unsigned long *)
 				 ((char *)per_cpu_ptr(kvbench.stats, cpu) +
 				  offset));
-	return sysfs_emit(buf, "%lu\n", sum);
+	return sum;
 }
 
-static struct dev_ext_attribute dev_attr_gets = {
-	__ATTR(gets, 0444, kvbench_stat_show, NULL),
-	(void *)offsetof(struct kvbench_stats, gets)
-};
+/* The per-CPU counters: each file's ->var is its offset in kvbench_stats. */
+static ssize_t kvbench_stat_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	size_t offset = (size_t)container_of(attr, struct dev_ext_attribute,
+					     attr)->var;
+
+	return sysfs_emit(buf, "%lu\n", kvbench_stat_sum(offset));
+}
+
+static ssize_t gets_show(struct device *dev, struct device_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%lu\n",
+			  kvbench_stat_sum(offsetof(struct kvbench_stats, hits)) +
+			  kvbench_stat_sum(offsetof(struct kvbench_stats, misses)));
+}
+static DEVICE_ATTR_RO(gets);
 
 static struct dev_ext_attribute dev_attr_hits = {
 	__ATTR(hits, 0444, kvbench_stat_show, NULL),
@@ -714,15 +743,20 @@ static struct dev_ext_attribute dev_attr_batches = {
 };
 
 /* A statistic of the current backend, 0 if it does not keep it. */
+static unsigned long kvbench_backend_stat_locked(enum kvbench_stat stat)
+{
+	struct kvbench_backend *b = kvbench.backend;
+
+	lockdep_assert_held(&kvbench_switch_mutex);
+	return b && b->ops->stat ? b->ops->stat(b, stat) : 0;
+}
+
 static unsigned long kvbench_backend_stat(enum kvbench_stat stat)
 {
-	struct kvbench_backend *b;
-	unsigned long val = 0;
+	unsigned long val;
 
 	mutex_lock(&kvbench_switch_mutex);
-	b = kvbench.backend;
-	if (b && b->ops->stat)
-		val = b->ops->stat(b, stat);
+	val = kvbench_backend_stat_locked(stat);
 	mutex_unlock(&kvbench_switch_mutex);
 	return val;
 }
@@ -738,8 +772,14 @@ static DEVICE_ATTR_RO(queue_hwm);
 static ssize_t drain_mean_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
-	unsigned long x100 = kvbench_backend_stat(KVBENCH_STAT_DRAIN_MEAN_X100);
+	unsigned long passes, drained, x100 = 0;
 
+	mutex_lock(&kvbench_switch_mutex);
+	passes = kvbench_backend_stat_locked(KVBENCH_STAT_DRAIN_PASSES);
+	drained = kvbench_backend_stat_locked(KVBENCH_STAT_DRAINED);
+	mutex_unlock(&kvbench_switch_mutex);
+	if (passes)
+		x100 = drained * 100 / passes;
 	return sysfs_emit(buf, "%lu.%02lu\n", x100 / 100, x100 % 100);
 }
 static DEVICE_ATTR_RO(drain_mean);
@@ -778,7 +818,7 @@ static struct attribute *kvbench_attrs[] = {
 	&dev_attr_backend.attr,
 	&dev_attr_entries.attr,
 	&dev_attr_bytes.attr,
-	&dev_attr_gets.attr.attr,
+	&dev_attr_gets.attr,
 	&dev_attr_hits.attr.attr,
 	&dev_attr_misses.attr.attr,
 	&dev_attr_sets.attr.attr,

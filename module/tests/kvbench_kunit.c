@@ -18,7 +18,9 @@
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
-static const char * const backend_names[] = { "rwlock", "rcu", "kthread" };
+static const char * const backend_names[] = {
+	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable",
+};
 
 static void backend_desc(const char * const *name, char *desc)
 {

@@ -55,7 +55,9 @@ static const char * const bad_ptr_names[NR_BAD_PTRS + 1] = {
 };
 
 /* Every backend the module may offer; a test variant for each. */
-static const char * const all_backends[] = { "rwlock", "rcu", "kthread" };
+static const char * const all_backends[] = {
+	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable",
+};
 
 /* ---------------------------------------------------------------- sysfs */
 
@@ -398,6 +400,14 @@ FIXTURE_VARIANT_ADD(kvbench, rcu) {
 
 FIXTURE_VARIANT_ADD(kvbench, kthread) {
 	.backend = "kthread",
+};
+
+FIXTURE_VARIANT_ADD(kvbench, kthread_percpu) {
+	.backend = "kthread-percpu",
+};
+
+FIXTURE_VARIANT_ADD(kvbench, rhashtable) {
+	.backend = "rhashtable",
 };
 
 /* Remember @key so that the teardown deletes it. */

@@ -271,6 +271,8 @@ static const struct kvb_target known_targets[] = {
 	{ "rwlock", KVB_KERNEL },
 	{ "rcu", KVB_KERNEL },
 	{ "kthread", KVB_KERNEL },
+	{ "kthread-percpu", KVB_KERNEL },
+	{ "rhashtable", KVB_KERNEL },
 	{ "user-rwlock", KVB_USER_RWLOCK },
 	{ "user-owner", KVB_USER_OWNER },
 };
@@ -343,7 +345,7 @@ int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
 			continue;
 		if (!valid_name(tok)) {
 			fail(err, errlen,
-			     "'%s' is not a backend name (known: nop, rwlock, rcu, kthread, user-rwlock, user-owner, all, kernel, baselines, current)",
+			     "'%s' is not a backend name (known: nop, rwlock, rcu, kthread, kthread-percpu, rhashtable, user-rwlock, user-owner, all, kernel, baselines, current)",
 			     tok);
 			goto out_free;
 		}

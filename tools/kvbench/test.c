@@ -320,14 +320,14 @@ static void test_dist_and_counts(void)
 	   kvb_parse_count("101", 0, 100, &v, err, sizeof(err)) &&
 	   kvb_parse_count("-1", 0, 100, &v, err, sizeof(err)),
 	   "bad counts refused");
-	ok(!kvb_parse_targets("all", &tg, &n, err, sizeof(err)) && n == 6 &&
-	   tg[0].kind == KVB_NOP && tg[5].kind == KVB_USER_OWNER, "backends all");
+	ok(!kvb_parse_targets("all", &tg, &n, err, sizeof(err)) && n == 8 &&
+	   tg[0].kind == KVB_NOP && tg[7].kind == KVB_USER_OWNER, "backends all");
 	if (!n)
 		tg = NULL;
 	free(tg);
 	n = 0;
 	ok(!kvb_parse_targets("nop,rwlock,nop,kernel", &tg, &n, err, sizeof(err)) &&
-	   n == 4 && !strcmp(tg[2].name, "rcu"), "backends deduplicated, kernel expands");
+	   n == 6 && !strcmp(tg[2].name, "rcu"), "backends deduplicated, kernel expands");
 	if (n)
 		free(tg);
 	n = 0;

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench owner threads: a kernel thread that owns a table and answers the
+ * requests callers queue to it. The machinery the "kthread" backend (one
+ * owner) and the "kthread-percpu" backend (one owner per shard) share.
+ *
+ * The owner is the only task that ever touches its table, so the table
+ * needs no lock. A caller, whose keys and values the core has already
+ * copied into kernel memory, puts a message into the owner's kfifo, makes
+ * sure the owner is awake, and waits on a completion in the message; the
+ * owner takes every queued message per pass, runs its requests and
+ * completes it.
+ *
+ * What costs is not the table but the hand-off: a sleep and a wake-up on
+ * each side of every request. So both sides first spin for a short, bounded
+ * time (kthread_spin_us) before they sleep, and only while no other task
+ * wants their CPU; the producer skips the wake-up when the owner is known
+ * to be awake, and a BATCH travels as one message. An idle owner sleeps: it
+ * spins only right after it has done work.
+ */
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
+#include <linux/time64.h>
+
+#include "kvbench.h"
+
+static unsigned int spin_us = 20;
+
+static int kvbench_param_spin_us_set(const char *val,
+				     const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 1000);
+}
+
+static const struct kernel_param_ops kvbench_spin_us_param_ops = {
+	.set = kvbench_param_spin_us_set,
+	.get = param_get_uint,
+};
+module_param_cb(kthread_spin_us, &kvbench_spin_us_param_ops, &spin_us, 0644);
+MODULE_PARM_DESC(kthread_spin_us,
+		 "Microseconds an owner thread or a caller waiting for one spins before sleeping, 0..1000 (default 20)");
+
+/*
+ * Spin until @done() or for spin_us, whichever comes first, and only while
+ * no other task wants this CPU: a waiter that spins while the task it waits
+ * for (or one it just woke) sits in this CPU's run queue only delays it.
+ */
+static bool owner_spin(bool (*done)(void *arg), void *arg)
+{
+	u64 end = local_clock() + (u64)READ_ONCE(spin_us) * NSEC_PER_USEC;
+
+	while (!done(arg)) {
+		if (need_resched() || !single_task_running() ||
+		    local_clock() >= end)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/* The owner: everything down to the callers' part runs in the owner thread. */
+
+static void owner_exec(struct kvbench_owner *o, struct kvbench_req *req)
+{
+	struct kvbench_item *item;
+	struct kvbench_key key;
+
+	switch (req->op) {
+	case KVBENCH_OP_GET:
+		item = kvbench_table_find(&o->table, &req->key);
+		req->result = item ? kvbench_get_fill(&req->get, item) :
+				     -ENOENT;
+		break;
+	case KVBENCH_OP_SET:
+		key = kvbench_item_key(req->item);
+		item = kvbench_table_find(&o->table, &key);
+		req->result = kvbench_charge(req->item, item);
+		if (req->result)
+			break;
+		if (item) {
+			hlist_add_before(&req->item->node, &item->node);
+			hlist_del_init(&item->node);
+			kvbench_item_put(item);
+		} else {
+			hlist_add_head(&req->item->node,
+				       kvbench_table_bucket(&o->table, key.hash));
+		}
+		break;
+	case KVBENCH_OP_DEL:
+		item = kvbench_table_find(&o->table, &req->key);
+		req->result = item ? 0 : -ENOENT;
+		if (item) {
+			hlist_del_init(&item->node);
+			kvbench_uncharge(item);
+			kvbench_item_put(item);
+		}
+		break;
+	}
+}
+
+/* Answer every queued message; return how many there were. */
+static unsigned long owner_drain_fifo(struct kvbench_owner *o)
+{
+	struct kvbench_owner_msg *msg;
+	struct kvbench_req *req, *next;
+	unsigned long n = 0;
+
+	if (kfifo_len(&o->fifo) > o->queue_hwm)
+		WRITE_ONCE(o->queue_hwm, kfifo_len(&o->fifo));
+
+	while (kfifo_get(&o->fifo, &msg)) {
+		/* A slot is free: let a waiting producer in. */
+		if (wq_has_sleeper(&o->room))
+			wake_up(&o->room);
+		for (req = msg->head; req; req = next) {
+			next = req->next;
+			owner_exec(o, req);
+		}
+		/* @msg and its requests may be gone once completed. */
+		complete(&msg->done);
+		n++;
+	}
+	return n;
+}
+
+static bool owner_fifo_busy(void *arg)
+{
+	struct kvbench_owner *o = arg;
+
+	return !kfifo_is_empty(&o->fifo) || kthread_should_stop();
+}
+
+static void owner_sleep(struct kvbench_owner *o)
+{
+	WRITE_ONCE(o->idle, true);
+	/*
+	 * set_current_state() orders the ->idle store before the fifo check
+	 * below; pairs with the smp_mb() in kvbench_owner_post() between its
+	 * kfifo_put() and its ->idle load. Either the producer sees ->idle
+	 * and wakes us, or we see its message and do not sleep.
+	 */
+	set_current_state(TASK_IDLE);
+	if (!owner_fifo_busy(o))
+		schedule();
+	__set_current_state(TASK_RUNNING);
+	WRITE_ONCE(o->idle, false);
+}
+
+static int owner_thread(void *data)
+{
+	struct kvbench_owner *o = data;
+	unsigned long n;
+
+	/* Stop only once every queued request has been answered. */
+	while (!kthread_should_stop() || !kfifo_is_empty(&o->fifo)) {
+		n = owner_drain_fifo(o);
+		if (n) {
+			WRITE_ONCE(o->passes, o->passes + 1);
+			WRITE_ONCE(o->drained, o->drained + n);
+			continue;
+		}
+		if (!owner_spin(owner_fifo_busy, o))
+			owner_sleep(o);
+	}
+	return 0;
+}
+
+/* The callers */
+
+static bool owner_try_put(struct kvbench_owner *o,
+			  struct kvbench_owner_msg *msg)
+{
+	bool ok;
+
+	spin_lock(&o->in_lock);
+	ok = kfifo_put(&o->fifo, msg);
+	spin_unlock(&o->in_lock);
+	return ok;
+}
+
+/**
+ * kvbench_owner_post() - queue a message of requests to an owner
+ * @o:		the owner
+ * @msg:	the message; ->head must be set, the rest is initialised here
+ *
+ * Waits for room when the queue is full: requests are never dropped. The
+ * caller must then kvbench_owner_wait() for @msg before it touches @msg or
+ * its requests again.
+ */
+void kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
+{
+	init_completion(&msg->done);
+
+	if (!owner_try_put(o, msg)) {
+		atomic_long_inc(&o->queue_full);
+		wait_event(o->room, owner_try_put(o, msg));
+	}
+
+	/* Pairs with set_current_state() in owner_sleep(). */
+	smp_mb();
+	if (READ_ONCE(o->idle))
+		wake_up_process(o->task);
+}
+
+static bool owner_msg_done(void *arg)
+{
+	return completion_done(arg);
+}
+
+/**
+ * kvbench_owner_wait() - wait until the owner has answered @msg
+ * @msg:	a message given to kvbench_owner_post()
+ *
+ * The owner reads and writes @msg and its requests, which live with the
+ * caller, until it completes it: the wait cannot be interrupted. It always
+ * ends, because the owner answers every message it took.
+ */
+void kvbench_owner_wait(struct kvbench_owner_msg *msg)
+{
+	if (!owner_spin(owner_msg_done, &msg->done))
+		wait_for_completion(&msg->done);
+}
+
+/**
+ * kvbench_owner_start() - set up an owner and start its thread
+ * @o:		zeroed memory for the owner
+ * @p:		queue and table sizes
+ * @id:		a number for the thread's name, or -1 for none
+ *
+ * Return: 0 or a negative errno, with nothing left to undo.
+ */
+int kvbench_owner_start(struct kvbench_owner *o,
+			const struct kvbench_params *p, int id)
+{
+	int ret = -ENOMEM;
+
+	spin_lock_init(&o->in_lock);
+	init_waitqueue_head(&o->room);
+	if (kfifo_alloc(&o->fifo, p->queue_len, GFP_KERNEL))
+		return -ENOMEM;
+	if (kvbench_table_init(&o->table, p->hash_bits))
+		goto free_fifo;
+
+	if (id < 0)
+		o->task = kthread_create(owner_thread, o, "kvbench-owner");
+	else
+		o->task = kthread_create(owner_thread, o, "kvbench-owner/%d",
+					 id);
+	if (IS_ERR(o->task)) {
+		ret = PTR_ERR(o->task);
+		o->task = NULL;
+		goto free_table;
+	}
+	/*
+	 * Run above normal tasks, so that a caller spinning for its answer
+	 * is preempted by the owner it woke rather than the other way round.
+	 * The owner never spins while another task wants its CPU.
+	 */
+	sched_set_fifo_low(o->task);
+	wake_up_process(o->task);
+	return 0;
+
+free_table:
+	kvbench_table_free(&o->table);
+free_fifo:
+	kfifo_free(&o->fifo);
+	return ret;
+}
+
+/* Stop the thread once it has answered everything queued; idempotent. */
+static void kvbench_owner_stop(struct kvbench_owner *o)
+{
+	if (o->task) {
+		kthread_stop(o->task);
+		o->task = NULL;
+	}
+}
+
+/* Stop the owner and free what kvbench_owner_start() set up. */
+void kvbench_owner_free(struct kvbench_owner *o)
+{
+	kvbench_owner_stop(o);
+	kvbench_table_free(&o->table);
+	kfifo_free(&o->fifo);
+}
+
+/*
+ * Stop the owner, then hand its items to @fn. Called with no request in
+ * flight; kthread_stop() orders the owner's last table access before ours.
+ */
+void kvbench_owner_drain(struct kvbench_owner *o,
+			 void (*fn)(struct kvbench_item *item, void *arg),
+			 void *arg)
+{
+	kvbench_owner_stop(o);
+	kvbench_table_drain(&o->table, fn, arg);
+}
+
+/*
+ * Link an item while no request is in flight, so the owner is not touching
+ * its table; the completion of the switch (percpu_up_write() and the next
+ * message's kfifo_put()) orders this before the owner's next access.
+ */
+void kvbench_owner_adopt(struct kvbench_owner *o, struct kvbench_item *item)
+{
+	hlist_add_head(&item->node, kvbench_table_bucket(&o->table, item->hash));
+}
+
+unsigned long kvbench_owner_stat(struct kvbench_owner *o,
+				 enum kvbench_stat stat)
+{
+	switch (stat) {
+	case KVBENCH_STAT_QUEUE_HWM:
+		return READ_ONCE(o->queue_hwm);
+	case KVBENCH_STAT_DRAIN_PASSES:
+		return READ_ONCE(o->passes);
+	case KVBENCH_STAT_DRAINED:
+		return READ_ONCE(o->drained);
+	case KVBENCH_STAT_QUEUE_FULL:
+		return atomic_long_read(&o->queue_full);
+	}
+	return 0;
+}
+
+void kvbench_owner_reset_stats(struct kvbench_owner *o)
+{
+	WRITE_ONCE(o->queue_hwm, 0);
+	WRITE_ONCE(o->passes, 0);
+	WRITE_ONCE(o->drained, 0);
+	atomic_long_set(&o->queue_full, 0);
+}
