@@ -717,7 +717,7 @@ static void test_cli(void)
 	st = run(out, sizeof(out), "%s bench -q -d /nonexistent -b nop -t 1 -D 10ms 2>&1", k);
 	ok(st == 1 && strstr(out, "insmod"), "bench without the device: exit 1 with the hint");
 	st = run(out, sizeof(out),
-		 "%s bench -q -b user-rwlock,user-owner -t 1-2 -m get,50:50 -D 30ms -w 5ms -f json 2>/dev/null",
+		 "%s bench -q -b user-rwlock,user-owner -t 1-2 -m get,50:50 -n 2000 -w 0 -f json 2>/dev/null",
 		 k);
 	ok(st == 0 && json_valid(out) && strstr(out, "user-owner"),
 	   "bench on the userspace baselines: exit 0, valid JSON");

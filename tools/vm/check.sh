@@ -138,6 +138,16 @@ host_suites() {
 	make -s --no-print-directory -C "$REPO/tools/kvbench" test 2>&1 |
 		tee "$out" || status=$?
 	count_tap "host: tools/kvbench test" "$out" "$status"
+
+	out=$LOGDIR/host-lint.log status=0
+	step "host: lint (checkpatch, sparse, W=1 on three trees, rst, docs vs code, shellcheck)"
+	"$REPO/tools/lint/lint.sh" 2>&1 | tee "$out" || status=$?
+	count_tap "host: lint" "$out" "$status"
+
+	out=$LOGDIR/host-dkms.log status=0
+	step "host: dkms add/build/install/remove"
+	"$REPO/tools/lint/dkms-check.sh" 2>&1 | tee "$out" || status=$?
+	count_tap "host: dkms" "$out" "$status"
 }
 
 # Guest suites -------------------------------------------------------------
