@@ -9,8 +9,9 @@
 # with NATIVE=1 (auto-detected when this kernel can load modules as root).
 #
 # Environment:
-#   KVER           guest kernel (default: newest Debian 6.12, see kvbench-vm)
-#   KVERS          several guest kernels, space separated, one boot each
+#   KVERS          guest kernels, space separated, one boot each (default:
+#                  the newest Debian 6.12 and the Debian 6.1 of
+#                  linux-headers-amd64), then the debug kernel
 #   NATIVE         1: run on this kernel, 0: always use the VM, unset: auto
 #   CHECK_TIMEOUT  seconds a VM may run (default 1800)
 #   KVBENCH_CACHE  cache directory (default ~/.cache/kvbench); logs go to
@@ -274,6 +275,13 @@ native_suites() {
 	split_suites "$out" "[native] "
 }
 
+# The Debian 6.1 kernel that linux-headers-amd64 points at: the module must
+# pass there too.
+kver_61() {
+	apt-cache depends linux-headers-amd64 2>/dev/null |
+		sed -n 's/.*Depends: linux-headers-\(6\.1\.[^ ]*\)$/\1/p' | head -n 1
+}
+
 # debug_suites: the same suites and KUnit under the debug kernel (lockdep,
 # PROVE_RCU, KASAN, kmemleak...), built once into the cache.
 debug_suites() {
@@ -332,7 +340,7 @@ main() {
 		native_suites
 	else
 		GUEST_SUITES=("${STOCK_SUITES[@]}")
-		for kver in ${KVERS:-$("$VM" kver)}; do
+		for kver in ${KVERS:-$("$VM" kver) $(kver_61)}; do
 			vm_suites "$kver" "$(KVER=$kver "$VM" kdir)"
 		done
 		debug_suites
