@@ -12,9 +12,11 @@
 #
 # With no BENCH_ARGS it runs the default suite: every backend and baseline,
 # read-only, 90:10 and 50:50, 1..nproc threads, batch 1 and 64, three runs
-# per case; then two side studies at nproc threads: what a shared fd costs
-# (rcu GET, per-thread vs shared fd) and what a zipf key distribution does
-# to each backend (90:10). A plot of the main suite goes to bench.png.
+# per case; then side studies at nproc threads: what a shared fd costs (rcu
+# GET, per-thread vs shared fd), what a zipf key distribution does to each
+# backend (90:10), and GET cost at 1,000 against 1,000,000 keys for the
+# hashtables (with the default hash_bits, then hash_bits=20 for the fixed
+# ones). A plot of the main suite goes to bench.png.
 #
 # Environment:
 #   BENCH_ARGS     arguments for `kvbench bench` instead of the default
@@ -87,8 +89,19 @@ else
 		--json "$KVBENCH_OUT/fd.json" || rc=$?
 	echo
 	echo "== side study: zipf(0.99) keys against uniform (90:10)"
-	./kvbench bench -b rwlock,rcu,kthread -m 90:10 -t max --dist zipf -r 3 \
+	./kvbench bench -b kernel -m 90:10 -t max --dist zipf -r 3 \
 		--json "$KVBENCH_OUT/zipf.json" || rc=$?
+	echo
+	for keys in 1000 1000000; do
+		echo "== side study: GET with $keys keys (hash_bits $(cat /sys/module/kvbench/parameters/hash_bits))"
+		./kvbench bench -b rwlock,rcu,rhashtable -m get -t max -k $keys -r 3 \
+			--json "$KVBENCH_OUT/keys-$keys.json" || rc=$?
+		echo
+	done
+	echo 20 >/sys/module/kvbench/parameters/hash_bits
+	echo "== side study: GET with 1000000 keys (hash_bits 20)"
+	./kvbench bench -b rwlock,rcu -m get -t max -k 1000000 -r 3 \
+		--json "$KVBENCH_OUT/keys-1000000-bits20.json" || rc=$?
 fi
 rmmod kvbench
 exit $rc
