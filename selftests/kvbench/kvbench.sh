@@ -2,13 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run the kvbench kselftests: load the module when it is not loaded yet,
-# run ./kvbench_test (arguments are passed on, e.g. -v rwlock), and unload
-# the module again only if this script loaded it.
+# run the suites, and unload the module again only if this script loaded it.
+#
+#   functional  ./kvbench_test (arguments are passed on, e.g. -v rwlock)
+#   stress      ./kvbench_stress   (KVBENCH_STRESS_SECONDS per backend)
+#   fuzz        ./kvbench_fuzz     (KVBENCH_FUZZ_OPS ioctls, KVBENCH_FUZZ_SEED)
+#   lifecycle   ./kvbench_lifecycle.sh: loads and unloads the module itself,
+#               so it runs last, after this script has unloaded it
 #
 # KVBENCH_KO=<path>/kvbench.ko  insmod that file instead of "modprobe kvbench".
+# KVBENCH_SUITES="functional stress fuzz lifecycle"  the suites to run.
 #
-# Exit status: the test binary's; 4 (KSFT_SKIP) when the tests cannot run
-# here (not root, no module support, module not available).
+# Each suite prints its own KTAP. On a debug kernel (one with lockdep) the
+# fuzzer does KVBENCH_FUZZ_OPS_DEBUG (100000) ioctls unless KVBENCH_FUZZ_OPS
+# says otherwise.
+#
+# Exit status: 0 when every suite that ran passed, 1 when one failed; 4
+# (KSFT_SKIP) when the tests cannot run here (not root, no module support,
+# module not available).
 
 ksft_skip=4
 dir=$(dirname "$0")
@@ -21,6 +32,7 @@ skip()
 	exit $ksft_skip
 }
 
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup()
 {
 	rc=$?
@@ -44,10 +56,12 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip "must be run as root"
 fi
 
-if [ ! -x "$dir/kvbench_test" ]; then
-	echo "$0: $dir/kvbench_test not found: run make first" >&2
-	exit 1
-fi
+for prog in kvbench_test kvbench_stress kvbench_fuzz kvbench_lifecycle.sh; do
+	if [ ! -x "$dir/$prog" ]; then
+		echo "$0: $dir/$prog not found: run make first" >&2
+		exit 1
+	fi
+done
 
 if [ ! -d /sys/module/kvbench ]; then
 	if [ ! -e /proc/modules ]; then
@@ -80,4 +94,57 @@ if [ ! -c /dev/kvbench ]; then
 	made_node=1
 fi
 
-"$dir/kvbench_test" "$@"
+suites=${KVBENCH_SUITES:-functional stress fuzz lifecycle}
+status=0
+ran=0
+
+# run NAME CMD...: run one suite, fold its exit status into ours.
+run()
+{
+	name=$1
+	shift
+	echo "# kvbench.sh: $name: $*"
+	"$@"
+	st=$?
+	case $st in
+	0) ran=1 ;;
+	"$ksft_skip") echo "# kvbench.sh: $name skipped" ;;
+	*) ran=1; status=1; echo "# kvbench.sh: $name failed (status $st)" ;;
+	esac
+}
+
+if [ -e /proc/lockdep ] && [ -z "$KVBENCH_FUZZ_OPS" ]; then
+	KVBENCH_FUZZ_OPS=${KVBENCH_FUZZ_OPS_DEBUG:-100000}
+	export KVBENCH_FUZZ_OPS
+fi
+
+for suite in $suites; do
+	case $suite in
+	functional) run "$suite" "$dir/kvbench_test" "$@" ;;
+	stress) run "$suite" "$dir/kvbench_stress" ;;
+	fuzz) run "$suite" "$dir/kvbench_fuzz" ;;
+	lifecycle) ;;
+	*) echo "$0: unknown suite '$suite'" >&2; status=1 ;;
+	esac
+done
+
+case " $suites " in
+*" lifecycle "*)
+	# It loads and unloads the module itself; a module it finds loaded
+	# it unloads and loads again at the end.
+	if [ "$made_node" = 1 ]; then
+		rm -f /dev/kvbench
+		made_node=0
+	fi
+	if [ "$loaded" = 1 ]; then
+		rmmod kvbench || status=1
+		loaded=0
+	fi
+	run lifecycle "$dir/kvbench_lifecycle.sh"
+	;;
+esac
+
+if [ "$ran" = 0 ] && [ "$status" = 0 ]; then
+	exit $ksft_skip
+fi
+exit $status

@@ -1,0 +1,1187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz /dev/kvbench: random commands, random struct contents, lengths at
+ * and around every limit, and pointers that are NULL, unmapped, read-only,
+ * kernel addresses, misaligned, or straddle into an unmapped page.
+ *
+ * The fuzzer is the only user of its keys and it runs single-threaded, so it
+ * keeps a model of what the map holds for them and predicts every outcome:
+ * the set of errnos Documentation/userspace-api/kvbench.rst allows for the
+ * input (ENOMEM is always allowed for SET and BATCH), or the exact result
+ * when the input is valid. Anything else fails the run with the seed that
+ * reproduces it. One phase per backend; after each, the map must equal the
+ * model, "entries" and "bytes" must match it, and a round trip must work.
+ *
+ * Environment:
+ *   KVBENCH_FUZZ_OPS       ioctls in all (default 1000000), split evenly
+ *                          between the backends
+ *   KVBENCH_FUZZ_SEED      seed (default: from the clock; always printed)
+ *   KVBENCH_FUZZ_BACKENDS  comma-separated backends (default: every one
+ *                          the module has)
+ *
+ * Output is KTAP: one line per backend, one for the kernel log.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kvbench.h>
+
+#include "kselftest.h"
+
+#define KVB_DEV			"/dev/kvbench"
+#define KVB_ATTR(name)		"/sys/class/misc/kvbench/" name
+#define KVB_PARAM(name)		"/sys/module/kvbench/parameters/" name
+#define KVB_ENTRY_OVERHEAD	64
+
+#ifndef fallthrough
+#define fallthrough		__attribute__((__fallthrough__))
+#endif
+
+/* Where a GET writes value_len back into struct kvbench_kv. */
+#define VLEN_OFF		offsetof(struct kvbench_kv, value_len)
+#define VLEN_END		(VLEN_OFF + sizeof(__u32))
+
+#define ARENA_SIZE		(4UL << 20)
+#define NR_KEYS			48
+#define DEFAULT_OPS		1000000UL
+#define POISON_RESULT		0x7eadbeef
+
+/* Every backend the module may offer; those it does not build are skipped. */
+static const char * const all_backends[] = {
+	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable",
+};
+
+/* ------------------------------------------------------------ randomness */
+
+static __u64 rng_state;
+
+static __u64 rnd(void)
+{
+	/* splitmix64: every seed is a good seed. */
+	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static __u32 rnd_below(__u32 n)
+{
+	return n ? (__u32)(rnd() % n) : 0;
+}
+
+/* True one time in @n. */
+static bool one_in(__u32 n)
+{
+	return rnd_below(n) == 0;
+}
+
+/* ------------------------------------------------------------ sysfs */
+
+static int sysfs_read(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+static int sysfs_write(const char *path, const char *val)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == strlen(val) ? 0 : -EIO;
+}
+
+static long long sysfs_read_ll(const char *path)
+{
+	char buf[64];
+
+	if (sysfs_read(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/* ------------------------------------------------------------ memory */
+
+/*
+ * The arena: one memfd mapped twice, read-write and read-only, each view
+ * followed by an inaccessible guard page. Objects are laid out in the
+ * read-write view; the kernel may be given either view's address of them.
+ */
+static struct {
+	unsigned char *rw;
+	unsigned char *ro;
+	size_t off;		/* bump allocator, reset per ioctl */
+	bool tail_used;		/* the straddling slot at the very end */
+	long page;
+} arena;
+
+/* Scratch for objects whose pointer is bad: their content is never read. */
+static unsigned char junk[16384];
+
+static int arena_map(unsigned char **view, int fd, int prot)
+{
+	void *p;
+
+	p = mmap(NULL, ARENA_SIZE + arena.page, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	if (mmap(p, ARENA_SIZE, prot, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+		return -1;
+	*view = p;
+	return 0;
+}
+
+static int arena_init(void)
+{
+	int fd;
+
+	arena.page = sysconf(_SC_PAGESIZE);
+	fd = memfd_create("kvbench_fuzz", 0);
+	if (fd < 0 || ftruncate(fd, ARENA_SIZE))
+		return -1;
+	if (arena_map(&arena.rw, fd, PROT_READ | PROT_WRITE) ||
+	    arena_map(&arena.ro, fd, PROT_READ))
+		return -1;
+	close(fd);
+	return 0;
+}
+
+enum ptr_kind {
+	P_NORMAL, P_RO, P_NULL, P_UNMAPPED, P_KERNEL, P_STRADDLE, P_NR,
+};
+
+static const char * const ptr_names[P_NR] = {
+	"normal", "read-only", "NULL", "unmapped", "kernel", "straddle",
+};
+
+/*
+ * A pointer handed to the kernel: @addr, how many bytes from it are
+ * readable and writable, and where the fuzzer writes the object's bytes
+ * (@w, @wcap bytes of it; @w is junk when the pointer is bad).
+ */
+struct uptr {
+	__u64 addr;
+	size_t rlen;
+	size_t wlen;
+	unsigned char *w;
+	size_t wcap;
+	enum ptr_kind kind;
+};
+
+static void arena_reset(void)
+{
+	arena.off = 0;
+	arena.tail_used = false;
+}
+
+/* Place @size bytes in the arena, misaligned now and then. */
+static bool arena_alloc(size_t size, size_t *off)
+{
+	size_t o = arena.off;
+
+	if (one_in(4))
+		o += 1 + rnd_below(7);
+	else
+		o = (o + 7) & ~7UL;
+	/* Keep the last page free for straddlers. */
+	if (o + size > ARENA_SIZE - arena.page)
+		return false;
+	*off = o;
+	arena.off = o + size;
+	return true;
+}
+
+/*
+ * A pointer to an object of @size bytes; @bad_one_in: one time in that many
+ * the pointer is something other than a normal read-write one.
+ */
+static struct uptr place(size_t size, __u32 bad_one_in)
+{
+	struct uptr p = { .kind = P_NORMAL };
+	size_t off, k;
+
+	if (bad_one_in && one_in(bad_one_in))
+		p.kind = 1 + rnd_below(P_NR - 1);
+
+	switch (p.kind) {
+	case P_STRADDLE:
+		if (arena.tail_used || size < 1)
+			break;
+		arena.tail_used = true;
+		/* Ends exactly at the edge (fits) or 1..size-1 bytes short. */
+		k = one_in(4) ? size : 1 + rnd_below(size - 1 ? size - 1 : 1);
+		if (k > size)
+			k = size;
+		off = ARENA_SIZE - k;
+		p.addr = (uintptr_t)(arena.rw + off);
+		p.rlen = k;
+		p.wlen = k;
+		p.w = arena.rw + off;
+		p.wcap = k;
+		return p;
+	case P_NULL:
+		p.addr = 0;
+		goto bad;
+	case P_UNMAPPED:
+		switch (rnd_below(3)) {
+		case 0:	/* the guard page after the arena */
+			p.addr = (uintptr_t)(arena.rw + ARENA_SIZE) +
+				 rnd_below(arena.page);
+			break;
+		case 1:	/* below mmap_min_addr */
+			p.addr = 1 + rnd_below(4095);
+			break;
+		default: /* just past the top of user space */
+			p.addr = (1ULL << 47) + rnd_below(4096);
+			break;
+		}
+		goto bad;
+	case P_KERNEL:
+		p.addr = one_in(2) ? 0xffffffff81000000ULL + rnd_below(1 << 20) :
+				     0xffff888000000000ULL + rnd_below(1 << 20);
+		goto bad;
+	default:
+		break;
+	}
+
+	if (!arena_alloc(size, &off)) {
+		p.kind = P_NULL;
+		p.addr = 0;
+		goto bad;
+	}
+	p.w = arena.rw + off;
+	p.wcap = size;
+	p.rlen = ARENA_SIZE - off;
+	if (p.kind == P_RO) {
+		p.addr = (uintptr_t)(arena.ro + off);
+		p.wlen = 0;
+	} else {
+		p.kind = P_NORMAL;
+		p.addr = (uintptr_t)(arena.rw + off);
+		p.wlen = ARENA_SIZE - off;
+	}
+	return p;
+bad:
+	p.rlen = 0;
+	p.wlen = 0;
+	p.w = junk;
+	p.wcap = size < sizeof(junk) ? size : sizeof(junk);
+	return p;
+}
+
+static bool readable(const struct uptr *p, __u64 len)
+{
+	return !len || len <= p->rlen;
+}
+
+static bool writable(const struct uptr *p, __u64 len)
+{
+	return !len || len <= p->wlen;
+}
+
+/* Copy @len bytes of @src into the object, as far as it is writable. */
+static void put_bytes(const struct uptr *p, const void *src, size_t len)
+{
+	memcpy(p->w, src, len < p->wcap ? len : p->wcap);
+}
+
+/* ------------------------------------------------------------ the model */
+
+struct key {
+	unsigned char data[KVBENCH_KEY_MAX];
+	__u32 len;
+	bool present;
+	__u32 vlen;
+	unsigned char *val;	/* KVBENCH max_value_len bytes */
+};
+
+static struct key keys[NR_KEYS];
+static __u32 max_value_len;
+static unsigned char *vbuf;	/* scratch: a value being built */
+
+static void keys_init(void)
+{
+	static const __u32 lens[] = { 1, 2, 3, 8, 16, 63, 64, 65, 249, 250 };
+	int i;
+	__u32 j;
+
+	for (i = 0; i < NR_KEYS; i++) {
+		struct key *k = &keys[i];
+
+		/* Only keys[0] is 1 byte long; data[1] tells the others apart. */
+		k->len = i < (int)ARRAY_SIZE(lens) ? lens[i] :
+			 2 + rnd_below(KVBENCH_KEY_MAX - 1);
+		/* 'z' first: never a key that nobody has (0xff first). */
+		k->data[0] = 'z';
+		for (j = 1; j < k->len; j++)
+			k->data[j] = (unsigned char)rnd();
+		if (k->len > 1)
+			k->data[1] = (unsigned char)i;
+		k->present = false;
+	}
+}
+
+static int model_set(struct key *k, const unsigned char *val, __u32 len)
+{
+	unsigned char *p = realloc(k->val, len ? len : 1);
+
+	if (!p)
+		return -1;
+	memcpy(p, val, len);
+	k->val = p;
+	k->vlen = len;
+	k->present = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------ reporting */
+
+static unsigned long long seed;
+static unsigned long iter;
+static const char *phase_name;
+static int failures;
+
+static __printf(1, 2) void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (failures++ >= 5)
+		return;
+	printf("# FAIL %s, seed %#llx, ioctl %lu: ", phase_name, seed, iter);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n# reproduce: KVBENCH_FUZZ_SEED=%#llx KVBENCH_FUZZ_BACKENDS=%s ./kvbench_fuzz\n",
+	       seed, phase_name);
+	fflush(stdout);
+}
+
+/* An allowed outcome set: 0 or -errno values. */
+struct expect {
+	int v[8];
+	int n;
+};
+
+static void exp_add(struct expect *e, int v)
+{
+	int i;
+
+	for (i = 0; i < e->n; i++)
+		if (e->v[i] == v)
+			return;
+	if (e->n < (int)ARRAY_SIZE(e->v))
+		e->v[e->n++] = v;
+}
+
+static bool exp_has(const struct expect *e, int v)
+{
+	int i;
+
+	for (i = 0; i < e->n; i++)
+		if (e->v[i] == v)
+			return true;
+	return false;
+}
+
+static const char *exp_str(const struct expect *e)
+{
+	static char buf[128];
+	size_t n = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < e->n; i++)
+		n += snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? "|" : "",
+			      e->v[i] ? strerrorname_np(-e->v[i]) : "0");
+	return buf;
+}
+
+static const char *res_str(int r)
+{
+	return r ? strerrorname_np(-r) ?: "?" : "0";
+}
+
+/* ------------------------------------------------------------ generators */
+
+static __u32 gen_key_len(__u32 real)
+{
+	static const __u32 odd[] = {
+		0, KVBENCH_KEY_MAX + 1, KVBENCH_KEY_MAX + 2, 256, 4096,
+		0x80000000U, 0xffffffffU,
+	};
+
+	if (!one_in(10))
+		return real;
+	if (one_in(4))
+		return (__u32)rnd();
+	return odd[rnd_below(ARRAY_SIZE(odd))];
+}
+
+/* A SET's value length or a GET's buffer size, often at a limit. */
+static __u32 gen_value_len(__u32 near)
+{
+	__u32 m = max_value_len;
+
+	switch (rnd_below(24)) {
+	case 0:
+		return 0;
+	case 1:
+		return 1;
+	case 2:
+		return 511;
+	case 3:
+		return 512;
+	case 4:
+		return 513;
+	case 5:
+		return m ? m - 1 : 0;
+	case 6:
+		return m;
+	case 7:
+		return m + 1;
+	case 8:
+		return m + 2;
+	case 9:
+		return one_in(2) ? 0xffffffffU : (__u32)rnd();
+	case 10:
+		return 1 + rnd_below(m ? m : 1);
+	case 11:
+		return near ? near - 1 : 0;
+	case 12:
+	case 13:
+		return near;
+	case 14:
+		return near + 1;
+	default:
+		return rnd_below(64);
+	}
+}
+
+static __u32 gen_flags(void)
+{
+	if (!one_in(24))
+		return 0;
+	return one_in(2) ? 1U << rnd_below(32) : (__u32)rnd();
+}
+
+/* One GET/SET/DEL request, laid out in the arena. */
+struct kvreq {
+	__u32 op;			/* KVBENCH_OP_*, or junk in a batch */
+	struct kvbench_kv kv;
+	struct key *k;			/* NULL: a key nobody has */
+	struct uptr key, val;
+	unsigned char *valsrc;		/* SET: the value as built */
+};
+
+static void gen_kv(struct kvreq *r, __u32 op, __u32 bad_one_in)
+{
+	unsigned char nokey[KVBENCH_KEY_MAX];
+	__u32 real_len, near, i;
+	const unsigned char *kdata;
+	size_t vsize;
+
+	memset(r, 0, sizeof(*r));
+	r->op = op;
+	if (op != KVBENCH_OP_SET && one_in(16)) {
+		real_len = 1 + rnd_below(KVBENCH_KEY_MAX);
+		nokey[0] = 0xff;
+		for (i = 1; i < real_len; i++)
+			nokey[i] = (unsigned char)rnd();
+		kdata = nokey;
+	} else {
+		r->k = &keys[rnd_below(NR_KEYS)];
+		real_len = r->k->len;
+		kdata = r->k->data;
+	}
+
+	r->kv.key_len = gen_key_len(real_len);
+	r->kv.flags = gen_flags();
+	r->kv.reserved = gen_flags();
+
+	/* The key: its real bytes, however long key_len claims it is. */
+	r->key = place(real_len, bad_one_in);
+	put_bytes(&r->key, kdata, real_len);
+	r->kv.key = r->key.addr;
+
+	near = r->k && r->k->present ? r->k->vlen : 0;
+	r->kv.value_len = gen_value_len(near);
+	/*
+	 * Room for the whole object: a SET's value is read only when it is
+	 * not too long, a GET's buffer gets at most the longest value.
+	 */
+	vsize = r->kv.value_len;
+	if (vsize > max_value_len + 2UL)
+		vsize = op == KVBENCH_OP_GET ? max_value_len + 2UL : 64;
+
+	switch (op) {
+	case KVBENCH_OP_SET:
+		r->val = place(vsize, bad_one_in);
+		/* A value unique enough to tell apart: random head, fill. */
+		memset(vbuf, (int)rnd(), vsize);
+		for (i = 0; i < vsize && i < 16; i++)
+			vbuf[i] = (unsigned char)rnd();
+		put_bytes(&r->val, vbuf, vsize);
+		r->valsrc = vbuf;
+		break;
+	case KVBENCH_OP_GET:
+		r->val = place(vsize, bad_one_in);
+		/* Poison what the kernel may write. */
+		memset(r->val.w, 0xa5, r->val.wcap);
+		break;
+	default:
+		/* DEL ignores the value: any pointer will do. */
+		r->val = place(8, 4);
+		break;
+	}
+	r->kv.value = r->val.addr;
+}
+
+static const char *describe(const struct kvreq *r)
+{
+	static char buf[160];
+
+	snprintf(buf, sizeof(buf),
+		 "key %s(%u) value %s(%u) flags %#x reserved %#x",
+		 ptr_names[r->key.kind], r->kv.key_len, ptr_names[r->val.kind],
+		 r->kv.value_len, r->kv.flags, r->kv.reserved);
+	return buf;
+}
+
+/*
+ * The outcomes the documentation allows for @r. Returns true when the
+ * input is valid, so the outcome follows from the model alone; @wb says
+ * whether the kernel can write the GET's value_len back.
+ */
+static bool predict_kv(const struct kvreq *r, bool wb, struct expect *e)
+{
+	bool key_ok = r->kv.key_len && r->kv.key_len <= KVBENCH_KEY_MAX;
+	const struct key *k = r->k;
+
+	e->n = 0;
+	if (r->kv.flags || r->kv.reserved || !key_ok)
+		exp_add(e, -EINVAL);
+	switch (r->op) {
+	case KVBENCH_OP_SET:
+		if (r->kv.value_len > max_value_len)
+			exp_add(e, -E2BIG);
+		else if (!readable(&r->val, r->kv.value_len))
+			exp_add(e, -EFAULT);
+		fallthrough;
+	case KVBENCH_OP_GET:
+	case KVBENCH_OP_DEL:
+		if (key_ok && !readable(&r->key, r->kv.key_len))
+			exp_add(e, -EFAULT);
+		break;
+	default:
+		exp_add(e, -EINVAL);
+		break;
+	}
+	if (e->n) {
+		if (r->op == KVBENCH_OP_SET)
+			exp_add(e, -ENOMEM);
+		return false;
+	}
+
+	switch (r->op) {
+	case KVBENCH_OP_GET:
+		if (!k || !k->present)
+			exp_add(e, -ENOENT);
+		else if (k->vlen > r->kv.value_len)
+			exp_add(e, wb ? -ERANGE : -EFAULT);
+		else if (!writable(&r->val, k->vlen))
+			exp_add(e, -EFAULT);
+		/* value_len is written back only when it changes. */
+		else if (!wb && k->vlen != r->kv.value_len)
+			exp_add(e, -EFAULT);
+		else
+			exp_add(e, 0);
+		break;
+	case KVBENCH_OP_SET:
+		exp_add(e, 0);
+		exp_add(e, -ENOMEM);
+		break;
+	case KVBENCH_OP_DEL:
+		exp_add(e, k && k->present ? 0 : -ENOENT);
+		break;
+	}
+	return true;
+}
+
+/* Apply a valid request's outcome @res to the model. */
+static void model_apply(struct kvreq *r, int res)
+{
+	if (res || !r->k)
+		return;
+	if (r->op == KVBENCH_OP_SET) {
+		if (model_set(r->k, r->valsrc, r->kv.value_len))
+			fail("out of memory in the model");
+	} else if (r->op == KVBENCH_OP_DEL) {
+		r->k->present = false;
+	}
+}
+
+/* Check a GET's answer, when the fuzzer can see it. */
+static void check_get(const struct kvreq *r, int res, const struct uptr *lenp,
+		      const unsigned char *lenw)
+{
+	__u32 len;
+
+	if (res != 0 && res != -ERANGE)
+		return;
+	if (lenp->wlen || r->kv.value_len == r->k->vlen) {
+		memcpy(&len, lenw, sizeof(len));
+		if (len != r->k->vlen)
+			fail("GET %s: value_len %u, expected %u", res_str(res),
+			     len, r->k->vlen);
+	}
+	if (!res && r->val.kind == P_NORMAL &&
+	    memcmp(r->val.w, r->k->val, r->k->vlen))
+		fail("GET: wrong value (%u bytes)", r->k->vlen);
+}
+
+static int do_ioctl(int fd, unsigned long cmd, __u64 arg)
+{
+	return ioctl(fd, cmd, (unsigned long)arg) ? -errno : 0;
+}
+
+static const unsigned long kv_cmds[] = {
+	[KVBENCH_OP_GET] = KVBENCH_IOC_GET,
+	[KVBENCH_OP_SET] = KVBENCH_IOC_SET,
+	[KVBENCH_OP_DEL] = KVBENCH_IOC_DEL,
+};
+
+static const char * const op_names[] = {
+	[KVBENCH_OP_GET] = "GET", [KVBENCH_OP_SET] = "SET",
+	[KVBENCH_OP_DEL] = "DEL",
+};
+
+static void fuzz_kv(int fd, __u32 op)
+{
+	struct expect e;
+	struct kvreq r;
+	struct uptr arg;
+	bool valid;
+	int res;
+
+	gen_kv(&r, op, 8);
+	arg = place(sizeof(r.kv), 12);
+	put_bytes(&arg, &r.kv, sizeof(r.kv));
+
+	if (!readable(&arg, sizeof(r.kv))) {
+		e.n = 0;
+		exp_add(&e, -EFAULT);
+		valid = false;
+	} else {
+		valid = predict_kv(&r, writable(&arg, VLEN_END), &e);
+	}
+
+	res = do_ioctl(fd, kv_cmds[op], arg.addr);
+	if (!exp_has(&e, res)) {
+		fail("%s arg %s %s: got %s, expected %s", op_names[op],
+		     ptr_names[arg.kind], describe(&r), res_str(res),
+		     exp_str(&e));
+		return;
+	}
+	if (!valid)
+		return;
+	if (op == KVBENCH_OP_GET && r.k)
+		check_get(&r, res, &arg, arg.w + VLEN_OFF);
+	model_apply(&r, res);
+}
+
+static __u32 gen_count(void)
+{
+	switch (rnd_below(16)) {
+	case 0:
+		return 0;
+	case 1:
+		return 1;
+	case 2:
+		return KVBENCH_BATCH_MAX;
+	case 3:
+		return KVBENCH_BATCH_MAX + 1;
+	case 4:
+		return one_in(2) ? 0xffffffffU : (__u32)rnd();
+	case 5:
+		return 1 + rnd_below(KVBENCH_BATCH_MAX);
+	case 6:
+		return KVBENCH_BATCH_MAX - 1;
+	default:
+		return 1 + rnd_below(8);
+	}
+}
+
+static __u32 gen_op(void)
+{
+	if (one_in(40))
+		return one_in(2) ? rnd_below(6) : (__u32)rnd();
+	return 1 + rnd_below(3);
+}
+
+static struct kvreq breqs[KVBENCH_BATCH_MAX];
+static unsigned char *bvals[KVBENCH_BATCH_MAX];
+
+static void fuzz_batch(int fd)
+{
+	struct kvbench_batch b = { .flags = gen_flags() };
+	struct kvbench_op *ops;
+	bool ops_ok, wb;
+	struct uptr arg, uops;
+	struct expect e;
+	__u32 i, n;
+	int res, r;
+
+	b.count = gen_count();
+	n = b.count <= KVBENCH_BATCH_MAX ? b.count : 0;
+	uops = place((n ? n : 2) * sizeof(*ops), 16);
+	ops = (struct kvbench_op *)junk;
+	if (uops.wcap >= n * sizeof(*ops))
+		ops = (struct kvbench_op *)uops.w;
+
+	for (i = 0; i < n; i++) {
+		struct kvbench_op o = { .op = gen_op(), .result = POISON_RESULT };
+		__u32 kind = o.op >= 1 && o.op <= 3 ? o.op : 1 + rnd_below(3);
+
+		gen_kv(&breqs[i], kind, 16);
+		breqs[i].op = o.op;
+		if (kind == KVBENCH_OP_SET) {
+			/* The next op reuses vbuf: keep a copy. */
+			memcpy(bvals[i], vbuf, breqs[i].kv.value_len <=
+			       max_value_len + 2UL ? breqs[i].kv.value_len : 0);
+			breqs[i].valsrc = bvals[i];
+		}
+		o.kv = breqs[i].kv;
+		if (uops.kind == P_STRADDLE) {
+			size_t at = i * sizeof(o);
+
+			if (at < uops.wcap)
+				memcpy(uops.w + at, &o, uops.wcap - at < sizeof(o) ?
+				       uops.wcap - at : sizeof(o));
+		} else {
+			memcpy(&ops[i], &o, sizeof(o));
+		}
+	}
+	b.ops = uops.addr;
+	arg = place(sizeof(b), 12);
+	put_bytes(&arg, &b, sizeof(b));
+
+	e.n = 0;
+	ops_ok = false;
+	if (!readable(&arg, sizeof(b))) {
+		exp_add(&e, -EFAULT);
+	} else {
+		if (b.flags || !n)
+			exp_add(&e, -EINVAL);
+		if (n && !readable(&uops, n * sizeof(*ops)))
+			exp_add(&e, -EFAULT);
+		if (e.n) {
+			exp_add(&e, -ENOMEM);
+		} else {
+			ops_ok = true;
+			exp_add(&e, writable(&uops, n * sizeof(*ops)) ? 0 : -EFAULT);
+			exp_add(&e, -ENOMEM);
+		}
+	}
+
+	res = do_ioctl(fd, KVBENCH_IOC_BATCH, arg.addr);
+	if (!exp_has(&e, res)) {
+		fail("BATCH arg %s ops %s count %u flags %#x: got %s, expected %s",
+		     ptr_names[arg.kind], ptr_names[uops.kind], b.count,
+		     b.flags, res_str(res), exp_str(&e));
+		return;
+	}
+	if (!ops_ok || res == -ENOMEM)
+		return;
+
+	/* The ops ran in order: follow them in the model. */
+	wb = writable(&uops, n * sizeof(*ops));
+	for (i = 0; i < n; i++) {
+		struct kvreq *q = &breqs[i];
+		struct expect oe;
+		bool valid = predict_kv(q, wb, &oe);
+
+		r = oe.v[0];
+		if (wb) {
+			r = ops[i].result;
+			if (!exp_has(&oe, r)) {
+				fail("BATCH op %u/%u %#x %s: result %s, expected %s",
+				     i, n, q->op, describe(q), res_str(r),
+				     exp_str(&oe));
+				return;
+			}
+			if (valid && q->op == KVBENCH_OP_GET && q->k)
+				check_get(q, r, &uops,
+					  (unsigned char *)&ops[i].kv.value_len);
+		}
+		if (valid)
+			model_apply(q, r);
+	}
+}
+
+/* Commands the VFS answers itself, before any driver sees them. */
+static bool vfs_cmd(__u32 cmd)
+{
+	__u32 type = _IOC_TYPE(cmd);
+
+	return type == 0x00 || type == 0x15 || type == 'T' || type == 'X' ||
+	       type == 'f' || type == 0x94;
+}
+
+static bool kvbench_cmd(__u32 cmd)
+{
+	return cmd == KVBENCH_IOC_NOP || cmd == KVBENCH_IOC_GET ||
+	       cmd == KVBENCH_IOC_SET || cmd == KVBENCH_IOC_DEL ||
+	       cmd == KVBENCH_IOC_BATCH;
+}
+
+static void fuzz_bad_cmd(int fd)
+{
+	static const __u32 sizes[] = {
+		0, 4, 8, 16, sizeof(struct kvbench_kv), sizeof(struct kvbench_op),
+		sizeof(struct kvbench_batch),
+	};
+	struct uptr arg;
+	__u32 cmd;
+	int res;
+
+	do {
+		switch (rnd_below(3)) {
+		case 0:
+			cmd = (__u32)rnd();
+			break;
+		case 1:	/* ours, with any number, size and direction */
+			cmd = _IOC(rnd_below(4), KVBENCH_IOC_MAGIC, rnd_below(8),
+				   one_in(2) ? sizes[rnd_below(ARRAY_SIZE(sizes))] :
+					       rnd_below(1 << 14));
+			break;
+		default: /* a valid command with one field changed */
+			cmd = (__u32)kv_cmds[1 + rnd_below(3)];
+			cmd ^= 1U << rnd_below(32);
+			break;
+		}
+	} while (kvbench_cmd(cmd) || vfs_cmd(cmd));
+
+	arg = place(64, 4);
+	memset(arg.w, 0, arg.wcap);
+	res = do_ioctl(fd, cmd, arg.addr);
+	if (res != -ENOTTY)
+		fail("command %#x: got %s, expected ENOTTY", cmd, res_str(res));
+}
+
+static void fuzz_nop(int fd)
+{
+	struct uptr arg = place(64, 2);
+	int res = do_ioctl(fd, KVBENCH_IOC_NOP, arg.addr);
+
+	if (res)
+		fail("NOP arg %s: got %s, expected 0", ptr_names[arg.kind],
+		     res_str(res));
+}
+
+static void fuzz_one(int fd)
+{
+	__u32 x = rnd_below(100);
+
+	arena_reset();
+	if (x < 3)
+		fuzz_nop(fd);
+	else if (x < 10)
+		fuzz_bad_cmd(fd);
+	else if (x < 40)
+		fuzz_kv(fd, KVBENCH_OP_GET);
+	else if (x < 65)
+		fuzz_kv(fd, KVBENCH_OP_SET);
+	else if (x < 78)
+		fuzz_kv(fd, KVBENCH_OP_DEL);
+	else
+		fuzz_batch(fd);
+}
+
+/* ------------------------------------------------------------ checks */
+
+static int kv_ioctl(int fd, unsigned long cmd, const void *key, __u32 klen,
+		    void *val, __u32 *vlen)
+{
+	struct kvbench_kv kv = {
+		.key = (uintptr_t)key, .value = (uintptr_t)val,
+		.key_len = klen, .value_len = vlen ? *vlen : 0,
+	};
+	int ret = do_ioctl(fd, cmd, (uintptr_t)&kv);
+
+	if (vlen)
+		*vlen = kv.value_len;
+	return ret;
+}
+
+/* Forget the fuzzer's keys, in the map and in the model. */
+static int keys_clear(int fd)
+{
+	int i, ret;
+
+	for (i = 0; i < NR_KEYS; i++) {
+		ret = kv_ioctl(fd, KVBENCH_IOC_DEL, keys[i].data, keys[i].len,
+			       NULL, NULL);
+		if (ret && ret != -ENOENT)
+			return ret;
+		keys[i].present = false;
+	}
+	return 0;
+}
+
+/* The map must hold what the model says, and the counters must agree. */
+static void check_model(int fd, long long entries0, long long bytes0)
+{
+	long long entries = entries0, bytes = bytes0, got;
+	__u32 len;
+	int i, ret;
+
+	for (i = 0; i < NR_KEYS; i++) {
+		struct key *k = &keys[i];
+
+		len = max_value_len + 1;
+		ret = kv_ioctl(fd, KVBENCH_IOC_GET, k->data, k->len, vbuf, &len);
+		if (!k->present) {
+			if (ret != -ENOENT)
+				fail("final GET key %d: got %s, expected ENOENT",
+				     i, res_str(ret));
+			continue;
+		}
+		entries++;
+		bytes += k->len + k->vlen + KVB_ENTRY_OVERHEAD;
+		if (ret || len != k->vlen || memcmp(vbuf, k->val, len))
+			fail("final GET key %d: got %s len %u, expected 0 len %u and its bytes",
+			     i, res_str(ret), len, k->vlen);
+	}
+	got = sysfs_read_ll(KVB_ATTR("entries"));
+	if (got != entries)
+		fail("entries %lld, expected %lld", got, entries);
+	got = sysfs_read_ll(KVB_ATTR("bytes"));
+	if (got != bytes)
+		fail("bytes %lld, expected %lld", got, bytes);
+}
+
+static void check_roundtrip(int fd)
+{
+	static const char key[] = "kvbench_fuzz/roundtrip";
+	static const char val[] = "still works";
+	char buf[64];
+	__u32 len = sizeof(buf);
+	int ret;
+
+	ret = kv_ioctl(fd, KVBENCH_IOC_SET, key, sizeof(key), (void *)val,
+		       (__u32[]){ sizeof(val) });
+	if (ret) {
+		fail("round trip SET: %s", res_str(ret));
+		return;
+	}
+	ret = kv_ioctl(fd, KVBENCH_IOC_GET, key, sizeof(key), buf, &len);
+	if (ret || len != sizeof(val) || memcmp(buf, val, len))
+		fail("round trip GET: %s, len %u", res_str(ret), len);
+	ret = kv_ioctl(fd, KVBENCH_IOC_DEL, key, sizeof(key), NULL, NULL);
+	if (ret)
+		fail("round trip DEL: %s", res_str(ret));
+}
+
+/* Lines the kernel logs from now on that mention kvbench: there must be none. */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+static int kmsg_count(int fd)
+{
+	char rec[8192];
+	ssize_t n;
+	int hits = 0;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten records */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (strstr(rec, "kvbench")) {
+			if (hits++ < 5)
+				printf("# kernel: %s", strchr(rec, ';') ?: rec);
+		}
+	}
+	return hits;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A phase's seed depends on its backend only, so it reproduces alone. */
+static unsigned long long phase_seed(const char *backend)
+{
+	unsigned long long h = 0xcbf29ce484222325ULL;
+
+	while (*backend) {
+		h ^= (unsigned char)*backend++;
+		h *= 0x100000001b3ULL;
+	}
+	return seed ^ h;
+}
+
+static void run_phase(int fd, const char *backend, unsigned long nops,
+		      unsigned long long pseed)
+{
+	long long entries0, bytes0;
+	char cur[64];
+	double t0;
+	int ret;
+
+	phase_name = backend;
+	failures = 0;
+	iter = 0;
+	rng_state = pseed;
+
+	ret = sysfs_write(KVB_ATTR("backend"), backend);
+	if (ret == -EINVAL) {
+		ksft_test_result_skip("fuzz %s: backend not built\n", backend);
+		return;
+	}
+	if (ret || sysfs_read(KVB_ATTR("backend"), cur, sizeof(cur)) ||
+	    strcmp(cur, backend)) {
+		ksft_test_result_fail("fuzz %s: cannot switch to it (%s)\n",
+				      backend, res_str(ret));
+		return;
+	}
+
+	keys_init();
+	ret = keys_clear(fd);
+	if (ret) {
+		ksft_test_result_fail("fuzz %s: clearing keys: %s\n", backend,
+				      res_str(ret));
+		return;
+	}
+	entries0 = sysfs_read_ll(KVB_ATTR("entries"));
+	bytes0 = sysfs_read_ll(KVB_ATTR("bytes"));
+
+	t0 = now();
+	for (iter = 0; iter < nops && !failures; iter++)
+		fuzz_one(fd);
+
+	check_model(fd, entries0, bytes0);
+	check_roundtrip(fd);
+	ret = keys_clear(fd);
+	if (ret)
+		fail("clearing keys: %s", res_str(ret));
+
+	ksft_test_result(!failures, "fuzz %s: %lu ioctls in %.1f s\n",
+			 backend, iter, now() - t0);
+}
+
+int main(void)
+{
+	const char *backends[ARRAY_SIZE(all_backends)];
+	unsigned long nops = DEFAULT_OPS;
+	char orig[64], *env, *list, *tok, *save = NULL;
+	int fd, kmsg, i, nb = 0, hits;
+
+	env = getenv("KVBENCH_FUZZ_OPS");
+	if (env)
+		nops = strtoul(env, NULL, 0);
+	env = getenv("KVBENCH_FUZZ_SEED");
+	seed = env ? strtoull(env, NULL, 0) :
+		     (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+
+	ksft_print_header();
+	ksft_print_msg("seed %#llx (KVBENCH_FUZZ_SEED), %lu ioctls (KVBENCH_FUZZ_OPS)\n",
+		       seed, nops);
+
+	if (geteuid())
+		ksft_exit_skip("must be run as root\n");
+	fd = open(KVB_DEV, O_RDWR);
+	if (fd < 0)
+		ksft_exit_skip("cannot open " KVB_DEV ": %s\n", strerror(errno));
+	if (sysfs_read(KVB_ATTR("backend"), orig, sizeof(orig)))
+		ksft_exit_skip("no " KVB_ATTR("backend") "\n");
+	max_value_len = sysfs_read_ll(KVB_PARAM("max_value_len"));
+	if (sysfs_read_ll(KVB_PARAM("max_entries")) ||
+	    sysfs_read_ll(KVB_PARAM("max_bytes")))
+		ksft_exit_skip("max_entries or max_bytes is set: ENOSPC would be unpredictable\n");
+	if (arena_init())
+		ksft_exit_fail_msg("arena: %s\n", strerror(errno));
+	vbuf = malloc(max_value_len + 4096);
+	for (i = 0; i < KVBENCH_BATCH_MAX; i++)
+		bvals[i] = malloc(max_value_len + 4096);
+	if (!vbuf || !bvals[KVBENCH_BATCH_MAX - 1])
+		ksft_exit_fail_msg("out of memory\n");
+
+	/* The backends asked for, or every one the module has. */
+	env = getenv("KVBENCH_FUZZ_BACKENDS");
+	if (env) {
+		list = strdup(env);
+		for (tok = strtok_r(list, ",", &save);
+		     tok && nb < (int)ARRAY_SIZE(backends);
+		     tok = strtok_r(NULL, ",", &save))
+			backends[nb++] = tok;
+	} else {
+		for (i = 0; i < (int)ARRAY_SIZE(all_backends); i++)
+			if (sysfs_write(KVB_ATTR("backend"), all_backends[i]) != -EINVAL)
+				backends[nb++] = all_backends[i];
+	}
+	if (!nb)
+		ksft_exit_skip("no backend to fuzz\n");
+
+	ksft_set_plan(nb + 1);
+	kmsg = kmsg_open();
+	for (i = 0; i < nb; i++)
+		run_phase(fd, backends[i], nops / nb + (i < (int)(nops % nb)),
+			  phase_seed(backends[i]));
+
+	if (kmsg < 0) {
+		ksft_test_result_skip("fuzz: kernel log quiet (no /dev/kmsg)\n");
+	} else {
+		hits = kmsg_count(kmsg);
+		ksft_test_result(!hits, "fuzz: kernel log quiet (%d kvbench lines)\n",
+				 hits);
+	}
+	sysfs_write(KVB_ATTR("backend"), orig);
+	close(fd);
+	ksft_finished();
+}

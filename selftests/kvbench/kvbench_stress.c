@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stress /dev/kvbench: 2 x online-CPU threads run random GET, SET, DEL and
+ * BATCH on a small hot key set, a large cold one and keys each thread owns,
+ * while another thread keeps switching the backend and resetting the
+ * statistics.
+ *
+ * Every value carries its key, its writer, a version and a checksum, so a
+ * reader that ever gets a torn value, or another key's value, fails the run.
+ * A thread's own keys are written by it alone: it keeps a model of them,
+ * checks every answer against it, and at the end the map must hold exactly
+ * what the models say. Once every key is deleted, "entries" and "bytes" must
+ * be back where they started.
+ *
+ * One phase per backend (the backend the phase starts on; the switcher
+ * moves the map through all of them). Output is KTAP, one line per phase.
+ *
+ * Environment:
+ *   KVBENCH_STRESS_SECONDS   seconds per phase (default 5)
+ *   KVBENCH_STRESS_THREADS   worker threads (default 2 x online CPUs)
+ *   KVBENCH_STRESS_SEED      seed (default: from the clock; printed)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kvbench.h>
+
+#include "kselftest.h"
+
+#define KVB_DEV			"/dev/kvbench"
+#define KVB_ATTR(name)		"/sys/class/misc/kvbench/" name
+#define KVB_PARAM(name)		"/sys/module/kvbench/parameters/" name
+
+#define NR_HOT			16
+#define NR_COLD			4096
+#define NR_OWN			32	/* per thread */
+#define MAX_THREADS		64
+#define MAX_BATCH		16
+#define VALUE_MAX		1400	/* crosses the 512-byte inline limit */
+#define KEY_BUF			64
+
+/* Every backend the module may offer; those it does not build are skipped. */
+static const char * const all_backends[] = {
+	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable",
+};
+
+/* ------------------------------------------------------------ helpers */
+
+static int sysfs_read(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+static int sysfs_write(const char *path, const char *val)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == strlen(val) ? 0 : -EIO;
+}
+
+static long long sysfs_read_ll(const char *path)
+{
+	char buf[64];
+
+	if (sysfs_read(path, buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+static __u64 rnd(__u64 *state)
+{
+	__u64 z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static __u32 rnd_below(__u64 *state, __u32 n)
+{
+	return (__u32)(rnd(state) % n);
+}
+
+static __u64 fnv1a(const void *data, size_t len, __u64 h)
+{
+	const unsigned char *p = data;
+
+	while (len--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ------------------------------------------------------------ values */
+
+/*
+ * A value: this header, the key, then filler. @csum covers everything
+ * with @csum itself zero.
+ */
+struct stamp {
+	__u32 magic;
+	__u32 len;		/* of the whole value */
+	__u32 key_len;
+	__u32 tid;		/* the writer */
+	__u64 version;
+	__u64 csum;
+};
+
+#define STAMP_MAGIC	0x6b767374
+
+static __u64 stamp_csum(const unsigned char *v, size_t len)
+{
+	struct stamp st;
+
+	memcpy(&st, v, sizeof(st));
+	st.csum = 0;
+	return fnv1a(v + sizeof(st), len - sizeof(st),
+		     fnv1a(&st, sizeof(st), 0xcbf29ce484222325ULL));
+}
+
+static size_t stamp_make(unsigned char *v, const char *key, size_t klen,
+			 __u32 tid, __u64 version, __u64 *rs)
+{
+	size_t min = sizeof(struct stamp) + klen;
+	size_t len = min + rnd_below(rs, VALUE_MAX - min + 1);
+	struct stamp st = {
+		.magic = STAMP_MAGIC, .len = len, .key_len = klen,
+		.tid = tid, .version = version,
+	};
+	unsigned char fill = (unsigned char)rnd(rs);
+
+	memcpy(v + sizeof(st), key, klen);
+	memset(v + min, fill, len - min);
+	memcpy(v, &st, sizeof(st));
+	st.csum = stamp_csum(v, len);
+	memcpy(v, &st, sizeof(st));
+	return len;
+}
+
+/* NULL if @v is a whole value of @key, else what is wrong with it. */
+static const char *stamp_check(const unsigned char *v, size_t len,
+			       const char *key, size_t klen, struct stamp *st)
+{
+	if (len < sizeof(*st) + klen)
+		return "torn (too short)";
+	memcpy(st, v, sizeof(*st));
+	if (st->magic != STAMP_MAGIC || st->len != len ||
+	    st->csum != stamp_csum(v, len))
+		return "torn (bad length or checksum)";
+	if (st->key_len != klen || memcmp(v + sizeof(*st), key, klen))
+		return "foreign (another key's value)";
+	return NULL;
+}
+
+/* ------------------------------------------------------------ threads */
+
+struct own {
+	__u64 version;	/* of the last SET */
+	bool present;
+};
+
+struct worker {
+	pthread_t thread;
+	__u32 tid;
+	int fd;
+	__u64 rs;
+	unsigned long ops;
+	struct own own[NR_OWN];
+	__u64 next_version;
+};
+
+static struct {
+	atomic_bool stop;
+	atomic_int failed;
+	char why[512];
+	pthread_mutex_t why_lock;
+	unsigned int nthreads;
+	unsigned long switches;
+	unsigned long resets;
+	unsigned long long seed;
+} run = { .why_lock = PTHREAD_MUTEX_INITIALIZER };
+
+static __printf(1, 2) void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&run.why_lock);
+	if (!atomic_fetch_add(&run.failed, 1)) {
+		va_start(ap, fmt);
+		vsnprintf(run.why, sizeof(run.why), fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&run.why_lock);
+	atomic_store(&run.stop, true);
+}
+
+enum { K_HOT, K_COLD, K_OWN };
+
+/* A key to work on: which set, which index, its name. */
+struct keyref {
+	int set;
+	__u32 owner;
+	__u32 idx;
+	char name[KEY_BUF];
+	size_t len;
+};
+
+static void key_name(struct keyref *k)
+{
+	int n;
+
+	switch (k->set) {
+	case K_HOT:
+		n = snprintf(k->name, sizeof(k->name), "kvbench_stress/h/%u", k->idx);
+		break;
+	case K_COLD:
+		n = snprintf(k->name, sizeof(k->name), "kvbench_stress/c/%u", k->idx);
+		break;
+	default:
+		n = snprintf(k->name, sizeof(k->name), "kvbench_stress/o/%u/%u",
+			     k->owner, k->idx);
+		break;
+	}
+	k->len = n;
+}
+
+static void pick_key(struct worker *w, struct keyref *k)
+{
+	__u32 x = rnd_below(&w->rs, 10);
+
+	k->owner = w->tid;
+	if (x < 4) {
+		k->set = K_HOT;
+		k->idx = rnd_below(&w->rs, NR_HOT);
+	} else if (x < 7) {
+		k->set = K_COLD;
+		k->idx = rnd_below(&w->rs, NR_COLD);
+	} else {
+		k->set = K_OWN;
+		k->idx = rnd_below(&w->rs, NR_OWN);
+		/* Now and then read another thread's key. */
+		if (rnd_below(&w->rs, 8) == 0)
+			k->owner = rnd_below(&w->rs, run.nthreads);
+	}
+	key_name(k);
+}
+
+static bool mine(const struct worker *w, const struct keyref *k)
+{
+	return k->set == K_OWN && k->owner == w->tid;
+}
+
+/* Check one GET's outcome; @v holds @len bytes when @res is 0. */
+static void check_get(struct worker *w, const struct keyref *k, int res,
+		      const unsigned char *v, size_t len)
+{
+	struct own *o = &w->own[k->idx];
+	const char *bad;
+	struct stamp st;
+
+	if (res && res != -ENOENT) {
+		fail("GET %s: %s", k->name, strerror(-res));
+		return;
+	}
+	if (!res) {
+		bad = stamp_check(v, len, k->name, k->len, &st);
+		if (bad) {
+			fail("GET %s: %s value, %zu bytes", k->name, bad, len);
+			return;
+		}
+		if (k->set == K_OWN && st.tid != k->owner) {
+			fail("GET %s: written by thread %u", k->name, st.tid);
+			return;
+		}
+	}
+	if (!mine(w, k))
+		return;
+	if (!res != o->present)
+		fail("GET %s: %s, the model says %s", k->name,
+		     res ? "missing" : "present", o->present ? "present" : "absent");
+	else if (!res && st.version != o->version)
+		fail("GET %s: version %llu, the model says %llu", k->name,
+		     (unsigned long long)st.version,
+		     (unsigned long long)o->version);
+}
+
+static void check_set(struct worker *w, const struct keyref *k, int res,
+		      __u64 version)
+{
+	if (res) {
+		fail("SET %s: %s", k->name, strerror(-res));
+		return;
+	}
+	if (mine(w, k)) {
+		w->own[k->idx].present = true;
+		w->own[k->idx].version = version;
+	}
+}
+
+static void check_del(struct worker *w, const struct keyref *k, int res)
+{
+	struct own *o = &w->own[k->idx];
+
+	if (res && res != -ENOENT) {
+		fail("DEL %s: %s", k->name, strerror(-res));
+		return;
+	}
+	if (!mine(w, k))
+		return;
+	if (!res != o->present)
+		fail("DEL %s: %s, the model says %s", k->name,
+		     res ? "missing" : "deleted",
+		     o->present ? "present" : "absent");
+	o->present = false;
+}
+
+static int kv_ioctl(int fd, unsigned long cmd, const void *key, size_t klen,
+		    void *val, __u32 *vlen)
+{
+	struct kvbench_kv kv = {
+		.key = (uintptr_t)key, .value = (uintptr_t)val,
+		.key_len = klen, .value_len = vlen ? *vlen : 0,
+	};
+	int ret = ioctl(fd, cmd, &kv) ? -errno : 0;
+
+	if (vlen)
+		*vlen = kv.value_len;
+	return ret;
+}
+
+/* What a writer may set: other threads' own keys are read-only to it. */
+static __u32 pick_op(struct worker *w, const struct keyref *k)
+{
+	__u32 x = rnd_below(&w->rs, 100);
+
+	if (k->set == K_OWN && !mine(w, k))
+		return KVBENCH_OP_GET;
+	if (x < 55)
+		return KVBENCH_OP_GET;
+	if (x < 85)
+		return KVBENCH_OP_SET;
+	return KVBENCH_OP_DEL;
+}
+
+static void one_op(struct worker *w, unsigned char *val)
+{
+	struct keyref k;
+	__u32 op, len;
+	__u64 ver;
+	int res;
+
+	pick_key(w, &k);
+	op = pick_op(w, &k);
+	switch (op) {
+	case KVBENCH_OP_GET:
+		len = VALUE_MAX;
+		res = kv_ioctl(w->fd, KVBENCH_IOC_GET, k.name, k.len, val, &len);
+		check_get(w, &k, res, val, len);
+		break;
+	case KVBENCH_OP_SET:
+		ver = ++w->next_version;
+		len = stamp_make(val, k.name, k.len, w->tid, ver, &w->rs);
+		res = kv_ioctl(w->fd, KVBENCH_IOC_SET, k.name, k.len, val, &len);
+		check_set(w, &k, res, ver);
+		break;
+	default:
+		res = kv_ioctl(w->fd, KVBENCH_IOC_DEL, k.name, k.len, NULL, NULL);
+		check_del(w, &k, res);
+		break;
+	}
+}
+
+static void one_batch(struct worker *w, unsigned char (*vals)[VALUE_MAX])
+{
+	struct kvbench_op ops[MAX_BATCH];
+	struct keyref keys[MAX_BATCH];
+	__u64 vers[MAX_BATCH];
+	struct kvbench_batch b;
+	__u32 n, i, len;
+	int res;
+
+	n = 1 + rnd_below(&w->rs, MAX_BATCH);
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < n; i++) {
+		pick_key(w, &keys[i]);
+		ops[i].op = pick_op(w, &keys[i]);
+		ops[i].result = 1;
+		ops[i].kv.key = (uintptr_t)keys[i].name;
+		ops[i].kv.key_len = keys[i].len;
+		ops[i].kv.value = (uintptr_t)vals[i];
+		len = VALUE_MAX;
+		if (ops[i].op == KVBENCH_OP_SET) {
+			vers[i] = ++w->next_version;
+			len = stamp_make(vals[i], keys[i].name, keys[i].len,
+					 w->tid, vers[i], &w->rs);
+		}
+		ops[i].kv.value_len = ops[i].op == KVBENCH_OP_DEL ? 0 : len;
+	}
+	b = (struct kvbench_batch){ .ops = (uintptr_t)ops, .count = n };
+	res = ioctl(w->fd, KVBENCH_IOC_BATCH, &b) ? -errno : 0;
+	if (res) {
+		fail("BATCH of %u: %s", n, strerror(-res));
+		return;
+	}
+	/* The ops ran in order: check them, and follow them, in order. */
+	for (i = 0; i < n; i++) {
+		switch (ops[i].op) {
+		case KVBENCH_OP_GET:
+			check_get(w, &keys[i], ops[i].result, vals[i],
+				  ops[i].kv.value_len);
+			break;
+		case KVBENCH_OP_SET:
+			check_set(w, &keys[i], ops[i].result, vers[i]);
+			break;
+		default:
+			check_del(w, &keys[i], ops[i].result);
+			break;
+		}
+	}
+}
+
+static void *worker_fn(void *arg)
+{
+	static __thread unsigned char vals[MAX_BATCH][VALUE_MAX];
+	struct worker *w = arg;
+
+	while (!atomic_load_explicit(&run.stop, memory_order_relaxed)) {
+		if (rnd_below(&w->rs, 8) == 0)
+			one_batch(w, vals);
+		else
+			one_op(w, vals[0]);
+		w->ops++;
+	}
+	return NULL;
+}
+
+static void *switcher_fn(void *arg)
+{
+	unsigned int i = *(unsigned int *)arg;
+	int ret;
+
+	while (!atomic_load(&run.stop)) {
+		i = (i + 1) % ARRAY_SIZE(all_backends);
+		ret = sysfs_write(KVB_ATTR("backend"), all_backends[i]);
+		if (ret && ret != -EINVAL) {
+			fail("switch to %s: %s", all_backends[i], strerror(-ret));
+			break;
+		}
+		run.switches += !ret;
+		ret = sysfs_write(KVB_ATTR("reset"), "1");
+		if (ret) {
+			fail("reset: %s", strerror(-ret));
+			break;
+		}
+		run.resets++;
+		usleep(1000);
+	}
+	return NULL;
+}
+
+/* Delete every key of the run; returns -errno of the first failure. */
+static int delete_all(int fd)
+{
+	struct keyref k;
+	unsigned int t;
+	int ret;
+
+	for (k.set = K_HOT; k.set <= K_OWN; k.set++) {
+		unsigned int n = k.set == K_HOT ? NR_HOT :
+				 k.set == K_COLD ? NR_COLD : NR_OWN;
+
+		for (t = 0; t < (k.set == K_OWN ? run.nthreads : 1); t++) {
+			k.owner = t;
+			for (k.idx = 0; k.idx < n; k.idx++) {
+				key_name(&k);
+				ret = kv_ioctl(fd, KVBENCH_IOC_DEL, k.name,
+					       k.len, NULL, NULL);
+				if (ret && ret != -ENOENT)
+					return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+/* The map must hold exactly what the owners' models say. */
+static void check_models(int fd, struct worker *ws)
+{
+	static unsigned char val[VALUE_MAX];
+	struct keyref k = { .set = K_OWN };
+	unsigned int t;
+	__u32 len;
+	int res;
+
+	for (t = 0; t < run.nthreads; t++) {
+		k.owner = t;
+		for (k.idx = 0; k.idx < NR_OWN; k.idx++) {
+			key_name(&k);
+			len = VALUE_MAX;
+			res = kv_ioctl(fd, KVBENCH_IOC_GET, k.name, k.len, val,
+				       &len);
+			check_get(&ws[t], &k, res, val, len);
+		}
+	}
+}
+
+static void run_phase(int fd, unsigned int bi, double seconds)
+{
+	static struct worker ws[MAX_THREADS];
+	const char *backend = all_backends[bi];
+	long long entries0, bytes0, entries, bytes;
+	unsigned long total = 0;
+	pthread_t switcher;
+	unsigned int t, sw = bi;
+	char cur[64];
+	double t0;
+	int ret;
+
+	atomic_store(&run.stop, false);
+	atomic_store(&run.failed, 0);
+	run.switches = 0;
+	run.resets = 0;
+
+	ret = sysfs_write(KVB_ATTR("backend"), backend);
+	if (ret == -EINVAL) {
+		ksft_test_result_skip("stress %s: backend not built\n", backend);
+		return;
+	}
+	if (ret || delete_all(fd)) {
+		ksft_test_result_fail("stress %s: cannot switch to it or clear keys\n",
+				      backend);
+		return;
+	}
+	entries0 = sysfs_read_ll(KVB_ATTR("entries"));
+	bytes0 = sysfs_read_ll(KVB_ATTR("bytes"));
+
+	memset(ws, 0, sizeof(ws));
+	for (t = 0; t < run.nthreads; t++) {
+		ws[t].tid = t;
+		ws[t].rs = run.seed ^ (0x9e3779b97f4a7c15ULL * (t + 1)) ^
+			   ((__u64)bi << 56);
+		ws[t].fd = open(KVB_DEV, O_RDWR);
+		if (ws[t].fd < 0)
+			ksft_exit_fail_msg("open %s: %s\n", KVB_DEV, strerror(errno));
+	}
+
+	t0 = now();
+	for (t = 0; t < run.nthreads; t++)
+		if (pthread_create(&ws[t].thread, NULL, worker_fn, &ws[t]))
+			ksft_exit_fail_msg("pthread_create failed\n");
+	if (pthread_create(&switcher, NULL, switcher_fn, &sw))
+		ksft_exit_fail_msg("pthread_create failed\n");
+
+	while (!atomic_load(&run.stop) && now() - t0 < seconds)
+		usleep(10000);
+	atomic_store(&run.stop, true);
+	pthread_join(switcher, NULL);
+	for (t = 0; t < run.nthreads; t++) {
+		pthread_join(ws[t].thread, NULL);
+		close(ws[t].fd);
+		total += ws[t].ops;
+	}
+
+	/* Back on the phase's backend, the models must hold. */
+	atomic_store(&run.stop, false);
+	ret = sysfs_write(KVB_ATTR("backend"), backend);
+	if (ret)
+		fail("switch back to %s: %s", backend, strerror(-ret));
+	if (sysfs_read(KVB_ATTR("backend"), cur, sizeof(cur)) ||
+	    strcmp(cur, backend))
+		fail("backend is '%s', expected %s", cur, backend);
+	if (!atomic_load(&run.failed))
+		check_models(fd, ws);
+	ret = delete_all(fd);
+	if (ret)
+		fail("deleting the keys: %s", strerror(-ret));
+	entries = sysfs_read_ll(KVB_ATTR("entries"));
+	bytes = sysfs_read_ll(KVB_ATTR("bytes"));
+	if (entries != entries0 || bytes != bytes0)
+		fail("after deleting every key: entries %lld bytes %lld, expected %lld and %lld",
+		     entries, bytes, entries0, bytes0);
+
+	if (atomic_load(&run.failed))
+		ksft_print_msg("stress %s: %s (seed %#llx, KVBENCH_STRESS_SEED)\n",
+			       backend, run.why, run.seed);
+	ksft_test_result(!atomic_load(&run.failed),
+			 "stress %s: %u threads, %lu ops, %lu switches, %lu resets in %.1f s\n",
+			 backend, run.nthreads, total, run.switches,
+			 run.resets, now() - t0);
+}
+
+int main(void)
+{
+	double seconds = 5;
+	char orig[64], *env;
+	unsigned int i;
+	long cpus;
+	int fd;
+
+	env = getenv("KVBENCH_STRESS_SECONDS");
+	if (env)
+		seconds = strtod(env, NULL);
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	run.nthreads = 2 * (cpus > 0 ? cpus : 1);
+	env = getenv("KVBENCH_STRESS_THREADS");
+	if (env)
+		run.nthreads = strtoul(env, NULL, 0);
+	if (run.nthreads < 1)
+		run.nthreads = 1;
+	if (run.nthreads > MAX_THREADS)
+		run.nthreads = MAX_THREADS;
+	env = getenv("KVBENCH_STRESS_SEED");
+	run.seed = env ? strtoull(env, NULL, 0) :
+			 (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+
+	ksft_print_header();
+	ksft_print_msg("%u threads, %.1f s per backend, seed %#llx\n",
+		       run.nthreads, seconds, run.seed);
+	if (geteuid())
+		ksft_exit_skip("must be run as root\n");
+	fd = open(KVB_DEV, O_RDWR);
+	if (fd < 0)
+		ksft_exit_skip("cannot open " KVB_DEV ": %s\n", strerror(errno));
+	if (sysfs_read(KVB_ATTR("backend"), orig, sizeof(orig)))
+		ksft_exit_skip("no " KVB_ATTR("backend") "\n");
+	if (sysfs_read_ll(KVB_PARAM("max_value_len")) < VALUE_MAX ||
+	    sysfs_read_ll(KVB_PARAM("max_entries")) ||
+	    sysfs_read_ll(KVB_PARAM("max_bytes")))
+		ksft_exit_skip("needs max_value_len >= %d and no entry or byte limit\n",
+			       VALUE_MAX);
+
+	ksft_set_plan(ARRAY_SIZE(all_backends));
+	for (i = 0; i < ARRAY_SIZE(all_backends); i++)
+		run_phase(fd, i, seconds);
+	sysfs_write(KVB_ATTR("backend"), orig);
+	close(fd);
+	ksft_finished();
+}
