@@ -28,7 +28,7 @@ static struct kvbench_backend *kthread_map_create(const struct kvbench_params *p
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
-	ret = kvbench_owner_start(&m->owner, p, -1);
+	ret = kvbench_owner_start(&m->owner, p, -1, false);
 	if (ret) {
 		kfree(m);
 		return ERR_PTR(ret);
@@ -47,13 +47,14 @@ static void kthread_map_destroy(struct kvbench_backend *b)
 static void kthread_map_batch(struct kvbench_backend *b,
 			      struct kvbench_req *reqs, unsigned int n)
 {
+	struct kvbench_owner *o = &to_kthread_map(b)->owner;
 	struct kvbench_owner_msg msg = { .head = reqs };
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
 		reqs[i].next = i + 1 < n ? &reqs[i + 1] : NULL;
-	kvbench_owner_post(&to_kthread_map(b)->owner, &msg);
-	kvbench_owner_wait(&msg);
+	kvbench_owner_post(o, &msg);
+	kvbench_owner_wait(o, &msg);
 }
 
 static void kthread_map_one(struct kvbench_backend *b, struct kvbench_req *req)

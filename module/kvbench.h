@@ -235,6 +235,7 @@ struct kvbench_owner_msg {
  * @task:	the owner thread
  * @idle:	set by the owner before it checks @fifo a last time and
  *		sleeps; a producer that sees it set wakes the owner
+ * @rt:		the thread runs at SCHED_FIFO priority 1
  * @table:	touched only by the owner thread, or by whoever stopped it
  * @queue_hwm:	written by the owner: most messages seen queued at once
  * @passes:	written by the owner: passes that found messages
@@ -250,6 +251,7 @@ struct kvbench_owner {
 	wait_queue_head_t room;
 	struct task_struct *task;
 	bool idle;
+	bool rt;
 	struct kvbench_table table;
 	unsigned long queue_hwm;
 	unsigned long passes;
@@ -258,10 +260,10 @@ struct kvbench_owner {
 };
 
 int kvbench_owner_start(struct kvbench_owner *o,
-			const struct kvbench_params *p, int id);
+			const struct kvbench_params *p, int id, bool rt);
 void kvbench_owner_free(struct kvbench_owner *o);
 void kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
-void kvbench_owner_wait(struct kvbench_owner_msg *msg);
+void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
 void kvbench_owner_drain(struct kvbench_owner *o,
 			 void (*fn)(struct kvbench_item *item, void *arg),
 			 void *arg);

@@ -13,8 +13,8 @@
  *
  * What costs is not the table but the hand-off: a sleep and a wake-up on
  * each side of every request. So both sides first spin for a short, bounded
- * time (kthread_spin_us) before they sleep, and only until the scheduler
- * wants their CPU for another task; the producer skips the wake-up when the owner is known
+ * time (kthread_spin_us) before they sleep, and only until another task
+ * needs their CPU; the producer skips the wake-up when the owner is known
  * to be awake, and a BATCH travels as one message. An idle owner sleeps: it
  * spins only right after it has done work.
  */
@@ -22,6 +22,7 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/stat.h>
 #include <linux/time64.h>
 
 #include "kvbench.h"
@@ -45,22 +46,24 @@ MODULE_PARM_DESC(kthread_spin_us,
 /*
  * Spin until @done() or for spin_us, whichever comes first, and not once
  * the scheduler wants this CPU for another task (need_resched()): that
- * may be the very task we wait for.
+ * may be the very task we wait for. Around a SCHED_FIFO owner (@strict) the
+ * scheduler never says so for the normal tasks it preempts, so there the
+ * spin also ends as soon as any other task is runnable on this CPU.
  *
- * Two variants were measured under QEMU and dropped (see
- * Documentation/results.rst): running the owner at SCHED_FIFO, so that it
- * preempts the caller that woke it, made a one-thread GET about 3.5 times
- * slower (p50 8.8 us against 2.5 us): the owner was woken onto the caller's
- * CPU and every request cost two context switches, where an owner spinning
- * on a CPU of its own answers at once. Also stopping when any other task is
- * runnable here (!single_task_running()) brought nothing at two threads.
+ * Measured under QEMU (Documentation/results.rst): a single owner does best
+ * as a normal task spinning on a CPU of its own (p50 of a one-thread GET
+ * 2.5 us); at SCHED_FIFO it was woken onto its caller's CPU, every request
+ * cost two context switches and the p50 was 8.8 us. With an owner per CPU,
+ * owners always share CPUs with callers, and SCHED_FIFO owners that answer
+ * at once did better.
  */
-static bool owner_spin(bool (*done)(void *arg), void *arg)
+static bool owner_spin(bool (*done)(void *arg), void *arg, bool strict)
 {
 	u64 end = local_clock() + (u64)READ_ONCE(spin_us) * NSEC_PER_USEC;
 
 	while (!done(arg)) {
-		if (need_resched() || local_clock() >= end)
+		if (need_resched() || (strict && !single_task_running()) ||
+		    local_clock() >= end)
 			return false;
 		cpu_relax();
 	}
@@ -168,7 +171,7 @@ static int owner_thread(void *data)
 			WRITE_ONCE(o->drained, o->drained + n);
 			continue;
 		}
-		if (!owner_spin(owner_fifo_busy, o))
+		if (!owner_spin(owner_fifo_busy, o, o->rt))
 			owner_sleep(o);
 	}
 	return 0;
@@ -218,15 +221,16 @@ static bool owner_msg_done(void *arg)
 
 /**
  * kvbench_owner_wait() - wait until the owner has answered @msg
+ * @o:		the owner @msg was posted to
  * @msg:	a message given to kvbench_owner_post()
  *
  * The owner reads and writes @msg and its requests, which live with the
  * caller, until it completes it: the wait cannot be interrupted. It always
  * ends, because the owner answers every message it took.
  */
-void kvbench_owner_wait(struct kvbench_owner_msg *msg)
+void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 {
-	if (!owner_spin(owner_msg_done, &msg->done))
+	if (!owner_spin(owner_msg_done, &msg->done, o->rt))
 		wait_for_completion(&msg->done);
 }
 
@@ -235,11 +239,12 @@ void kvbench_owner_wait(struct kvbench_owner_msg *msg)
  * @o:		zeroed memory for the owner
  * @p:		queue and table sizes
  * @id:		a number for the thread's name, or -1 for none
+ * @rt:		run the thread at SCHED_FIFO priority 1
  *
  * Return: 0 or a negative errno, with nothing left to undo.
  */
 int kvbench_owner_start(struct kvbench_owner *o,
-			const struct kvbench_params *p, int id)
+			const struct kvbench_params *p, int id, bool rt)
 {
 	int ret = -ENOMEM;
 
@@ -260,6 +265,9 @@ int kvbench_owner_start(struct kvbench_owner *o,
 		o->task = NULL;
 		goto free_table;
 	}
+	o->rt = rt;
+	if (rt)
+		sched_set_fifo_low(o->task);
 	wake_up_process(o->task);
 	return 0;
 
