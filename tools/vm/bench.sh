@@ -75,6 +75,16 @@ cd "$(dirname "$0")" || exit 1
 KVBENCH_OUT=${KVBENCH_OUT:-$PWD/out}
 export KVBENCH_OUT
 mkdir -p "$KVBENCH_OUT"
+# CPU time (utime + stime, in clock ticks) and number of owner threads.
+owner_ticks() {
+	for p in /proc/[0-9]*; do
+		grep -qx 'kvbench-owner.*' "$p/comm" 2>/dev/null &&
+			awk '{ print $14 + $15 }' "$p/stat"
+	done | awk '{ s += $1 } END { print s + 0 }'
+}
+owner_count() {
+	grep -lx 'kvbench-owner.*' /proc/[0-9]*/comm 2>/dev/null | wc -l
+}
 insmod ./kvbench.ko || exit 1
 rc=0
 if [ $# -gt 0 ]; then
@@ -102,6 +112,17 @@ else
 	echo "== side study: GET with 1000000 keys (hash_bits 20)"
 	./kvbench bench -b rwlock,rcu -m get -t max -k 1000000 -r 3 \
 		--json "$KVBENCH_OUT/keys-1000000-bits20.json" || rc=$?
+	echo 12 >/sys/module/kvbench/parameters/hash_bits
+	echo
+	echo "== side study: CPU used by idle owner threads (10 s, no requests)"
+	for b in kthread kthread-percpu; do
+		echo "$b" >/sys/class/misc/kvbench/backend
+		sleep 1
+		t0=$(owner_ticks)
+		sleep 10
+		t1=$(owner_ticks)
+		echo "$b: $(owner_count) owner threads used $((t1 - t0)) clock ticks (1/100 s) in 10 s"
+	done
 fi
 rmmod kvbench
 exit $rc
