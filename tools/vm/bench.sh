@@ -191,6 +191,12 @@ main() {
 			step "plot: ${results#"$REPO"/}/bench.png"
 		fi
 	fi
+	if [[ -z ${BENCH_ARGS:-} && -f $results/bench.json ]]; then
+		echo
+		echo "== headline figures (tools/kvbench/figures.py)"
+		python3 "$REPO/tools/kvbench/figures.py" "$results" |
+			tee "$results/figures.txt" || true
+	fi
 	[[ $status -eq 0 ]] || echo "bench: failed with status $status (see $results)" >&2
 	return "$status"
 }

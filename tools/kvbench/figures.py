@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Print the headline figures of one `make bench` run.
+
+Usage: figures.py RESULTS_DIR
+
+Reads the JSON reports (schema kvbench-bench/1, see README.md) that
+tools/vm/bench.sh leaves in RESULTS_DIR and prints each figure that
+Documentation/results.rst discusses, every ratio taken within one report,
+with the rows it comes from. Nothing here is a pass/fail test: a figure
+that misses its aim is printed as such.
+"""
+
+import json
+import os
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def row(report, backend, mix="get", threads=None, batch=1, fd="per-thread"):
+    """The one result of @report matching the arguments, or None."""
+    for r in report["results"]:
+        if r["backend"] != backend or r["batch"] != batch or r["fd"] != fd:
+            continue
+        if backend != "nop" and r["mix"]["name"] != mix:
+            continue
+        if threads is not None and r["threads"] != threads:
+            continue
+        return r
+    return None
+
+
+def ratio(a, b):
+    return a / b if a and b else float("nan")
+
+
+def verdict(ok):
+    return "meets the aim" if ok else "MISSES the aim"
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    d = sys.argv[1]
+    main_r = load(os.path.join(d, "bench.json"))
+    n = main_r["cpus"]
+    print(f"run {main_r['date']}, kernel {main_r['kernel']}, {n} CPUs")
+
+    for t in sorted({r["threads"] for r in main_r["results"]}):
+        nop = row(main_r, "nop", threads=t)
+        rcu = row(main_r, "rcu", threads=t)
+        c = ratio(rcu["ns_per_op"], nop["ns_per_op"])
+        print(f"RCU GET / NOP at {t} threads: {c:.2f}x "
+              f"({rcu['ns_per_op']:.0f} vs {nop['ns_per_op']:.0f} ns/op); "
+              f"aim <= 1.25x: {verdict(c <= 1.25)}")
+
+    one = row(main_r, "rcu", threads=1)
+    top = row(main_r, "rcu", threads=n)
+    s = ratio(top["ops_per_sec"], one["ops_per_sec"])
+    print(f"RCU GET scaling 1 -> {n} threads: {s:.2f}x; aim >= {0.9 * n:.1f}x: "
+          f"{verdict(s >= 0.9 * n)}")
+
+    for t in (1, n):
+        single = row(main_r, "rcu", threads=t)
+        batch = row(main_r, "rcu", threads=t, batch=64)
+        b = ratio(batch["ns_per_op"], single["ns_per_op"])
+        print(f"RCU BATCH(64) per op / single GET at {t} threads: {b:.2f}x; "
+              f"aim <= 0.2x: {verdict(b <= 0.2)}")
+
+    for mix in ("get", "90:10", "50:50"):
+        for t in (1, n):
+            rw = row(main_r, "rwlock", mix, t)
+            kt = row(main_r, "kthread", mix, t)
+            pc = row(main_r, "kthread-percpu", mix, t)
+            kb = row(main_r, "kthread", mix, t, batch=64)
+            rb = row(main_r, "rwlock", mix, t, batch=64)
+            k = ratio(kt["ops_per_sec"], rw["ops_per_sec"])
+            p = ratio(pc["ops_per_sec"], rw["ops_per_sec"])
+            print(f"{mix:>5} {t} thr: kthread/rwlock {k:.2f} "
+                  f"(aim >= 0.33: {verdict(k >= 1 / 3)}), "
+                  f"batch 64 {ratio(kb['ops_per_sec'], rb['ops_per_sec']):.2f}; "
+                  f"kthread-percpu/rwlock {p:.2f} (aim >= 1: {verdict(p >= 1)}), "
+                  f"/kthread {ratio(pc['ops_per_sec'], kt['ops_per_sec']):.2f}")
+
+    for t in (1, n):
+        ur = row(main_r, "user-rwlock", threads=t)
+        uo = row(main_r, "user-owner", threads=t)
+        print(f"user-rwlock / user-owner GET at {t} threads: "
+              f"{ratio(ur['ops_per_sec'], uo['ops_per_sec']):.1f}x "
+              f"(the seed: 13x at 16 threads)")
+
+    fd_path = os.path.join(d, "fd.json")
+    if os.path.exists(fd_path):
+        fd = load(fd_path)
+        for b in ("nop", "rcu"):
+            per = row(fd, b, fd="per-thread")
+            sh = row(fd, b, fd="shared")
+            print(f"shared fd / per-thread fd, {b} at {per['threads']} threads: "
+                  f"{ratio(sh['ns_per_op'], per['ns_per_op']):.3f}x ns/op")
+
+    z_path = os.path.join(d, "zipf.json")
+    if os.path.exists(z_path):
+        z = load(z_path)
+        for r in z["results"]:
+            u = row(main_r, r["backend"], "90:10", r["threads"])
+            print(f"zipf / uniform 90:10, {r['backend']} at {r['threads']} threads: "
+                  f"{ratio(r['ops_per_sec'], u['ops_per_sec']):.2f}x ops/s "
+                  "(two reports of the same run)")
+
+    k1_path = os.path.join(d, "keys-1000.json")
+    k2_path = os.path.join(d, "keys-1000000.json")
+    k3_path = os.path.join(d, "keys-1000000-bits20.json")
+    if os.path.exists(k1_path) and os.path.exists(k2_path):
+        k1, k2 = load(k1_path), load(k2_path)
+        k3 = load(k3_path) if os.path.exists(k3_path) else None
+        for b in ("rhashtable", "rcu", "rwlock"):
+            a, m = row(k1, b), row(k2, b)
+            line = (f"GET 1,000,000 / 1,000 keys, {b}: "
+                    f"{ratio(m['ns_per_op'], a['ns_per_op']):.2f}x ns/op")
+            if b == "rhashtable":
+                c = ratio(m["ns_per_op"], a["ns_per_op"])
+                line += f"; aim <= 2x: {verdict(c <= 2)}"
+            elif k3 and row(k3, b):
+                line += (f"; with hash_bits=20: "
+                         f"{ratio(row(k3, b)['ns_per_op'], a['ns_per_op']):.2f}x")
+            print(line)
+
+
+if __name__ == "__main__":
+    main()
