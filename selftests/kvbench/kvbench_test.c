@@ -1959,6 +1959,82 @@ TEST_F(kvbench, switch_keeps_entries)
 	}
 }
 
+/* Reads the bulk keys over and over, counting wrong answers, until told. */
+struct matrix_reader {
+	const char *prefix;
+	atomic_bool stop;
+	unsigned long reads;
+	unsigned long bad;
+};
+
+static void *matrix_read(void *arg)
+{
+	struct matrix_reader *r = arg;
+	unsigned char val[STAMP_MAX];
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned int i = 0, klen;
+	size_t len;
+	int fd;
+
+	fd = open(KVB_DEV, O_RDWR);
+	if (fd < 0) {
+		r->bad++;
+		return NULL;
+	}
+	while (!atomic_load(&r->stop)) {
+		klen = bulk_key(r->prefix, i, key);
+		len = stamp_encode(val, 0, i, i);
+		if (get_check(fd, key, klen, val, len))
+			r->bad++;
+		r->reads++;
+		i = (i + 1) % SWITCH_KEYS;
+	}
+	close(fd);
+	return NULL;
+}
+
+/*
+ * From this variant's backend to every other backend and back, while a
+ * reader checks every entry it reads: over all variants, every ordered pair
+ * of backends is switched under load once.
+ */
+TEST_F(kvbench, switch_matrix)
+{
+	struct matrix_reader r = { .prefix = self->keys.prefix };
+	unsigned char val[STAMP_MAX];
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned int i, b, klen;
+	pthread_t reader;
+	size_t len;
+	int ret;
+
+	use_bulk(&self->keys, SWITCH_KEYS);
+	r.prefix = self->keys.prefix;
+	for (i = 0; i < SWITCH_KEYS; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		len = stamp_encode(val, 0, i, i);
+		ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, len));
+	}
+	ASSERT_EQ(0, pthread_create(&reader, NULL, matrix_read, &r));
+	for (b = 0; b < ARRAY_SIZE(all_backends); b++) {
+		if (!strcmp(all_backends[b], variant->backend))
+			continue;
+		ret = switch_backend(all_backends[b]);
+		if (ret == -EINVAL)
+			continue;
+		EXPECT_EQ(0, ret) TH_LOG("%s -> %s", variant->backend,
+					 all_backends[b]);
+		EXPECT_EQ(0, switch_backend(variant->backend))
+			TH_LOG("%s -> %s", all_backends[b], variant->backend);
+	}
+	atomic_store(&r.stop, true);
+	pthread_join(reader, NULL);
+	EXPECT_EQ(0UL, r.bad) TH_LOG("%lu of %lu reads wrong", r.bad, r.reads);
+	EXPECT_LT(0UL, r.reads);
+	expect_bulk_values(_metadata, self->fd, self->keys.prefix,
+			   SWITCH_KEYS, variant->backend);
+}
+
 TEST_F(kvbench, switch_keeps_limits)
 {
 	char key[KVBENCH_KEY_MAX + 1];
