@@ -63,17 +63,17 @@ ok $? "kvbench get of a deleted key: exit 1, names the key"
 ok $? "kvbench nop"
 
 before=$(cat /sys/class/misc/kvbench/backend)
-"$kvb" bench -q -b all -t 1-2 -m get,90:10 --batch 1,8 -D 30ms -w 5ms \
+"$kvb" bench -q -b all -t 1-2 -m get,90:10 --batch 1,8 -n 200 -w 0 \
 	-f json -o "$tmp/smoke.json" 2>"$tmp/bench.err"
 st=$?
 [ $st = 0 ] || cat "$tmp/bench.err" >&2
 ok $st "kvbench bench over all backends and baselines, 1 and 2 threads"
 "$dir/kvbench-test" --check-json "$tmp/smoke.json" >/dev/null
 ok $? "its JSON report is well-formed"
-# nop: 2; 3 kernel backends x 2 mixes x 2 batch sizes x 2; 2 baselines x 2 x 2
-[ "$(grep -c '"backend":' "$tmp/smoke.json")" = 34 ]
-ok $? "it has the 34 expected cases"
-[ "$(grep -c '"errors": 0,' "$tmp/smoke.json")" = 34 ]
+# nop: 2; 5 kernel backends x 2 mixes x 2 batch sizes x 2; 2 baselines x 2 x 2
+[ "$(grep -c '"backend":' "$tmp/smoke.json")" = 50 ]
+ok $? "it has the 50 expected cases"
+[ "$(grep -c '"errors": 0,' "$tmp/smoke.json")" = 50 ]
 ok $? "no operation failed"
 [ "$(cat /sys/class/misc/kvbench/backend)" = "$before" ]
 ok $? "the module's backend is restored ($before)"

@@ -1,0 +1,243 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The benchmark as a kselftest: a short `kvbench bench` over every kernel
+# backend plus the NOP floor, each case reported as a KTAP test line with a
+# diagnostic line before it that carries ops/s, ns/op, p99 and the ratio to
+# NOP. A case passes when it ran and its numbers are sane (ops/s and ns/op
+# finite and > 0, no failed operation, a p99 when latency was sampled, a
+# ratio to NOP); speed is never a pass/fail criterion. A case missing from
+# the report fails, and a last test line checks the tool's exit status.
+# Only busybox is needed besides the kvbench tool: awk reads the JSON report.
+#
+# Environment:
+#   KVBENCH_CLI=<path>               the kvbench tool (default: ../kvbench,
+#                                    ./kvbench, ../../tools/kvbench/kvbench,
+#                                    then PATH)
+#   KVBENCH_KO=<path>/kvbench.ko     insmod that file instead of "modprobe
+#                                    kvbench" when the module is not loaded
+#   KVBENCH_BENCH_DURATION=0.3s      timed part of each case
+#   KVBENCH_BENCH_WARMUP=0.05s       untimed part before it
+#   KVBENCH_BENCH_THREADS=1          thread counts (kvbench bench -t)
+#   KVBENCH_BENCH_MIX=get            mixes (kvbench bench -m)
+#   KVBENCH_BENCH_BACKENDS="rwlock rcu kthread kthread-percpu rhashtable"
+# Arguments are passed on to `kvbench bench`.
+#
+# Exit status: 0 when every case passed, 1 when one failed; 4 (KSFT_SKIP)
+# when it cannot run here (not root, no module support, module or tool not
+# available).
+
+ksft_skip=4
+dir=$(cd "$(dirname "$0")" && pwd)
+loaded=0
+made_node=0
+tmp=
+
+duration=${KVBENCH_BENCH_DURATION:-0.3s}
+warmup=${KVBENCH_BENCH_WARMUP:-0.05s}
+threads=${KVBENCH_BENCH_THREADS:-1}
+mix=${KVBENCH_BENCH_MIX:-get}
+backends=${KVBENCH_BENCH_BACKENDS:-rwlock rcu kthread kthread-percpu rhashtable}
+
+echo "TAP version 13"
+
+skip()
+{
+	echo "1..0 # SKIP kvbench_bench.sh: $*"
+	exit $ksft_skip
+}
+
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup()
+{
+	rc=$?
+	if [ -n "$tmp" ]; then
+		rm -rf "$tmp"
+	fi
+	if [ "$made_node" = 1 ]; then
+		rm -f /dev/kvbench
+	fi
+	if [ "$loaded" = 1 ] && ! rmmod kvbench; then
+		echo "# rmmod kvbench failed"
+		if [ "$rc" -eq 0 ]; then
+			rc=1
+		fi
+	fi
+	exit "$rc"
+}
+
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [ "$(id -u)" -ne 0 ]; then
+	skip "must be run as root"
+fi
+
+kvb=
+if [ -n "$KVBENCH_CLI" ]; then
+	kvb=$KVBENCH_CLI
+else
+	for f in "$dir/../kvbench" "$dir/kvbench" \
+		 "$dir/../../tools/kvbench/kvbench"; do
+		if [ -f "$f" ] && [ -x "$f" ]; then
+			kvb=$f
+			break
+		fi
+	done
+	if [ -z "$kvb" ]; then
+		kvb=$(command -v kvbench 2>/dev/null)
+	fi
+fi
+if [ -z "$kvb" ] || [ ! -f "$kvb" ] || [ ! -x "$kvb" ]; then
+	skip "the kvbench tool was not found (set KVBENCH_CLI=<path>)"
+fi
+
+if [ ! -d /sys/module/kvbench ]; then
+	if [ ! -e /proc/modules ]; then
+		skip "this kernel has no module support"
+	fi
+	if [ -n "$KVBENCH_KO" ]; then
+		if [ ! -r "$KVBENCH_KO" ]; then
+			skip "KVBENCH_KO=$KVBENCH_KO is not readable"
+		fi
+		insmod "$KVBENCH_KO" || skip "insmod $KVBENCH_KO failed"
+	else
+		modprobe kvbench || skip "modprobe kvbench failed"
+	fi
+	loaded=1
+fi
+
+# devtmpfs creates the node; without it, make one from sysfs.
+tries=50
+while [ ! -c /dev/kvbench ] && [ $tries -gt 0 ]; do
+	sleep 0.1 2>/dev/null || sleep 1
+	tries=$((tries - 1))
+done
+if [ ! -c /dev/kvbench ]; then
+	devnum=$(cat /sys/class/misc/kvbench/dev 2>/dev/null)
+	if [ -z "$devnum" ]; then
+		echo "1..0 # /dev/kvbench did not appear"
+		exit 1
+	fi
+	mknod -m 600 /dev/kvbench c "${devnum%%:*}" "${devnum##*:}" || exit 1
+	made_node=1
+fi
+
+tmp=$(mktemp -d) || exit 1
+list=nop
+for b in $backends; do
+	list=$list,$b
+done
+
+: >"$tmp/bench.json"
+echo "# kvbench bench -b $list -t $threads -m $mix -D $duration -w $warmup${*:+ $*}"
+"$kvb" bench -q -b "$list" -t "$threads" -m "$mix" -D "$duration" \
+	-w "$warmup" -f json -o "$tmp/bench.json" "$@" 2>"$tmp/bench.err"
+st=$?
+sed -e 's/^/# /' "$tmp/bench.err"
+
+# One test line per result in the report, with a diagnostic line before it.
+# Then one failing line per case the report lacks: a backend with no result
+# at all, or without a mix/threads/batch/fd combination that another backend
+# has. Last, a line for the tool's exit status.
+awk -v expected="nop $backends" -v st="$st" '
+function val(line, key,    s) {
+	s = line
+	if (!sub(".*\"" key "\": *", "", s))
+		return ""
+	sub(/[,} ].*/, "", s)
+	gsub(/"/, "", s)
+	return s
+}
+function num(s) {
+	return s ~ /^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$/
+}
+function pos(s) {
+	return num(s) && s + 0 > 0
+}
+function class(b) {
+	return b == "nop" ? "nop" : "kernel"
+}
+function add(line, d) {
+	n++
+	res[n] = line
+	diag[n] = d
+}
+/"backend":/ {
+	backend = val($0, "backend"); m = ""; t = ""; b = ""; fd = ""; ops = ""
+	ns = ""; errs = ""; samples = ""; p99 = ""; ratio = ""
+}
+/"mix":/ { m = val($0, "name") }
+/"threads":/ { t = val($0, "threads") }
+/"batch":/ { b = val($0, "batch") }
+/"fd":/ { fd = val($0, "fd") }
+/"ops_per_sec":/ { ops = val($0, "ops_per_sec") }
+/"ns_per_op":/ { ns = val($0, "ns_per_op") }
+/"errors":/ { errs = val($0, "errors") }
+/"latency_ns":/ { samples = val($0, "samples"); p99 = val($0, "p99") }
+/"cost_vs_nop":/ { ratio = val($0, "cost_vs_nop") }
+/"interrupted":/ && backend != "" {
+	intr = val($0, "interrupted")
+	combo = (m == "nop" || m == "" ? "" : " " m) " threads=" t
+	if (b != "" && b != 1)
+		combo = combo " batch=" b
+	if (fd != "" && fd != "per-thread")
+		combo = combo " fd=" fd
+	name = backend combo
+	combos[class(backend), combo] = 1
+	have[backend, combo] = 1
+	why = ""
+	if (!pos(ops))
+		why = why ", ops/s is " ops
+	if (!pos(ns))
+		why = why ", ns/op is " ns
+	if (errs != "0")
+		why = why ", " errs " operations failed"
+	if (pos(samples) && !pos(p99))
+		why = why ", p99 is " p99
+	if (!pos(ratio))
+		why = why ", ratio to NOP is " ratio
+	if (intr != "false")
+		why = why ", interrupted"
+	d = sprintf("# %s: %s ops/s, %s ns/op, p99 %s, %sx NOP", name,
+		ops, ns, pos(p99) ? p99 " ns" : "n/a", ratio)
+	if (why == "")
+		add("ok " n + 1 " " name, d)
+	else
+		add("not ok " n + 1 " " name, d "\n# " name ": " substr(why, 3))
+	seen[backend] = 1
+	backend = ""
+}
+END {
+	split(expected, want, " ")
+	for (i = 1; i in want; i++) {
+		w = want[i]
+		if (!(w in seen)) {
+			add("not ok " n + 1 " " w, "# " w ": no result in the report")
+			continue
+		}
+		for (k in combos) {
+			split(k, part, SUBSEP)
+			if (part[1] == class(w) && !((w, part[2]) in have))
+				add("not ok " n + 1 " " w part[2],
+				    "# " w part[2] ": no result in the report")
+		}
+	}
+	if (st == 0)
+		add("ok " n + 1 " kvbench bench exit status", "# kvbench bench exited 0")
+	else
+		add("not ok " n + 1 " kvbench bench exit status",
+		    "# kvbench bench exited with status " st)
+	print "1.." n
+	for (i = 1; i <= n; i++) {
+		print diag[i]
+		print res[i]
+		if (res[i] ~ /^not ok/)
+			failed++
+	}
+	printf "# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
+		n - failed, failed
+	exit failed != 0
+}' "$tmp/bench.json"
+exit $?
