@@ -3,7 +3,8 @@
 #
 # Load and unload kvbench over and over and check that nothing stays behind:
 #
-#   1. rmmod is refused while /dev/kvbench is open, and works once closed
+#   1. rmmod is refused while /dev/kvbench is open, and works once closed;
+#      an unknown backend= fails the load with the valid names in the log
 #   2. KVBENCH_CYCLES (50) insmod/rmmod cycles, alternating backends through
 #      the backend= parameter, with traffic (and entries left in the map)
 #      in between
@@ -24,7 +25,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 sysdir=/sys/class/misc/kvbench
 cycles=${KVBENCH_CYCLES:-50}
 backends="rwlock rcu kthread kthread-percpu rhashtable"
-ntests=5
+ntests=6
 num=0
 failed=0
 was_loaded=0
@@ -171,6 +172,24 @@ else
 		fi
 	fi
 	exec 3<&-
+fi
+
+# 1b. An unknown backend fails the load, and the log names the valid ones.
+mark="kvbench lifecycle: unknown backend $$"
+echo "$mark" >/dev/kmsg 2>/dev/null
+if load backend=no-such-backend 2>/dev/null; then
+	not_ok "backend=no-such-backend refused at load (the load succeeded)"
+	unload
+elif loaded; then
+	not_ok "backend=no-such-backend refused at load (/sys/module/kvbench left)"
+else
+	log=$(dmesg | sed -n "/$mark/,\$p")
+	if echo "$log" | grep -q "valid backends: rwlock rcu kthread kthread-percpu rhashtable"; then
+		ok "backend=no-such-backend refused at load, the log lists the valid ones"
+	else
+		not_ok "backend=no-such-backend refused at load, but no list of valid backends in the log"
+		diag "$log"
+	fi
 fi
 
 # 2. Cycles with traffic in between; each unload finds entries to free.
