@@ -1963,9 +1963,19 @@ TEST_F(kvbench, switch_keeps_entries)
 struct matrix_reader {
 	const char *prefix;
 	atomic_bool stop;
-	unsigned long reads;
+	atomic_ulong reads;
 	unsigned long bad;
 };
+
+/* Wait (up to 10 s) until the reader has done @n more reads. */
+static void matrix_wait(struct matrix_reader *r, unsigned long n)
+{
+	unsigned long target = atomic_load(&r->reads) + n;
+	int i;
+
+	for (i = 0; i < 10000 && atomic_load(&r->reads) < target; i++)
+		usleep(1000);
+}
 
 static void *matrix_read(void *arg)
 {
@@ -1986,7 +1996,7 @@ static void *matrix_read(void *arg)
 		len = stamp_encode(val, 0, i, i);
 		if (get_check(fd, key, klen, val, len))
 			r->bad++;
-		r->reads++;
+		atomic_fetch_add(&r->reads, 1);
 		i = (i + 1) % SWITCH_KEYS;
 	}
 	close(fd);
@@ -2016,6 +2026,8 @@ TEST_F(kvbench, switch_matrix)
 		ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, len));
 	}
 	ASSERT_EQ(0, pthread_create(&reader, NULL, matrix_read, &r));
+	/* Every switch happens while the reader is reading. */
+	matrix_wait(&r, SWITCH_KEYS);
 	for (b = 0; b < ARRAY_SIZE(all_backends); b++) {
 		if (!strcmp(all_backends[b], variant->backend))
 			continue;
@@ -2024,13 +2036,16 @@ TEST_F(kvbench, switch_matrix)
 			continue;
 		EXPECT_EQ(0, ret) TH_LOG("%s -> %s", variant->backend,
 					 all_backends[b]);
+		matrix_wait(&r, 20);
 		EXPECT_EQ(0, switch_backend(variant->backend))
 			TH_LOG("%s -> %s", all_backends[b], variant->backend);
+		matrix_wait(&r, 20);
 	}
 	atomic_store(&r.stop, true);
 	pthread_join(reader, NULL);
-	EXPECT_EQ(0UL, r.bad) TH_LOG("%lu of %lu reads wrong", r.bad, r.reads);
-	EXPECT_LT(0UL, r.reads);
+	EXPECT_EQ(0UL, r.bad) TH_LOG("%lu of %lu reads wrong", r.bad,
+				     atomic_load(&r.reads));
+	EXPECT_LT((unsigned long)SWITCH_KEYS, atomic_load(&r.reads));
 	expect_bulk_values(_metadata, self->fd, self->keys.prefix,
 			   SWITCH_KEYS, variant->backend);
 }
