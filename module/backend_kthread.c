@@ -50,10 +50,16 @@ static void kthread_map_batch(struct kvbench_backend *b,
 	struct kvbench_owner *o = &to_kthread_map(b)->owner;
 	struct kvbench_owner_msg msg = { .head = reqs };
 	unsigned int i;
+	int ret;
 
 	for (i = 0; i < n; i++)
 		reqs[i].next = i + 1 < n ? &reqs[i + 1] : NULL;
-	kvbench_owner_post(o, &msg);
+	ret = kvbench_owner_post(o, &msg);
+	if (ret) {
+		for (i = 0; i < n; i++)
+			reqs[i].result = ret;
+		return;
+	}
 	kvbench_owner_wait(o, &msg);
 }
 
@@ -69,10 +75,11 @@ static void kthread_map_drain(struct kvbench_backend *b,
 	kvbench_owner_drain(&to_kthread_map(b)->owner, fn, arg);
 }
 
-static void kthread_map_adopt(struct kvbench_backend *b,
-			      struct kvbench_item *item)
+static int kthread_map_adopt(struct kvbench_backend *b,
+			     struct kvbench_item *item)
 {
 	kvbench_owner_adopt(&to_kthread_map(b)->owner, item);
+	return 0;
 }
 
 static unsigned long kthread_map_stat(struct kvbench_backend *b,
@@ -88,6 +95,7 @@ static void kthread_map_reset_stats(struct kvbench_backend *b)
 
 const struct kvbench_backend_ops kvbench_kthread_ops = {
 	.name		= "kthread",
+	.params		= KVBENCH_PARAM_HASH_BITS | KVBENCH_PARAM_QUEUE_LEN,
 	.create		= kthread_map_create,
 	.destroy	= kthread_map_destroy,
 	.get		= kthread_map_one,

@@ -5,10 +5,9 @@
  * The answer to "the owner is a single bottleneck": as many owners as there
  * were online CPUs when the map was created, each owning the keys whose
  * hash falls in its shard, with its own queue and a table no one else
- * touches. A request goes to the owner of its key. A BATCH is split by
- * shard, posted to every owner concerned at once, and completes when all of
- * them have answered; the ops of one key stay in array order because they
- * all go to the same owner, in order.
+ * touches. A request goes to the owner of its key. A BATCH goes, in array
+ * order, as one message per run of consecutive ops on one shard (see
+ * percpu_batch()).
  *
  * The threads are not bound to CPUs: a shard belongs to a thread, and the
  * scheduler places the threads. A thread bound to a CPU that goes offline
@@ -40,11 +39,6 @@ static struct percpu_map *to_percpu_map(struct kvbench_backend *b)
 static unsigned int percpu_shard(const struct percpu_map *m, u32 hash)
 {
 	return reciprocal_scale(hash, m->nr);
-}
-
-static u32 percpu_req_hash(const struct kvbench_req *req)
-{
-	return req->op == KVBENCH_OP_SET ? req->item->hash : req->key.hash;
 }
 
 static struct kvbench_backend *percpu_create(const struct kvbench_params *p)
@@ -81,52 +75,68 @@ static void percpu_destroy(struct kvbench_backend *b)
 	kfree(m);
 }
 
+static unsigned int percpu_req_shard(const struct percpu_map *m,
+				     const struct kvbench_req *req)
+{
+	return percpu_shard(m, req->op == KVBENCH_OP_SET ? req->item->hash :
+							   req->key.hash);
+}
+
+/*
+ * Run @reqs[0..@n), chained through ->next, on the owner of shard @s and
+ * wait for the answer. Return: 0, or -EINTR with none of them run.
+ */
+static int percpu_run(struct percpu_map *m, unsigned int s,
+		      struct kvbench_req *reqs)
+{
+	struct kvbench_owner_msg msg = { .head = reqs };
+	int ret;
+
+	ret = kvbench_owner_post(&m->owners[s], &msg);
+	if (!ret)
+		kvbench_owner_wait(&m->owners[s], &msg);
+	return ret;
+}
+
 static void percpu_one(struct kvbench_backend *b, struct kvbench_req *req)
 {
 	struct percpu_map *m = to_percpu_map(b);
-	struct kvbench_owner_msg msg = { .head = req };
-	struct kvbench_owner *o;
+	int ret;
 
-	o = &m->owners[percpu_shard(m, percpu_req_hash(req))];
 	req->next = NULL;
-	kvbench_owner_post(o, &msg);
-	kvbench_owner_wait(o, &msg);
+	ret = percpu_run(m, percpu_req_shard(m, req), req);
+	if (ret)
+		req->result = ret;
 }
 
+/*
+ * A BATCH runs in array order, as the single ioctls would: as consecutive
+ * runs of ops whose keys one shard owns, each run one message, answered
+ * before the next is posted. Shards do not run parts of a batch side by
+ * side: ops on different keys still meet, in max_entries and max_bytes and
+ * in what another caller sees between two of them, and only array order
+ * gives the answers of the single ioctls.
+ */
 static void percpu_batch(struct kvbench_backend *b, struct kvbench_req *reqs,
 			 unsigned int n)
 {
 	struct percpu_map *m = to_percpu_map(b);
-	struct kvbench_owner_msg *msgs;
-	struct kvbench_req **tails;
-	unsigned int i, s;
+	unsigned int i, end, s;
+	int ret;
 
-	msgs = kcalloc(m->nr, sizeof(*msgs) + sizeof(*tails), GFP_KERNEL);
-	if (!msgs) {
-		/* No room to split: one request at a time still works. */
-		for (i = 0; i < n; i++)
-			percpu_one(b, &reqs[i]);
-		return;
+	for (i = 0; i < n; i = end) {
+		s = percpu_req_shard(m, &reqs[i]);
+		for (end = i + 1; end < n && percpu_req_shard(m, &reqs[end]) == s;
+		     end++)
+			reqs[end - 1].next = &reqs[end];
+		reqs[end - 1].next = NULL;
+		ret = percpu_run(m, s, &reqs[i]);
+		if (ret) {
+			for (; i < n; i++)
+				reqs[i].result = ret;
+			return;
+		}
 	}
-	tails = (struct kvbench_req **)(msgs + m->nr);
-
-	/* Chain each shard's requests in array order. */
-	for (i = 0; i < n; i++) {
-		s = percpu_shard(m, percpu_req_hash(&reqs[i]));
-		reqs[i].next = NULL;
-		if (tails[s])
-			tails[s]->next = &reqs[i];
-		else
-			msgs[s].head = &reqs[i];
-		tails[s] = &reqs[i];
-	}
-	for (s = 0; s < m->nr; s++)
-		if (msgs[s].head)
-			kvbench_owner_post(&m->owners[s], &msgs[s]);
-	for (s = 0; s < m->nr; s++)
-		if (msgs[s].head)
-			kvbench_owner_wait(&m->owners[s], &msgs[s]);
-	kfree(msgs);
 }
 
 static void percpu_drain(struct kvbench_backend *b,
@@ -140,11 +150,12 @@ static void percpu_drain(struct kvbench_backend *b,
 		kvbench_owner_drain(&m->owners[i], fn, arg);
 }
 
-static void percpu_adopt(struct kvbench_backend *b, struct kvbench_item *item)
+static int percpu_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 {
 	struct percpu_map *m = to_percpu_map(b);
 
 	kvbench_owner_adopt(&m->owners[percpu_shard(m, item->hash)], item);
+	return 0;
 }
 
 static unsigned long percpu_stat(struct kvbench_backend *b,
@@ -175,6 +186,7 @@ static void percpu_reset_stats(struct kvbench_backend *b)
 
 const struct kvbench_backend_ops kvbench_kthread_percpu_ops = {
 	.name		= "kthread-percpu",
+	.params		= KVBENCH_PARAM_HASH_BITS | KVBENCH_PARAM_QUEUE_LEN,
 	.create		= percpu_create,
 	.destroy	= percpu_destroy,
 	.get		= percpu_one,

@@ -136,7 +136,7 @@ static void rcu_drain(struct kvbench_backend *b,
 	kvbench_table_drain(&to_rcu_map(b)->table, fn, arg);
 }
 
-static void rcu_adopt(struct kvbench_backend *b, struct kvbench_item *item)
+static int rcu_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 {
 	struct rcu_map *m = to_rcu_map(b);
 
@@ -144,10 +144,12 @@ static void rcu_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 	hlist_add_head_rcu(&item->node,
 			   kvbench_table_bucket(&m->table, item->hash));
 	spin_unlock(&m->lock);
+	return 0;
 }
 
 const struct kvbench_backend_ops kvbench_rcu_ops = {
 	.name		= "rcu",
+	.params		= KVBENCH_PARAM_HASH_BITS,
 	.create		= rcu_create,
 	.destroy	= rcu_destroy,
 	.get		= rcu_get,

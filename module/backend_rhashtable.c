@@ -4,20 +4,30 @@
  * <linux/rhashtable.h>, a table that grows and shrinks with its contents.
  *
  * Readers look up inside an RCU read section and take no lock, also while
- * the table is being resized. Writers are serialised per bucket by the
- * rhashtable itself; a SET or DEL is a lookup followed by an insert,
- * replace or remove that fails if the bucket changed in between, and then
- * simply starts again. The map's reference on an unlinked item is dropped
- * after a grace period, as in the rcu backend.
+ * the table is being resized. Writers are serialised by one lock, as in the
+ * rcu backend, so that a SET's lookup, its charge against the limits and
+ * its insert or replace are one step for every other writer (and a DEL's
+ * lookup, remove and uncharge): no writer sees the map half changed, no SET
+ * is refused for room a DEL has already freed, and no writer retries. The
+ * rhashtable's own bucket locks still order writers against its resizer.
+ * The map's reference on an unlinked item is dropped after a grace period,
+ * as in the rcu backend.
  */
 #include <linux/jhash.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
 
 #include "kvbench.h"
 
 struct rht_map {
 	struct kvbench_backend base;
+	/*
+	 * Serialises writers: which item a key maps to, and the charge
+	 * that goes with each link and unlink. Readers do not take it.
+	 */
+	spinlock_t lock;
 	struct rhashtable ht;
 };
 
@@ -56,13 +66,17 @@ static const struct rhashtable_params rht_params = {
 
 static struct kvbench_backend *rht_create(const struct kvbench_params *p)
 {
+	struct rhashtable_params params = rht_params;
 	struct rht_map *m;
 	int ret;
 
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
-	ret = rhashtable_init(&m->ht, &rht_params);
+	spin_lock_init(&m->lock);
+	/* Room for the entries a switch is about to move in. */
+	params.nelem_hint = min_t(unsigned long, p->entries, U16_MAX);
+	ret = rhashtable_init(&m->ht, &params);
 	if (ret) {
 		kfree(m);
 		return ERR_PTR(ret);
@@ -91,26 +105,6 @@ static void rht_get(struct kvbench_backend *b, struct kvbench_req *req)
 	rcu_read_unlock();
 }
 
-/* Insert @item as a new key; -EEXIST with *@old set if the key is there. */
-static int rht_insert(struct rht_map *m, struct kvbench_item *item,
-		      const struct kvbench_key *key, struct kvbench_item **old)
-{
-	struct kvbench_item *cur;
-	int ret = kvbench_charge(item, NULL);
-
-	if (ret)
-		return ret;
-	cur = rhashtable_lookup_get_insert_key(&m->ht, key, &item->rhead,
-					       rht_params);
-	if (!cur)
-		return 0;
-	kvbench_charge_undo(item, NULL);
-	if (IS_ERR(cur))
-		return -ENOMEM;
-	*old = cur;
-	return -EEXIST;
-}
-
 static void rht_set(struct kvbench_backend *b, struct kvbench_req *req)
 {
 	struct rht_map *m = to_rht_map(b);
@@ -119,25 +113,27 @@ static void rht_set(struct kvbench_backend *b, struct kvbench_req *req)
 	struct kvbench_item *old;
 	int ret;
 
-	rcu_read_lock();
-	for (;;) {
-		old = rhashtable_lookup(&m->ht, &key, rht_params);
-		if (!old) {
-			ret = rht_insert(m, item, &key, &old);
-			if (ret != -EEXIST)
-				break;
+	spin_lock(&m->lock);
+	old = rhashtable_lookup_fast(&m->ht, &key, rht_params);
+	ret = kvbench_charge(item, old);
+	if (!ret) {
+		/*
+		 * No other writer runs: @old stays linked until we replace
+		 * it. An insert may still fail: the table may have to grow,
+		 * and from here it can only try to with GFP_ATOMIC.
+		 */
+		if (old)
+			ret = rhashtable_replace_fast(&m->ht, &old->rhead,
+						      &item->rhead, rht_params);
+		else
+			ret = rhashtable_insert_fast(&m->ht, &item->rhead,
+						     rht_params);
+		if (ret) {
+			kvbench_charge_undo(item, old);
+			ret = -ENOMEM;
 		}
-		ret = kvbench_charge(item, old);
-		if (ret)
-			break;
-		ret = rhashtable_replace_fast(&m->ht, &old->rhead, &item->rhead,
-					      rht_params);
-		if (!ret)
-			break;
-		/* @old went away meanwhile: look again. */
-		kvbench_charge_undo(item, old);
 	}
-	rcu_read_unlock();
+	spin_unlock(&m->lock);
 
 	req->result = ret;
 	if (!ret && old)
@@ -149,19 +145,19 @@ static void rht_del(struct kvbench_backend *b, struct kvbench_req *req)
 	struct rht_map *m = to_rht_map(b);
 	struct kvbench_item *item;
 
-	rcu_read_lock();
-	do {
-		item = rhashtable_lookup(&m->ht, &req->key, rht_params);
-		/* A failed remove means a SET replaced @item: look again. */
-	} while (item && rhashtable_remove_fast(&m->ht, &item->rhead,
-						rht_params));
-	rcu_read_unlock();
+	spin_lock(&m->lock);
+	item = rhashtable_lookup_fast(&m->ht, &req->key, rht_params);
+	/* A remove never allocates, and no other writer took @item. */
+	if (item && !WARN_ON_ONCE(rhashtable_remove_fast(&m->ht, &item->rhead,
+							 rht_params)))
+		kvbench_uncharge(item);
+	else
+		item = NULL;
+	spin_unlock(&m->lock);
 
 	req->result = item ? 0 : -ENOENT;
-	if (item) {
-		kvbench_uncharge(item);
+	if (item)
 		kvbench_item_put_rcu(item);
-	}
 }
 
 struct rht_drain_arg {
@@ -185,27 +181,43 @@ static void rht_drain(struct kvbench_backend *b,
 
 	/*
 	 * No operation is in flight and no reader is inside a read section:
-	 * hand every item over and free the table in one walk.
+	 * hand every item over and free the table in one walk (which
+	 * reschedules per bucket). The map is not usable afterwards, which
+	 * is allowed because rht_adopt() can fail: a failed switch never
+	 * gives items back to a rhashtable map.
 	 */
 	rhashtable_free_and_destroy(&m->ht, rht_drain_one, &d);
 	m->ht.tbl = NULL;
 }
 
-static void rht_adopt(struct kvbench_backend *b, struct kvbench_item *item)
+/* Inserts an adoption tries, waiting for the table's worker in between. */
+#define RHT_ADOPT_TRIES		8
+
+static int rht_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 {
 	struct rht_map *m = to_rht_map(b);
+	unsigned int tries;
+	int ret;
 
 	/*
-	 * The key is not in this map (it comes from one that held each key
-	 * once); an insert can only fail for lack of memory, and the
-	 * entry must not be lost, so retry until it is in.
+	 * No operation is in flight. The key is not in this map (it comes
+	 * from one that held each key once), so an insert fails only when
+	 * the table must grow first and could not with GFP_ATOMIC: then the
+	 * table's worker, which it has scheduled, grows it with GFP_KERNEL.
+	 * Let it run and try again, a bounded number of times.
 	 */
-	while (rhashtable_insert_fast(&m->ht, &item->rhead, rht_params))
-		cond_resched();
+	for (tries = 1;; tries++) {
+		ret = rhashtable_insert_fast(&m->ht, &item->rhead, rht_params);
+		if (!ret || tries == RHT_ADOPT_TRIES)
+			break;
+		flush_work(&m->ht.run_work);
+	}
+	return ret ? -ENOMEM : 0;
 }
 
 const struct kvbench_backend_ops kvbench_rhashtable_ops = {
 	.name		= "rhashtable",
+	.params		= 0,
 	.create		= rht_create,
 	.destroy	= rht_destroy,
 	.get		= rht_get,

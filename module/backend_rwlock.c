@@ -110,17 +110,19 @@ static void rwlock_drain(struct kvbench_backend *b,
 	kvbench_table_drain(&to_rwlock_map(b)->table, fn, arg);
 }
 
-static void rwlock_adopt(struct kvbench_backend *b, struct kvbench_item *item)
+static int rwlock_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 {
 	struct rwlock_map *m = to_rwlock_map(b);
 
 	write_lock(&m->lock);
 	hlist_add_head(&item->node, kvbench_table_bucket(&m->table, item->hash));
 	write_unlock(&m->lock);
+	return 0;
 }
 
 const struct kvbench_backend_ops kvbench_rwlock_ops = {
 	.name		= "rwlock",
+	.params		= KVBENCH_PARAM_HASH_BITS,
 	.create		= rwlock_create,
 	.destroy	= rwlock_destroy,
 	.get		= rwlock_get,

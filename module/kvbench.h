@@ -115,11 +115,17 @@ struct kvbench_backend;
  * @hash_bits:	log2 of the bucket count, for backends with buckets
  * @queue_len:	request queue slots (a power of two), for backends that
  *		queue requests to an owner thread
+ * @entries:	how many entries the map is about to adopt (a hint)
  */
 struct kvbench_params {
 	unsigned int hash_bits;
 	unsigned int queue_len;
+	unsigned long entries;
 };
+
+/* Which of struct kvbench_params a backend's ->create uses (->params). */
+#define KVBENCH_PARAM_HASH_BITS	BIT(0)
+#define KVBENCH_PARAM_QUEUE_LEN	BIT(1)
 
 /* Statistics only some backends keep (see ->stat). */
 enum kvbench_stat {
@@ -142,19 +148,30 @@ enum kvbench_stat {
  * @batch:	optional: run @n requests in order; without it the core calls
  *		@get/@set/@del one by one
  * @drain:	unlink every item and hand it (with the map's reference) to
- *		@fn; the core calls it with no operation in flight
+ *		@fn, rescheduling now and then; the core calls it with no
+ *		operation in flight. Unless the backend's @adopt can fail,
+ *		the map stays usable: a failed switch gives the items back
+ *		through @adopt.
  * @adopt:	link an item that comes from another map (already charged);
- *		called with no operation in flight
+ *		called with no operation in flight; may sleep. Returns 0, or
+ *		-ENOMEM when the map has no room for it and cannot make any.
+ *		Only a backend whose ->params is 0 may fail here: a switch
+ *		then never moves its items into a map of its own kind (see
+ *		kvbench_switch()), and a failed switch hands them back to a
+ *		map whose @adopt cannot fail.
  * @stat:	optional: the value of a backend-specific statistic, summed
  *		over its queues (QUEUE_HWM: the largest), 0 for those it
  *		does not keep
  * @reset_stats: optional: zero the backend-specific statistics
+ *
+ * @params:	the KVBENCH_PARAM_* that @create uses
  *
  * @get, @set, @del and @batch store their outcome in ->result. They may
  * run concurrently with each other from any number of tasks.
  */
 struct kvbench_backend_ops {
 	const char *name;
+	unsigned int params;
 	struct kvbench_backend *(*create)(const struct kvbench_params *p);
 	void (*destroy)(struct kvbench_backend *b);
 	void (*get)(struct kvbench_backend *b, struct kvbench_req *req);
@@ -165,14 +182,19 @@ struct kvbench_backend_ops {
 	void (*drain)(struct kvbench_backend *b,
 		      void (*fn)(struct kvbench_item *item, void *arg),
 		      void *arg);
-	void (*adopt)(struct kvbench_backend *b, struct kvbench_item *item);
+	int (*adopt)(struct kvbench_backend *b, struct kvbench_item *item);
 	unsigned long (*stat)(struct kvbench_backend *b, enum kvbench_stat stat);
 	void (*reset_stats)(struct kvbench_backend *b);
 };
 
-/* A map; each backend embeds this at the start of its own state. */
+/**
+ * struct kvbench_backend - a map; each backend embeds it in its own state
+ * @ops:	the backend
+ * @params:	what the map was created with
+ */
 struct kvbench_backend {
 	const struct kvbench_backend_ops *ops;
+	struct kvbench_params params;
 };
 
 extern const struct kvbench_backend_ops kvbench_rwlock_ops;
@@ -219,7 +241,9 @@ kvbench_table_bucket(const struct kvbench_table *t, u32 hash)
  * @head:	the first request; the rest follow through ->next
  * @done:	completed by the owner once every request is answered
  *
- * Lives with the caller (usually on its stack) until @done completes.
+ * Lives with the caller (usually on its stack) until @done completes: a
+ * message that kvbench_owner_post() queued must be waited for, and the
+ * wait cannot be interrupted.
  */
 struct kvbench_owner_msg {
 	struct kvbench_req *head;
@@ -231,11 +255,13 @@ struct kvbench_owner_msg {
  * @in_lock:	serialises producers putting messages into @fifo
  * @fifo:	many producers under @in_lock, one consumer (the owner thread)
  *		without a lock
- * @room:	producers that found @fifo full wait here for the owner
+ * @room:	producers that found @fifo full wait here, exclusively: the
+ *		owner wakes one of them per slot it frees
  * @task:	the owner thread
  * @idle:	set by the owner before it checks @fifo a last time and
  *		sleeps; a producer that sees it set wakes the owner
  * @rt:		the thread runs at SCHED_FIFO priority 1
+ * @busy_since:	owner only: jiffies when it last left its CPU to others
  * @table:	touched only by the owner thread, or by whoever stopped it
  * @queue_hwm:	written by the owner: most messages seen queued at once
  * @passes:	written by the owner: passes that found messages
@@ -252,6 +278,7 @@ struct kvbench_owner {
 	struct task_struct *task;
 	bool idle;
 	bool rt;
+	unsigned long busy_since;
 	struct kvbench_table table;
 	unsigned long queue_hwm;
 	unsigned long passes;
@@ -262,7 +289,7 @@ struct kvbench_owner {
 int kvbench_owner_start(struct kvbench_owner *o,
 			const struct kvbench_params *p, int id, bool rt);
 void kvbench_owner_free(struct kvbench_owner *o);
-void kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
+int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
 void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
 void kvbench_owner_drain(struct kvbench_owner *o,
 			 void (*fn)(struct kvbench_item *item, void *arg),
@@ -272,12 +299,13 @@ unsigned long kvbench_owner_stat(struct kvbench_owner *o,
 				 enum kvbench_stat stat);
 void kvbench_owner_reset_stats(struct kvbench_owner *o);
 
-/* Limits and accounting (kvbench_main.c); never sleep */
+/* Limits and accounting (kvbench_limits.c); never sleep */
 int kvbench_charge(const struct kvbench_item *item,
 		   const struct kvbench_item *old);
 void kvbench_uncharge(const struct kvbench_item *item);
 void kvbench_charge_undo(const struct kvbench_item *item,
 			 const struct kvbench_item *old);
+unsigned long kvbench_bytes(void);
 
 static inline const u8 *kvbench_item_value(const struct kvbench_item *item)
 {
@@ -342,7 +370,7 @@ void kvbench_backend_run(struct kvbench_backend *b, struct kvbench_req *reqs,
 			 unsigned int n);
 void kvbench_run(struct kvbench_req *reqs, unsigned int n);
 int kvbench_switch_by_name(const char *name);
-long kvbench_entries(void);
+unsigned long kvbench_entries(void);
 void kvbench_swap_limits(unsigned long *entries, unsigned long *bytes);
 
 #endif /* _KVBENCH_H */

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "kvbench.h"
@@ -30,8 +31,9 @@ struct kvbench_item *kvbench_item_alloc(u32 key_len, u32 value_len)
 {
 	struct kvbench_item *item;
 
+	/* The caller's SET sizes it: charge the caller, and no warning. */
 	item = kvmalloc(struct_size(item, data, (size_t)key_len + value_len),
-			GFP_KERNEL_ACCOUNT);
+			GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!item)
 		return NULL;
 	INIT_HLIST_NODE(&item->node);
@@ -105,9 +107,14 @@ struct kvbench_item *kvbench_table_find(const struct kvbench_table *t,
 	return NULL;
 }
 
+/* Items a drain hands over between two scheduling points. */
+#define KVBENCH_DRAIN_BATCH	256
+
 /*
  * Unlink every item and pass it to @fn, which may link it elsewhere at once.
- * The caller excludes every other user of the table, readers included.
+ * The caller excludes every
+ * other user of the table, readers included, and holds no spinning lock:
+ * a map of millions of entries takes a while, so the walk reschedules.
  */
 void kvbench_table_drain(struct kvbench_table *t,
 			 void (*fn)(struct kvbench_item *item, void *arg),
@@ -115,12 +122,17 @@ void kvbench_table_drain(struct kvbench_table *t,
 {
 	struct kvbench_item *item;
 	struct hlist_node *tmp;
+	unsigned int n = 0;
 	size_t i;
 
 	for (i = 0; i < (1UL << t->bits); i++) {
 		hlist_for_each_entry_safe(item, tmp, &t->buckets[i], node) {
 			hlist_del_init(&item->node);
 			fn(item, arg);
+			if (++n % KVBENCH_DRAIN_BATCH == 0)
+				cond_resched();
 		}
+		if (i % KVBENCH_DRAIN_BATCH == 0)
+			cond_resched();
 	}
 }

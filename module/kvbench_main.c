@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kvbench core: the misc device /dev/kvbench, ioctl decoding, user copies,
- * validation, limits, statistics, sysfs and the runtime backend switch.
+ * validation, statistics, sysfs and the runtime backend switch. The limits
+ * live in kvbench_limits.c.
  *
  * Every operation follows the same path:
  *
@@ -64,10 +65,6 @@ static struct {
 	struct percpu_rw_semaphore switch_sem;
 	struct kvbench_backend *backend;	/* protected by switch_sem */
 
-	/* Use charged against max_entries and max_bytes. */
-	atomic_long_t entries;
-	atomic_long_t bytes;
-
 	struct kvbench_stats __percpu *stats;
 	bool registered;
 } kvbench;
@@ -86,8 +83,6 @@ static char kvbench_backend_name[KVBENCH_NAME_MAX] = "rcu";
 static unsigned int hash_bits = 12;
 static unsigned int queue_len = 256;
 static unsigned int max_value_len = SZ_4K;
-static unsigned long max_entries;
-static unsigned long max_bytes;
 
 const struct kvbench_backend_ops *kvbench_find_backend(const char *name)
 {
@@ -119,28 +114,60 @@ kvbench_backend_create(const struct kvbench_backend_ops *ops,
 	struct kvbench_backend *b;
 
 	b = ops->create(p);
-	if (!IS_ERR(b))
+	if (!IS_ERR(b)) {
 		b->ops = ops;
+		b->params = *p;
+	}
 	return b;
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_backend_create);
 
+/* The parameters a map created now gets. */
+static void kvbench_params_now(struct kvbench_params *p)
+{
+	p->hash_bits = READ_ONCE(hash_bits);
+	p->queue_len = READ_ONCE(queue_len);
+	p->entries = kvbench_entries();
+}
+
 static struct kvbench_backend *
 kvbench_create(const struct kvbench_backend_ops *ops)
 {
-	struct kvbench_params p = {
-		.hash_bits = READ_ONCE(hash_bits),
-		.queue_len = READ_ONCE(queue_len),
-	};
+	struct kvbench_params p;
 
+	kvbench_params_now(&p);
 	return kvbench_backend_create(ops, &p);
 }
 
-static void kvbench_adopt_cb(struct kvbench_item *item, void *arg)
+/* A switch in progress: where items go, and those that did not fit. */
+struct kvbench_move {
+	struct kvbench_backend *to;
+	struct hlist_head refused;	/* linked through ->node */
+	int err;
+};
+
+static void kvbench_move_cb(struct kvbench_item *item, void *arg)
+{
+	struct kvbench_move *mv = arg;
+	int ret = mv->err ? mv->err : mv->to->ops->adopt(mv->to, item);
+
+	/* The item is linked nowhere: keep it for the way back. */
+	if (ret) {
+		hlist_add_head(&item->node, &mv->refused);
+		mv->err = ret;
+	}
+}
+
+/*
+ * Give the items of a switch that failed back to @to, the old map. Its
+ * @adopt cannot fail: only a backend without parameters may refuse an
+ * item, and such a backend is never replaced by its own kind.
+ */
+static void kvbench_move_back_cb(struct kvbench_item *item, void *arg)
 {
 	struct kvbench_backend *to = arg;
 
-	to->ops->adopt(to, item);
+	WARN_ON_ONCE(to->ops->adopt(to, item));
 }
 
 static void kvbench_release_cb(struct kvbench_item *item, void *arg)
@@ -157,28 +184,64 @@ void kvbench_backend_destroy(struct kvbench_backend *b)
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_backend_destroy);
 
+/* Would a map of @ops created now differ from @b? */
+static bool kvbench_differs(const struct kvbench_backend *b,
+			    const struct kvbench_backend_ops *ops)
+{
+	unsigned int used = ops->params;
+	struct kvbench_params p;
+
+	if (b->ops != ops)
+		return true;
+	kvbench_params_now(&p);
+	return ((used & KVBENCH_PARAM_HASH_BITS) &&
+		p.hash_bits != b->params.hash_bits) ||
+	       ((used & KVBENCH_PARAM_QUEUE_LEN) &&
+		p.queue_len != b->params.queue_len);
+}
+
 /*
  * Replace the backend by a new one of type @ops, carrying every entry over.
  * Operations in flight finish on the old backend; those that start meanwhile
- * wait on switch_sem and then run on the new one.
+ * wait on switch_sem and then run on the new one. Switching to the backend
+ * in place rebuilds it only if a parameter it uses changed.
+ *
+ * Return: 0, or a negative errno with the old backend in place, holding
+ * every entry it held.
  */
 static int kvbench_switch(const struct kvbench_backend_ops *ops)
 {
+	struct kvbench_move mv = { .refused = HLIST_HEAD_INIT };
 	struct kvbench_backend *old, *new;
+	struct kvbench_item *item;
+	struct hlist_node *tmp;
 
 	lockdep_assert_held(&kvbench_switch_mutex);
 
+	if (!kvbench_differs(kvbench.backend, ops))
+		return 0;
 	new = kvbench_create(ops);
 	if (IS_ERR(new))
 		return PTR_ERR(new);
 
 	percpu_down_write(&kvbench.switch_sem);
 	old = kvbench.backend;
-	old->ops->drain(old, kvbench_adopt_cb, new);
+	mv.to = new;
+	old->ops->drain(old, kvbench_move_cb, &mv);
+	if (mv.err) {
+		new->ops->drain(new, kvbench_move_back_cb, old);
+		hlist_for_each_entry_safe(item, tmp, &mv.refused, node) {
+			hlist_del_init(&item->node);
+			kvbench_move_back_cb(item, old);
+		}
+		swap(old, new);
+	}
 	kvbench.backend = new;
 	percpu_up_write(&kvbench.switch_sem);
 
 	old->ops->destroy(old);
+	if (mv.err)
+		return mv.err;
 	strscpy(kvbench_backend_name, ops->name, sizeof(kvbench_backend_name));
 	return 0;
 }
@@ -283,96 +346,6 @@ module_param_cb(max_value_len, &kvbench_max_value_len_param_ops,
 		&max_value_len, 0644);
 MODULE_PARM_DESC(max_value_len,
 		 "Longest value a SET accepts, 0..1048576 bytes (default 4096)");
-
-module_param(max_entries, ulong, 0644);
-MODULE_PARM_DESC(max_entries, "Most entries the map holds, 0 = unlimited");
-
-module_param(max_bytes, ulong, 0644);
-MODULE_PARM_DESC(max_bytes,
-		 "Most bytes (keys + values + 64 per entry) the map holds, 0 = unlimited");
-
-/* Limits and accounting */
-
-/* Add @delta to @v unless that takes it over a non-zero @limit. */
-static bool kvbench_add_within(atomic_long_t *v, long delta,
-			       unsigned long limit)
-{
-	long cur = atomic_long_read(v);
-
-	do {
-		if (limit && cur + delta > (long)limit)
-			return false;
-	} while (!atomic_long_try_cmpxchg(v, &cur, cur + delta));
-	return true;
-}
-
-/**
- * kvbench_charge() - account for @item replacing @old (or nothing)
- * @item:	the item about to be linked
- * @old:	the item it replaces, or NULL for a new key
- *
- * A new key needs room under max_entries; growth needs room under
- * max_bytes. Replacing a key by a value no longer than the old one always
- * succeeds, whatever the limits. Never sleeps: backends call it under the
- * lock that serialises writers of the key.
- *
- * Return: 0, or -ENOSPC with nothing charged.
- */
-int kvbench_charge(const struct kvbench_item *item,
-		   const struct kvbench_item *old)
-{
-	long delta = kvbench_item_bytes(item);
-
-	if (old)
-		delta -= kvbench_item_bytes(old);
-	else if (!kvbench_add_within(&kvbench.entries, 1,
-				     READ_ONCE(max_entries)))
-		return -ENOSPC;
-
-	if (delta > 0 && !kvbench_add_within(&kvbench.bytes, delta,
-					     READ_ONCE(max_bytes))) {
-		if (!old)
-			atomic_long_dec(&kvbench.entries);
-		return -ENOSPC;
-	}
-	if (delta <= 0)
-		atomic_long_add(delta, &kvbench.bytes);
-	return 0;
-}
-
-/* Account for @item leaving the map. */
-void kvbench_uncharge(const struct kvbench_item *item)
-{
-	atomic_long_dec(&kvbench.entries);
-	atomic_long_sub(kvbench_item_bytes(item), &kvbench.bytes);
-}
-
-/* Undo a successful kvbench_charge(@item, @old) that was not used. */
-void kvbench_charge_undo(const struct kvbench_item *item,
-			 const struct kvbench_item *old)
-{
-	long delta = kvbench_item_bytes(item);
-
-	if (old)
-		delta -= kvbench_item_bytes(old);
-	else
-		atomic_long_dec(&kvbench.entries);
-	atomic_long_sub(delta, &kvbench.bytes);
-}
-
-long kvbench_entries(void)
-{
-	return atomic_long_read(&kvbench.entries);
-}
-EXPORT_SYMBOL_IF_KUNIT(kvbench_entries);
-
-/* For tests: set max_entries and max_bytes, return the old ones in place. */
-void kvbench_swap_limits(unsigned long *entries, unsigned long *bytes)
-{
-	*entries = xchg(&max_entries, *entries);
-	*bytes = xchg(&max_bytes, *bytes);
-}
-EXPORT_SYMBOL_IF_KUNIT(kvbench_swap_limits);
 
 /* Requests */
 
@@ -544,6 +517,18 @@ struct kvbench_batch_ctx {
 	u8 *scratch;			/* keys, then small GET values */
 };
 
+/*
+ * Most bytes of SET values one BATCH holds in kernel memory at once. A
+ * batch of larger values runs in consecutive chunks, in array order, each
+ * copied in just before it runs and released once it has: what a call
+ * holds is bounded by this (or by one op, when a single value is larger),
+ * not by the batch's size, even when every SET is then refused.
+ */
+#define KVBENCH_BATCH_HOLD	SZ_1M
+
+/* Memory that user input sizes: charged to the caller, no warning. */
+#define KVBENCH_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
+
 /* Bytes of scratch op @o needs for its key and a small GET value. */
 static size_t kvbench_scratch_size(const struct kvbench_op *o)
 {
@@ -558,13 +543,20 @@ static size_t kvbench_scratch_size(const struct kvbench_op *o)
 	return 0;
 }
 
+/* Bytes op @o holds from its preparation until it has run. */
+static size_t kvbench_hold_size(const struct kvbench_op *o)
+{
+	return o->op == KVBENCH_OP_SET ?
+	       (size_t)o->kv.key_len + o->kv.value_len : 0;
+}
+
 static long kvbench_ioctl_batch(struct kvbench_batch __user *ubatch)
 {
 	struct kvbench_batch_ctx ctx = {};
 	struct kvbench_op __user *uops;
 	struct kvbench_batch batch;
-	unsigned int i, n = 0;
-	size_t scratch = 0;
+	unsigned int i, j, end, n;
+	size_t scratch = 0, held;
 	u8 *p;
 	long ret = 0;
 
@@ -576,7 +568,7 @@ static long kvbench_ioctl_batch(struct kvbench_batch __user *ubatch)
 
 	ctx.ops = kvmalloc_array(batch.count, sizeof(*ctx.ops) +
 				 sizeof(*ctx.reqs) + sizeof(*ctx.slot),
-				 GFP_KERNEL);
+				 KVBENCH_GFP_USER);
 	if (!ctx.ops)
 		return -ENOMEM;
 	ctx.reqs = (struct kvbench_req *)(ctx.ops + batch.count);
@@ -590,7 +582,7 @@ static long kvbench_ioctl_batch(struct kvbench_batch __user *ubatch)
 	for (i = 0; i < batch.count; i++)
 		scratch += kvbench_scratch_size(&ctx.ops[i]);
 	if (scratch) {
-		ctx.scratch = kvmalloc(scratch, GFP_KERNEL);
+		ctx.scratch = kvmalloc(scratch, KVBENCH_GFP_USER);
 		if (!ctx.scratch) {
 			ret = -ENOMEM;
 			goto free_ops;
@@ -598,29 +590,38 @@ static long kvbench_ioctl_batch(struct kvbench_batch __user *ubatch)
 	}
 
 	p = ctx.scratch;
-	for (i = 0; i < batch.count; i++) {
-		struct kvbench_op *o = &ctx.ops[i];
-		size_t key = min_t(u32, o->kv.key_len, KVBENCH_KEY_MAX);
+	for (i = 0; i < batch.count; i = end) {
+		/* Prepare the ops [i, end) that fit in KVBENCH_BATCH_HOLD. */
+		held = 0;
+		n = 0;
+		for (end = i; end < batch.count; end++) {
+			struct kvbench_op *o = &ctx.ops[end];
+			size_t key = min_t(u32, o->kv.key_len, KVBENCH_KEY_MAX);
 
-		o->result = kvbench_prepare(&ctx.reqs[n], o->op, &o->kv,
-					    p, p + key);
-		ctx.slot[i] = o->result ? -1 : n++;
-		p += kvbench_scratch_size(o);
+			held += kvbench_hold_size(o);
+			if (end > i && held > KVBENCH_BATCH_HOLD)
+				break;
+			o->result = kvbench_prepare(&ctx.reqs[n], o->op, &o->kv,
+						    p, p + key);
+			ctx.slot[end] = o->result ? -1 : n++;
+			p += kvbench_scratch_size(o);
+		}
+
+		if (n)
+			kvbench_run(ctx.reqs, n);
+
+		for (j = i; j < end; j++) {
+			struct kvbench_op *o = &ctx.ops[j];
+
+			if (ctx.slot[j] >= 0)
+				o->result = kvbench_complete(&ctx.reqs[ctx.slot[j]],
+							     &o->kv,
+							     &uops[j].kv.value_len);
+			if (put_user(o->result, &uops[j].result))
+				ret = -EFAULT;
+		}
 	}
-
-	kvbench_run(ctx.reqs, n);
 	this_cpu_inc(kvbench.stats->batches);
-
-	for (i = 0; i < batch.count; i++) {
-		struct kvbench_op *o = &ctx.ops[i];
-
-		if (ctx.slot[i] >= 0)
-			o->result = kvbench_complete(&ctx.reqs[ctx.slot[i]],
-						     &o->kv,
-						     &uops[i].kv.value_len);
-		if (put_user(o->result, &uops[i].result))
-			ret = -EFAULT;
-	}
 
 	kvfree(ctx.scratch);
 free_ops:
@@ -675,14 +676,14 @@ static DEVICE_ATTR_RW(backend);
 static ssize_t entries_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
 {
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&kvbench.entries));
+	return sysfs_emit(buf, "%lu\n", kvbench_entries());
 }
 static DEVICE_ATTR_RO(entries);
 
 static ssize_t bytes_show(struct device *dev, struct device_attribute *attr,
 			  char *buf)
 {
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&kvbench.bytes));
+	return sysfs_emit(buf, "%lu\n", kvbench_bytes());
 }
 static DEVICE_ATTR_RO(bytes);
 
@@ -796,14 +797,23 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
 	struct kvbench_backend *b;
+	struct kvbench_stats *st;
 	int cpu;
 
 	if (!sysfs_streq(buf, "1"))
 		return -EINVAL;
-	/* An increment racing with this may survive it; that is all. */
-	for_each_possible_cpu(cpu)
-		memset(per_cpu_ptr(kvbench.stats, cpu), 0,
-		       sizeof(struct kvbench_stats));
+	/*
+	 * The counters are live: each is one word, stored whole. An
+	 * increment racing with this may survive it; that is all.
+	 */
+	for_each_possible_cpu(cpu) {
+		st = per_cpu_ptr(kvbench.stats, cpu);
+		WRITE_ONCE(st->hits, 0);
+		WRITE_ONCE(st->misses, 0);
+		WRITE_ONCE(st->sets, 0);
+		WRITE_ONCE(st->dels, 0);
+		WRITE_ONCE(st->batches, 0);
+	}
 
 	mutex_lock(&kvbench_switch_mutex);
 	b = kvbench.backend;

@@ -18,6 +18,7 @@
  * to be awake, and a BATCH travels as one message. An idle owner sleeps: it
  * spins only right after it has done work.
  */
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
@@ -110,18 +111,23 @@ static void owner_exec(struct kvbench_owner *o, struct kvbench_req *req)
 	}
 }
 
-/* Answer every queued message; return how many there were. */
+/*
+ * Answer the messages queued when the pass starts (at most the queue's
+ * size: producers that keep refilling it do not make a pass endless);
+ * return how many there were.
+ */
 static unsigned long owner_drain_fifo(struct kvbench_owner *o)
 {
+	unsigned int todo = kfifo_len(&o->fifo);
 	struct kvbench_owner_msg *msg;
 	struct kvbench_req *req, *next;
 	unsigned long n = 0;
 
-	if (kfifo_len(&o->fifo) > o->queue_hwm)
-		WRITE_ONCE(o->queue_hwm, kfifo_len(&o->fifo));
+	if (todo > o->queue_hwm)
+		WRITE_ONCE(o->queue_hwm, todo);
 
-	while (kfifo_get(&o->fifo, &msg)) {
-		/* A slot is free: let a waiting producer in. */
+	while (todo-- && kfifo_get(&o->fifo, &msg)) {
+		/* A slot is free: let one waiting producer in. */
 		if (wq_has_sleeper(&o->room))
 			wake_up(&o->room);
 		for (req = msg->head; req; req = next) {
@@ -156,6 +162,31 @@ static void owner_sleep(struct kvbench_owner *o)
 		schedule();
 	__set_current_state(TASK_RUNNING);
 	WRITE_ONCE(o->idle, false);
+	o->busy_since = jiffies;
+}
+
+/*
+ * Between two passes that found work, let other tasks have this CPU: work
+ * that keeps arriving must not keep them off it. A normal owner offers the
+ * CPU at a scheduling point (kernels without full preemption have no
+ * other). cond_resched() does nothing for a SCHED_FIFO owner, which would
+ * starve every normal task on its CPU for as long as requests come: once
+ * it has run for a tick with another task waiting, it sleeps for one.
+ */
+static void owner_yield(struct kvbench_owner *o)
+{
+	if (!o->rt) {
+		cond_resched();
+		return;
+	}
+	if (single_task_running()) {
+		o->busy_since = jiffies;
+		return;
+	}
+	if (time_after(jiffies, o->busy_since)) {
+		schedule_timeout_idle(1);
+		o->busy_since = jiffies;
+	}
 }
 
 static int owner_thread(void *data)
@@ -169,6 +200,7 @@ static int owner_thread(void *data)
 		if (n) {
 			WRITE_ONCE(o->passes, o->passes + 1);
 			WRITE_ONCE(o->drained, o->drained + n);
+			owner_yield(o);
 			continue;
 		}
 		if (!owner_spin(owner_fifo_busy, o, o->rt))
@@ -195,24 +227,32 @@ static bool owner_try_put(struct kvbench_owner *o,
  * @o:		the owner
  * @msg:	the message; ->head must be set, the rest is initialised here
  *
- * Waits for room when the queue is full: requests are never dropped. The
- * caller must then kvbench_owner_wait() for @msg before it touches @msg or
- * its requests again.
+ * Waits for room when the queue is full: requests are never dropped.
+ * Waiters queue up exclusively, so each slot the owner frees wakes one of
+ * them, in turn. Nothing is queued while we wait, so the wait ends on a
+ * fatal signal. Once this returned 0, the caller must kvbench_owner_wait()
+ * for @msg before it touches @msg or its requests again.
+ *
+ * Return: 0, or -EINTR when a fatal signal came first (nothing was queued).
  */
-void kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
+int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 {
 	init_completion(&msg->done);
 
 	if (!owner_try_put(o, msg)) {
 		atomic_long_inc(&o->queue_full);
-		wait_event(o->room, owner_try_put(o, msg));
+		if (wait_event_killable_exclusive(o->room,
+						  owner_try_put(o, msg)))
+			return -EINTR;
 	}
 
 	/* Pairs with set_current_state() in owner_sleep(). */
 	smp_mb();
 	if (READ_ONCE(o->idle))
 		wake_up_process(o->task);
+	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(kvbench_owner_post);
 
 static bool owner_msg_done(void *arg)
 {
@@ -266,6 +306,7 @@ int kvbench_owner_start(struct kvbench_owner *o,
 		goto free_table;
 	}
 	o->rt = rt;
+	o->busy_since = jiffies;
 	if (rt)
 		sched_set_fifo_low(o->task);
 	wake_up_process(o->task);
@@ -296,14 +337,16 @@ void kvbench_owner_free(struct kvbench_owner *o)
 }
 
 /*
- * Stop the owner, then hand its items to @fn. Called with no request in
- * flight; kthread_stop() orders the owner's last table access before ours.
+ * Hand the owner's items to @fn. Called with no request in flight, so the
+ * owner is not touching its table: it touches it only to answer a message,
+ * and the completions of the last ones (then switch_sem) order its last
+ * access before ours. The thread lives on: a switch that fails gives the
+ * items back through kvbench_owner_adopt().
  */
 void kvbench_owner_drain(struct kvbench_owner *o,
 			 void (*fn)(struct kvbench_item *item, void *arg),
 			 void *arg)
 {
-	kvbench_owner_stop(o);
 	kvbench_table_drain(&o->table, fn, arg);
 }
 

@@ -12,6 +12,8 @@
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 
 #include "../kvbench.h"
@@ -411,6 +413,68 @@ static void kvbench_concurrent(struct kunit *test)
 			   t->b->ops->stat(t->b, KVBENCH_STAT_QUEUE_FULL));
 }
 
+/* A task posting to an owner whose queue is full, in a kernel thread. */
+struct post_waiter {
+	struct kvbench_owner *o;
+	struct kvbench_owner_msg msg;
+	struct completion posted;
+	int ret;
+};
+
+static int post_waiter_fn(void *arg)
+{
+	struct post_waiter *w = arg;
+
+	allow_signal(SIGKILL);
+	w->ret = kvbench_owner_post(w->o, &w->msg);
+	complete(&w->posted);
+	return 0;
+}
+
+/*
+ * A caller waiting for room in a full owner queue has queued nothing yet:
+ * a fatal signal ends its wait with -EINTR. The owner here is only its
+ * queue, two slots taken, and no thread, so no room ever comes by itself.
+ */
+static void kvbench_owner_post_killable(struct kunit *test)
+{
+	struct kvbench_owner o = {};
+	struct kvbench_owner_msg *slot = NULL;
+	struct post_waiter w = { .o = &o };
+	struct task_struct *task;
+
+	spin_lock_init(&o.in_lock);
+	init_waitqueue_head(&o.room);
+	KUNIT_ASSERT_EQ(test, kfifo_alloc(&o.fifo, 2, GFP_KERNEL), 0);
+	KUNIT_ASSERT_TRUE(test, kfifo_put(&o.fifo, slot));
+	KUNIT_ASSERT_TRUE(test, kfifo_put(&o.fifo, slot));
+	init_completion(&w.posted);
+
+	task = kthread_create(post_waiter_fn, &w, "kvbench-post");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	wake_up_process(task);
+
+	/* It waits for room ... */
+	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&w.posted, HZ / 10), 0);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&o.queue_full), 1);
+	/* ... until it is killed. */
+	send_sig(SIGKILL, task, 1);
+	if (!wait_for_completion_timeout(&w.posted, 10 * HZ)) {
+		KUNIT_FAIL(test, "a caller waiting for queue room ignored SIGKILL");
+		/* Give it its room, so that it ends. */
+		KUNIT_EXPECT_TRUE(test, kfifo_get(&o.fifo, &slot));
+		wake_up(&o.room);
+		wait_for_completion(&w.posted);
+	} else {
+		KUNIT_EXPECT_EQ(test, w.ret, -EINTR);
+		KUNIT_EXPECT_EQ(test, kfifo_len(&o.fifo), 2);
+	}
+	kthread_stop(task);
+	put_task_struct(task);
+	kfifo_free(&o.fifo);
+}
+
 static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE_PARAM(kvbench_set_get_del, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_missing, backend_gen_params),
@@ -421,6 +485,7 @@ static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE_PARAM(kvbench_switch_carries_entries, backend_gen_params),
 	KUNIT_CASE_PARAM_ATTR(kvbench_concurrent, backend_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE(kvbench_owner_post_killable),
 	{}
 };
 

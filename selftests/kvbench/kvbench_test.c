@@ -21,9 +21,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -2499,6 +2501,327 @@ TEST_F_TIMEOUT(kvbench, many_threads, 120)
 	EXPECT_EQ(0UL, atomic_load(&m.failures))
 		TH_LOG("first error: %s", failure_str(atomic_load(&m.first_errno)));
 	free(w);
+}
+
+/* ------------------------------------------------- limits, contended */
+
+/* A limit is a count up to ULONG_MAX: a huge limit is a huge limit. */
+TEST_F(kvbench, limits_huge)
+{
+	static const unsigned long long huge[] = {
+		1ULL << 63, (1ULL << 63) + 1, ~0ULL,
+	};
+	static const char * const params[] = { "max_entries", "max_bytes" };
+	char key[KVBENCH_KEY_MAX + 1], path[128];
+	unsigned long long v;
+	unsigned int i, j;
+
+	mkkey(&self->keys, key, "k");
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), KVB_PARAM("%s"), params[i]);
+		for (j = 0; j < 3; j++) {
+			ASSERT_EQ(0, sysfs_write_u64(path, huge[j]));
+			ASSERT_EQ(0, sysfs_read_u64(path, &v));
+			EXPECT_EQ(huge[j], v);
+			EXPECT_EQ(0, set_str(self->fd, key, "v"))
+				TH_LOG("%s=%llu", params[i], huge[j]);
+			EXPECT_EQ(0, set_str(self->fd, key, "a longer value"))
+				TH_LOG("%s=%llu", params[i], huge[j]);
+			EXPECT_EQ(0, del_str(self->fd, key));
+		}
+		ASSERT_EQ(0, sysfs_write_u64(path, 0));
+	}
+}
+
+/*
+ * A BATCH runs in array order, also where ops on different keys meet in a
+ * limit: at max_entries, [DEL a, SET b] frees the room b takes, and
+ * [SET b, DEL a] finds none. Many pairs, so that a and b land in the same
+ * and in different shards of kthread-percpu.
+ */
+TEST_F(kvbench, batch_order_at_limit)
+{
+	char a[KVBENCH_KEY_MAX + 1], b[KVBENCH_KEY_MAX + 1];
+	struct kvbench_op ops[2];
+	struct kvb_stats st;
+	unsigned int i;
+
+	mkkey(&self->keys, a, "a");
+	ASSERT_EQ(0, stats_read(&st));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_entries"),
+				     st.v[ST_ENTRIES] + 1));
+	ASSERT_EQ(0, set_str(self->fd, a, "A"));
+	for (i = 0; i < 32; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "b%u", i);
+		mkkey(&self->keys, b, name);
+
+		op_init(&ops[0], KVBENCH_OP_SET, b, strlen(b), "B", 1);
+		op_init(&ops[1], KVBENCH_OP_DEL, a, strlen(a), NULL, 0);
+		ASSERT_EQ(0, kvb_batch(self->fd, ops, 2, 0));
+		EXPECT_EQ(-ENOSPC, ops[0].result) TH_LOG("[SET b, DEL a], pair %u", i);
+		EXPECT_EQ(0, ops[1].result) TH_LOG("[SET b, DEL a], pair %u", i);
+		EXPECT_EQ(-ENOENT, get_check_str(self->fd, b, "B"));
+
+		/* The map is empty again: a comes back, then goes first. */
+		ASSERT_EQ(0, set_str(self->fd, a, "A"));
+		op_init(&ops[0], KVBENCH_OP_DEL, a, strlen(a), NULL, 0);
+		op_init(&ops[1], KVBENCH_OP_SET, b, strlen(b), "B", 1);
+		ASSERT_EQ(0, kvb_batch(self->fd, ops, 2, 0));
+		EXPECT_EQ(0, ops[0].result) TH_LOG("[DEL a, SET b], pair %u", i);
+		EXPECT_EQ(0, ops[1].result) TH_LOG("[DEL a, SET b], pair %u", i);
+		EXPECT_EQ(0, get_check_str(self->fd, b, "B"));
+
+		ASSERT_EQ(0, del_str(self->fd, b));
+		ASSERT_EQ(0, set_str(self->fd, a, "A"));
+	}
+}
+
+/* Threads that hammer a map through their own fds for a short while. */
+struct race {
+	const char *key;		/* the contended key */
+	const char *other;		/* a second key, for some races */
+	atomic_bool stop;
+	atomic_ulong ops;
+	atomic_ulong bad;		/* answers no linearisation allows */
+	atomic_int first_bad;		/* the first such errno */
+};
+
+#define RACE_THREADS	4
+#define RACE_SECONDS	1
+#define RACE_MAX_OPS	200000UL
+
+static void race_bad(struct race *r, int err)
+{
+	int none = 0;
+
+	atomic_fetch_add(&r->bad, 1);
+	atomic_compare_exchange_strong(&r->first_bad, &none, err ? err : 1);
+}
+
+static void race_run(struct __test_metadata *_metadata, struct race *r,
+		     void *(*fn)(void *), unsigned int nthreads)
+{
+	pthread_t threads[RACE_THREADS + 1];
+	struct timespec end, now;
+	unsigned int t;
+
+	ASSERT_GE((unsigned int)RACE_THREADS + 1, nthreads);
+	for (t = 0; t < nthreads; t++)
+		ASSERT_EQ(0, pthread_create(&threads[t], NULL, fn, r));
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += RACE_SECONDS;
+	do {
+		usleep(10000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while ((now.tv_sec < end.tv_sec ||
+		  (now.tv_sec == end.tv_sec && now.tv_nsec < end.tv_nsec)) &&
+		 atomic_load(&r->ops) < RACE_MAX_OPS);
+	atomic_store(&r->stop, true);
+	for (t = 0; t < nthreads; t++)
+		pthread_join(threads[t], NULL);
+}
+
+/*
+ * SET and DEL of one key at max_entries = 1: in every linearisation a SET
+ * inserts into an empty map or overwrites, so it never meets ENOSPC.
+ */
+static void *race_set_del_fn(void *arg)
+{
+	struct race *r = arg;
+	int fd = open(KVB_DEV, O_RDWR);
+	unsigned long i;
+	int ret;
+
+	if (fd < 0) {
+		race_bad(r, -errno);
+		return NULL;
+	}
+	for (i = 0; !atomic_load(&r->stop); i++) {
+		if (i % 2)
+			ret = del_str(fd, r->key);
+		else
+			ret = set_str(fd, r->key, "v");
+		if (ret && ret != -ENOENT)
+			race_bad(r, ret);
+		atomic_fetch_add(&r->ops, 1);
+	}
+	close(fd);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(kvbench, limit_set_del_one_key, 60)
+{
+	char key[KVBENCH_KEY_MAX + 1];
+	struct race r = { .key = key };
+	struct kvb_stats st;
+
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, stats_read(&st));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_entries"),
+				     st.v[ST_ENTRIES] + 1));
+	race_run(_metadata, &r, race_set_del_fn, RACE_THREADS);
+	EXPECT_EQ(0UL, atomic_load(&r.bad))
+		TH_LOG("%lu of %lu ops failed, first with %s",
+		       atomic_load(&r.bad), atomic_load(&r.ops),
+		       strerror(-atomic_load(&r.first_bad)));
+	EXPECT_LT(0UL, atomic_load(&r.ops));
+}
+
+/*
+ * A SET refused for its bytes takes no entry, not even for a moment: one
+ * thread keeps trying a value too big for max_bytes under a new key while
+ * others SET and DEL a small key, for which there is always room.
+ */
+static void *race_too_big_fn(void *arg)
+{
+	static char big[1024];
+	struct race *r = arg;
+	int fd = open(KVB_DEV, O_RDWR);
+	int ret;
+
+	if (fd < 0) {
+		race_bad(r, -errno);
+		return NULL;
+	}
+	while (!atomic_load(&r->stop)) {
+		ret = kvb_set(fd, r->other, strlen(r->other), big, sizeof(big));
+		if (ret != -ENOSPC)
+			race_bad(r, ret);
+		atomic_fetch_add(&r->ops, 1);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void *race_small_or_big_fn(void *arg)
+{
+	static atomic_uint n;
+
+	return atomic_fetch_add(&n, 1) % 2 ? race_set_del_fn(arg) :
+					     race_too_big_fn(arg);
+}
+
+TEST_F_TIMEOUT(kvbench, limit_charge_all_or_nothing, 60)
+{
+	char key[KVBENCH_KEY_MAX + 1], big[KVBENCH_KEY_MAX + 1];
+	struct race r = { .key = key, .other = big };
+	struct kvb_stats st;
+
+	mkkey(&self->keys, key, "small");
+	mkkey(&self->keys, big, "big");
+	ASSERT_EQ(0, stats_read(&st));
+	/* Room for the small key's one entry and bytes, not for the big one. */
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_entries"),
+				     st.v[ST_ENTRIES] + 1));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_bytes"),
+				     st.v[ST_BYTES] + KVB_ENTRY_OVERHEAD +
+				     KVBENCH_KEY_MAX + 16));
+	race_run(_metadata, &r, race_small_or_big_fn, RACE_THREADS);
+	EXPECT_EQ(0UL, atomic_load(&r.bad))
+		TH_LOG("%lu of %lu ops failed, first with %s",
+		       atomic_load(&r.bad), atomic_load(&r.ops),
+		       strerror(-atomic_load(&r.first_bad)));
+}
+
+/* --------------------------------------------------- memory per call */
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+
+/* Make a cgroup v2 child with memory.max = @max; 0, or a reason to skip. */
+static const char *memcg_make(char *dir, size_t len, const char *max)
+{
+	char path[256];
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("none", CGROUP_ROOT, "cgroup2", 0, NULL))
+		return "no cgroup v2 at " CGROUP_ROOT;
+	/* Fails harmlessly when the controller is already enabled. */
+	sysfs_write(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	snprintf(dir, len, CGROUP_ROOT "/kvbench_test.%d", getpid());
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return "cannot create a cgroup";
+	snprintf(path, sizeof(path), "%s/memory.max", dir);
+	if (sysfs_write(path, max)) {
+		rmdir(dir);
+		return "no memory controller";
+	}
+	return NULL;
+}
+
+#define BIG_VALUE	1048576U
+#define BIG_OPS		64
+
+/* In the child, inside the cgroup: 64 SETs of 1 MiB, all to be refused. */
+static int batch_big_values(const char *prefix, const char *cgroup)
+{
+	char (*keys)[KVBENCH_KEY_MAX + 1], path[256];
+	struct kvbench_op *ops;
+	unsigned char *val;
+	unsigned int i, bad = 0;
+	int fd;
+
+	fd = open(KVB_DEV, O_RDWR);
+	val = malloc(BIG_VALUE);
+	ops = calloc(BIG_OPS, sizeof(*ops));
+	keys = calloc(BIG_OPS, sizeof(*keys));
+	if (fd < 0 || !val || !ops || !keys)
+		return 100;
+	memset(val, 0x5a, BIG_VALUE);
+	for (i = 0; i < BIG_OPS; i++)
+		op_init(&ops[i], KVBENCH_OP_SET, keys[i],
+			bulk_key(prefix, i, keys[i]), val, BIG_VALUE);
+	/* From here on, what the kernel allocates for us is charged there. */
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
+	if (sysfs_write(path, "0"))
+		return 101;
+	if (kvb_batch(fd, ops, BIG_OPS, 0))
+		return 102;
+	for (i = 0; i < BIG_OPS; i++)
+		if (ops[i].result != -ENOSPC) {
+			if (!bad)
+				fprintf(stderr, "# op %u: %s\n", i,
+					strerror(-ops[i].result));
+			bad++;
+		}
+	return bad > 99 ? 99 : bad;
+}
+
+/*
+ * What one BATCH holds at once is bounded, not the batch's values added
+ * up: 64 SETs of 1 MiB, every one refused for max_bytes, run by a task in
+ * a memory cgroup of 32 MiB, get ENOSPC each, without running the cgroup
+ * out of memory (which would fail them with ENOMEM, or OOM-kill the task).
+ */
+TEST_F_TIMEOUT(kvbench, batch_memory_bounded, 120)
+{
+	char cgroup[128];
+	struct kvb_stats st;
+	const char *why;
+	int status;
+	pid_t pid;
+
+	why = memcg_make(cgroup, sizeof(cgroup), "32M");
+	if (why)
+		SKIP(return, "%s", why);
+	use_bulk(&self->keys, BIG_OPS);
+	ASSERT_EQ(0, stats_read(&st));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_value_len"), BIG_VALUE));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_bytes"), st.v[ST_BYTES] + 1));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(batch_big_values(self->keys.prefix, cgroup));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	rmdir(cgroup);
+	EXPECT_TRUE(WIFEXITED(status))
+		TH_LOG("the BATCH's task was killed by signal %d (the cgroup's OOM killer?)",
+		       WTERMSIG(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("%d ops did not get ENOSPC (100+: setup failed)",
+		       WEXITSTATUS(status));
 }
 
 /* --------------------------------------------------------------- unload */
