@@ -262,6 +262,8 @@ struct kvbench_owner_msg {
  *		sleeps; a producer that sees it set wakes the owner
  * @rt:		the thread runs at SCHED_FIFO priority 1
  * @busy_since:	owner only: jiffies when it last left its CPU to others
+ * @demoted:	owner only: an @rt owner that runs as a normal task until
+ *		it next goes idle, because it kept others off its CPU
  * @table:	touched only by the owner thread, or by whoever stopped it
  * @queue_hwm:	written by the owner: most messages seen queued at once
  * @passes:	written by the owner: passes that found messages
@@ -279,6 +281,7 @@ struct kvbench_owner {
 	bool idle;
 	bool rt;
 	unsigned long busy_since;
+	bool demoted;
 	struct kvbench_table table;
 	unsigned long queue_hwm;
 	unsigned long passes;

@@ -150,6 +150,11 @@ static bool owner_fifo_busy(void *arg)
 
 static void owner_sleep(struct kvbench_owner *o)
 {
+	/* Idle again: the next request is answered at once. */
+	if (o->demoted) {
+		sched_set_fifo_low(current);
+		o->demoted = false;
+	}
 	WRITE_ONCE(o->idle, true);
 	/*
 	 * set_current_state() orders the ->idle store before the fifo check
@@ -171,22 +176,23 @@ static void owner_sleep(struct kvbench_owner *o)
  * CPU at a scheduling point (kernels without full preemption have no
  * other). cond_resched() does nothing for a SCHED_FIFO owner, which would
  * starve every normal task on its CPU for as long as requests come: once
- * it has run for a tick with another task waiting, it sleeps for one.
+ * it has run for a tick with another task waiting, it goes on as a normal
+ * task until it next goes idle. (Sleeping a tick instead is not enough:
+ * owners that share a CPU take turns, and the normal task still waits.)
  */
 static void owner_yield(struct kvbench_owner *o)
 {
-	if (!o->rt) {
-		cond_resched();
-		return;
+	if (o->rt && !o->demoted) {
+		if (single_task_running()) {
+			o->busy_since = jiffies;
+			return;
+		}
+		if (!time_after(jiffies, o->busy_since))
+			return;
+		sched_set_normal(current, 0);
+		o->demoted = true;
 	}
-	if (single_task_running()) {
-		o->busy_since = jiffies;
-		return;
-	}
-	if (time_after(jiffies, o->busy_since)) {
-		schedule_timeout_idle(1);
-		o->busy_since = jiffies;
-	}
+	cond_resched();
 }
 
 static int owner_thread(void *data)
