@@ -9,7 +9,8 @@
 #
 # Takes over <name>/<version> in DKMS while it runs: whatever is registered
 # under it, from an earlier failed run or otherwise, is removed first and at
-# exit (even on failure). Needs root; installs dkms when missing.
+# exit (even on failure). Needs root; installs what it needs from
+# tools/deps.txt (group dkms) when missing.
 #
 # Output: TAP 13 on stdout, details as "# " lines; exit 1 on failure.
 
@@ -64,17 +65,10 @@ VERSION=$(conf_value PACKAGE_VERSION)
 SRC=/usr/src/$NAME-$VERSION
 MOD=$NAME/$VERSION
 
-if ! command -v dkms >/dev/null; then
-	echo "# installing dkms"
-	log=$(mktemp)
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends dkms \
-		>"$log" 2>&1 || {
-		apt-get update -q >>"$log" 2>&1 &&
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends dkms >>"$log" 2>&1
-	} || { sed 's/^/# /' "$log"; rm -f "$log"; bail "cannot install dkms"; }
-	rm -f "$log"
-fi
+# What it says goes into the TAP output as comments.
+rc=0
+"$VM" deps dkms 2>&1 | sed 's/^/# /' || rc=$?
+[[ $rc -eq 0 ]] || bail "cannot install dkms (tools/vm/kvbench-vm deps dkms)"
 
 KVER=$("$VM" kver) || bail "cannot resolve the Debian 6.12 kernel (tools/vm/kvbench-vm kver)"
 KDIR=$("$VM" kdir) || bail "no headers for $KVER (tools/vm/kvbench-vm kdir)"

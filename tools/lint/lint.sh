@@ -13,11 +13,14 @@
 #   rst         every Documentation/**/*.rst parses with docutils, no warning
 #   doccheck    parameters, sysfs files and ioctl errnos: code == docs
 #   ShellCheck  every shell script in the repository (gate "shellcheck")
+#   deps        every command that a shell script or Makefile recipe calls is
+#               in tools/deps.txt; those the busybox VM runs are applets
+#               (depcheck.py)
 #
 # Every build runs in a temporary copy of the tree's files (those git tracks
 # or would track), so the gates never race with other builds in the tree.
-# Missing tools are installed with apt-get. Gates can be named to run only
-# those: lint.sh sparse w1.
+# Missing tools are installed from tools/deps.txt (kvbench-vm deps). Gates
+# can be named to run only those: lint.sh sparse w1.
 #
 # Output: TAP 13 on stdout ("1..N", "ok N - gate" / "not ok N - gate",
 # details as "# " lines, a "# Totals:" line); exit 1 when a gate fails.
@@ -28,7 +31,7 @@ LINT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$LINT_DIR/../.." && pwd)
 VM=$ROOT/tools/vm/kvbench-vm
 EXCEPTIONS=$LINT_DIR/checkpatch-exceptions
-ALL_GATES=(checkpatch sparse w1 userspace rst doccheck shellcheck)
+ALL_GATES=(checkpatch sparse w1 userspace rst doccheck shellcheck deps)
 
 die() { printf 'lint.sh: %s\n' "$*" >&2; exit 2; }
 
@@ -60,17 +63,19 @@ snapshot() {
 	repo_files | grep -E "$2" | tar -C "$ROOT" -cf - -T - | tar -C "$1" -xf -
 }
 
-# Install Debian package $2 when command $1 is missing.
-need() {
-	command -v "$1" >/dev/null && return
-	[[ $(id -u) -eq 0 ]] || { echo "$1 missing: apt-get install $2 (as root)"; return 1; }
-	echo "installing $2"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$2" \
-		>"$WORK/apt.log" 2>&1 ||
-		{ apt-get update -q >>"$WORK/apt.log" 2>&1 &&
-		  DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-			--no-install-recommends "$2" >>"$WORK/apt.log" 2>&1; } ||
-		{ tail -n 20 "$WORK/apt.log"; return 1; }
+# Install the commands or packages $@ of tools/deps.txt when missing; when
+# that is not possible (not root), kvbench-vm says what is missing.
+need() { "$VM" deps "$@"; }
+
+# The repository's shell scripts: *.sh, and files with a sh shebang.
+shell_scripts() {
+	local f
+	repo_files | while IFS= read -r f; do
+		if [[ $f == *.sh ]] ||
+			head -n 1 "$ROOT/$f" | grep -qE '^#!.*(/|env +)(ba|da|k)?sh( |$)'; then
+			printf '%s\n' "$f"
+		fi
+	done
 }
 
 # The Debian 6.1 kernel that linux-headers-amd64 points at.
@@ -203,7 +208,7 @@ gate_checkpatch() {
 }
 
 gate_sparse() {
-	need sparse sparse
+	need sparse
 	need_tree KDIR612
 	need_tree DEBUG
 	build_module "6.12 headers" C=2 "$KDIR612"
@@ -269,22 +274,27 @@ gate_doccheck() {
 }
 
 gate_shellcheck() {
-	local files=() f
-	need shellcheck shellcheck
-	while IFS= read -r f; do
-		if [[ $f == *.sh ]] ||
-			head -n 1 "$ROOT/$f" | grep -qE '^#!.*(/|env +)(ba|da|k)?sh( |$)'; then
-			files+=("$f")
-		fi
-	done < <(repo_files)
+	local files=()
+	need shellcheck
+	mapfile -t files < <(shell_scripts)
 	[[ ${#files[@]} -gt 0 ]] || { echo "no shell scripts found"; return 1; }
 	(cd "$ROOT" && shellcheck "${files[@]}")
 	echo "${#files[@]} scripts: ${files[*]}"
 }
 
+# Every command the shell scripts and Makefiles call is in tools/deps.txt;
+# the guest's are busybox applets (see depcheck.py).
+gate_deps() {
+	local files=()
+	need python3 busybox
+	mapfile -t files < <(shell_scripts; repo_files | grep -E '(^|/)Makefile$')
+	busybox --list >"$WORK/applets"
+	python3 "$LINT_DIR/depcheck.py" --busybox "$WORK/applets" "$ROOT" "${files[@]}"
+}
+
 need_python_docutils() {
 	python3 -c 'import docutils' 2>/dev/null && return
-	need rst2html python3-docutils
+	need python3-docutils
 	python3 -c 'import docutils'
 }
 

@@ -179,15 +179,11 @@ main() {
 			tee "$results/bench.txt" || status=$?
 	fi
 	if [[ -f $results/bench.csv ]]; then
-		if ! command -v gnuplot >/dev/null; then
-			step "installing gnuplot-nox for the plot"
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-				--no-install-recommends gnuplot-nox >/dev/null 2>&1 ||
-				echo "bench: could not install gnuplot-nox; no plot" >&2
-		fi
-		if command -v gnuplot >/dev/null &&
-			"$REPO/tools/kvbench/kvbench" plot "$results/bench.csv" \
-				"$results/bench.png" >/dev/null; then
+		# gnuplot, from tools/deps.txt (setup installed it for the VM).
+		if ! "$VM" deps gnuplot; then
+			echo "bench: no gnuplot, no plot" >&2
+		elif "$REPO/tools/kvbench/kvbench" plot "$results/bench.csv" \
+			"$results/bench.png" >/dev/null; then
 			step "plot: ${results#"$REPO"/}/bench.png"
 		fi
 	fi

@@ -29,17 +29,8 @@ if [[ -f $out/.kvbench-built ]]; then
 	exit 0
 fi
 
-missing=
-for p in bc flex bison libelf-dev libssl-dev dwarves; do
-	dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed ||
-		missing+=" $p"
-done
-if [[ -n $missing ]]; then
-	msg "installing$missing"
-	apt-get update -qq >&2
-	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >&2
-fi
+# What the kernel's build needs (tools/deps.txt, group debug).
+"$VM_DIR/kvbench-vm" deps debug
 
 mkdir -p "$out"
 msg "building the debug kernel in $out (10-15 minutes the first time)"
