@@ -14,6 +14,11 @@
 #                  linux-headers-amd64), then the debug kernel
 #   NATIVE         1: run on this kernel, 0: always use the VM, unset: auto
 #   CHECK_TIMEOUT  seconds a VM may run (default 1800)
+#   KVBENCH_STALL_TIMEOUT  seconds a guest suite may print nothing before
+#                  kvbench-vm dumps the guest's tasks and backtraces (sysrq
+#                  w, l, t) into the console log and ends the VM: that suite
+#                  fails as "stalled", the VM's later suites did not run
+#                  (default 60; 0: only CHECK_TIMEOUT ends a stuck VM)
 #   KVBENCH_CACHE  cache directory (default ~/.cache/kvbench); logs go to
 #                  $KVBENCH_CACHE/logs/
 #
@@ -26,6 +31,7 @@ readonly REPO
 readonly VM=$REPO/tools/vm/kvbench-vm
 readonly CACHE=${KVBENCH_CACHE:-$HOME/.cache/kvbench}
 readonly TIMEOUT=${CHECK_TIMEOUT:-1800}
+readonly STALL=${KVBENCH_STALL_TIMEOUT:-60}
 
 step() { printf '==> %s\n' "$*" >&2; }
 
@@ -202,10 +208,11 @@ write_driver() {
 	chmod +x "$1"
 }
 
-# split_suites OUTPUT PREFIX: record each guest suite found in OUTPUT; a
-# suite that never started or never finished counts as failed.
+# split_suites OUTPUT PREFIX [WHY]: record each guest suite found in OUTPUT;
+# a suite that never started or never finished counts as failed, the latter
+# with WHY (default: crash or timeout) in its note.
 split_suites() {
-	local out=$1 prefix=$2 i file status
+	local out=$1 prefix=$2 why=${3:-crash or timeout} i file status
 	for ((i = 0; i < ${#GUEST_SUITES[@]}; i += 2)); do
 		file=$WORK/suite-$((i / 2)).out
 		awk -v n="$((i / 2))" '
@@ -219,7 +226,7 @@ split_suites() {
 		elif [[ -z $status ]]; then
 			count_suite "$prefix${GUEST_SUITES[i]}" "$file" 0
 			FAIL[-1]=$((FAIL[-1] + 1))
-			NOTES[-1]="did not finish (crash or timeout)${NOTES[-1]:+; ${NOTES[-1]}}"
+			NOTES[-1]="did not finish ($why)${NOTES[-1]:+; ${NOTES[-1]}}"
 		else
 			count_suite "$prefix${GUEST_SUITES[i]}" "$file" "$status"
 		fi
@@ -312,7 +319,7 @@ record_not_run() {
 # suites there. Suites are named "[LABEL] ...".
 vm_suites() {
 	local label=$1 kdir=$2 kernel=${3:-} prefix="[$1] " payload=$WORK/payload-$1
-	local out=$LOGDIR/vm-$1.out console=$LOGDIR/vm-$1.console status=0
+	local out=$LOGDIR/vm-$1.out console=$LOGDIR/vm-$1.console status=0 why=
 	local -a kopt=()
 	[[ -z $kernel ]] || kopt=(--kernel "$kernel")
 	# A KUnit module left by an earlier build for another tree is stale.
@@ -324,11 +331,14 @@ vm_suites() {
 	make_payload "$payload"
 	step "vm: booting $label with $(nproc) vCPUs (console log: $console)"
 	KVER=$label "$VM" run "${kopt[@]}" --payload "$payload" --timeout "$TIMEOUT" \
-		--log "$console" -- ./run-suites.sh |
+		--stall "$STALL" --log "$console" -- ./run-suites.sh |
 		tee "$out" || status=$?
-	split_suites "$out" "$prefix"
+	# 123: the suite that was running printed nothing for $STALL s.
+	[[ $status -ne 123 ]] || why="stalled: no output for ${STALL}s; sysrq dumps in $console"
+	split_suites "$out" "$prefix" "$why"
 	case $status in
 	0) ;;
+	123) record "${prefix}vm" 0 1 0 "$why" ;;
 	124) record "${prefix}vm" 0 1 0 "timed out after ${TIMEOUT}s" ;;
 	126) record "${prefix}vm" 0 1 0 "kernel log shows a report (see above)" ;;
 	*) record "${prefix}vm" 0 1 0 "VM run failed with status $status" ;;
