@@ -226,6 +226,8 @@ while [ $i -lt "$cycles" ] && [ $bad -eq 0 ]; do
 		bad=1
 	fi
 	i=$((i + 1))
+	# A line now and then: the VM runner takes a long silence for a hang.
+	[ $((i % 5)) -ne 0 ] || diag "cycle $i of $cycles done"
 done
 owners=$(owner_threads)
 if [ $bad -eq 0 ] && [ "$owners" -eq 0 ]; then

@@ -14,11 +14,12 @@
 #                  linux-headers-amd64), then the debug kernel
 #   NATIVE         1: run on this kernel, 0: always use the VM, unset: auto
 #   CHECK_TIMEOUT  seconds a VM may run (default 1800)
-#   KVBENCH_STALL_TIMEOUT  seconds a guest suite may print nothing before
-#                  kvbench-vm dumps the guest's tasks and backtraces (sysrq
-#                  w, l, t) into the console log and ends the VM: that suite
-#                  fails as "stalled", the VM's later suites did not run
-#                  (default 60; 0: only CHECK_TIMEOUT ends a stuck VM)
+#   KVBENCH_STALL_TIMEOUT  seconds a guest suite may print nothing (60 once
+#                  the kernel has reported a lockup) before kvbench-vm dumps
+#                  the guest's tasks and backtraces (sysrq w, l, t) into the
+#                  console log and ends the VM: that suite fails as
+#                  "stalled", the VM's later suites did not run (default
+#                  120; 0: only CHECK_TIMEOUT ends a stuck VM)
 #   KVBENCH_CACHE  cache directory (default ~/.cache/kvbench); logs go to
 #                  $KVBENCH_CACHE/logs/
 #
@@ -31,7 +32,7 @@ readonly REPO
 readonly VM=$REPO/tools/vm/kvbench-vm
 readonly CACHE=${KVBENCH_CACHE:-$HOME/.cache/kvbench}
 readonly TIMEOUT=${CHECK_TIMEOUT:-1800}
-readonly STALL=${KVBENCH_STALL_TIMEOUT:-60}
+readonly STALL=${KVBENCH_STALL_TIMEOUT:-120}
 
 step() { printf '==> %s\n' "$*" >&2; }
 
@@ -333,8 +334,9 @@ vm_suites() {
 	KVER=$label "$VM" run "${kopt[@]}" --payload "$payload" --timeout "$TIMEOUT" \
 		--stall "$STALL" --log "$console" -- ./run-suites.sh |
 		tee "$out" || status=$?
-	# 123: the suite that was running printed nothing for $STALL s.
-	[[ $status -ne 123 ]] || why="stalled: no output for ${STALL}s; sysrq dumps in $console"
+	# 123: the suite that was running stopped printing (for how long:
+	# kvbench-vm's message, also the last line of the console log).
+	[[ $status -ne 123 ]] || why="stalled: no output; sysrq dumps in $console"
 	split_suites "$out" "$prefix" "$why"
 	case $status in
 	0) ;;
