@@ -1071,7 +1071,7 @@ static void run_phase(int fd, const char *backend, unsigned long nops,
 {
 	long long entries0, bytes0;
 	char cur[64];
-	double t0;
+	double t0, last;
 	int ret;
 
 	phase_name = backend;
@@ -1102,8 +1102,16 @@ static void run_phase(int fd, const char *backend, unsigned long nops,
 	bytes0 = sysfs_read_ll(KVB_ATTR("bytes"));
 
 	t0 = now();
-	for (iter = 0; iter < nops && !failures; iter++)
+	last = t0;
+	for (iter = 0; iter < nops && !failures; iter++) {
 		fuzz_one(fd);
+		/* A line every 10 s: a long silence is what a hang looks like. */
+		if (iter % 1024 == 0 && now() - last >= 10.0) {
+			last = now();
+			ksft_print_msg("fuzz %s: %lu of %lu ioctls\n", backend,
+				       iter, nops);
+		}
+	}
 
 	check_model(fd, entries0, bytes0);
 	check_roundtrip(fd);
