@@ -527,7 +527,7 @@ struct kvbench_batch_ctx {
 #define KVBENCH_BATCH_HOLD	SZ_1M
 
 /* Memory that user input sizes: charged to the caller, no warning. */
-#define KVBENCH_GFP_USER	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
+#define KVBENCH_GFP_SIZED	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
 /* Bytes of scratch op @o needs for its key and a small GET value. */
 static size_t kvbench_scratch_size(const struct kvbench_op *o)
@@ -568,7 +568,7 @@ static long kvbench_ioctl_batch(struct kvbench_batch __user *ubatch)
 
 	ctx.ops = kvmalloc_array(batch.count, sizeof(*ctx.ops) +
 				 sizeof(*ctx.reqs) + sizeof(*ctx.slot),
-				 KVBENCH_GFP_USER);
+				 KVBENCH_GFP_SIZED);
 	if (!ctx.ops)
 		return -ENOMEM;
 	ctx.reqs = (struct kvbench_req *)(ctx.ops + batch.count);
@@ -582,7 +582,7 @@ static long kvbench_ioctl_batch(struct kvbench_batch __user *ubatch)
 	for (i = 0; i < batch.count; i++)
 		scratch += kvbench_scratch_size(&ctx.ops[i]);
 	if (scratch) {
-		ctx.scratch = kvmalloc(scratch, KVBENCH_GFP_USER);
+		ctx.scratch = kvmalloc(scratch, KVBENCH_GFP_SIZED);
 		if (!ctx.scratch) {
 			ret = -ENOMEM;
 			goto free_ops;
