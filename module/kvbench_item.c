@@ -80,8 +80,9 @@ int kvbench_table_init(struct kvbench_table *t, unsigned int bits)
 	size_t i;
 
 	t->bits = bits;
+	/* Sized by hash_bits: a failure is the writer's ENOMEM, not a splat. */
 	t->buckets = kvmalloc_array(1UL << bits, sizeof(*t->buckets),
-				    GFP_KERNEL);
+				    GFP_KERNEL | __GFP_NOWARN);
 	if (!t->buckets)
 		return -ENOMEM;
 	for (i = 0; i < (1UL << bits); i++)

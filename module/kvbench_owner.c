@@ -71,6 +71,23 @@ static bool owner_spin(bool (*done)(void *arg), void *arg, bool strict)
 	return true;
 }
 
+/*
+ * The queue is kfifo's lockless ring: one producer at a time (under
+ * ->in_lock) and one consumer, the owner. Each side reads the index the
+ * other one moves; the barriers inside kfifo_put() and kfifo_get() order
+ * the slot against the index, as <linux/kfifo.h> intends, but its accesses
+ * are plain C, so they are marked for KCSAN here, where the module touches
+ * the ring. What a message points to is ordered by its completion.
+ */
+/* the consumer reads ->in */
+#define owner_fifo_len(o)	data_race(kfifo_len(&(o)->fifo))
+/* the consumer reads ->in */
+#define owner_fifo_empty(o)	data_race(kfifo_is_empty(&(o)->fifo))
+/* the consumer reads ->in, moves ->out */
+#define owner_fifo_get(o, msg)	data_race(kfifo_get(&(o)->fifo, msg))
+/* a producer reads ->out, moves ->in */
+#define owner_fifo_put(o, msg)	data_race(kfifo_put(&(o)->fifo, msg))
+
 /* The owner: everything down to the callers' part runs in the owner thread. */
 
 static void owner_exec(struct kvbench_owner *o, struct kvbench_req *req)
@@ -118,7 +135,7 @@ static void owner_exec(struct kvbench_owner *o, struct kvbench_req *req)
  */
 static unsigned long owner_drain_fifo(struct kvbench_owner *o)
 {
-	unsigned int todo = kfifo_len(&o->fifo);
+	unsigned int todo = owner_fifo_len(o);
 	struct kvbench_owner_msg *msg;
 	struct kvbench_req *req, *next;
 	unsigned long n = 0;
@@ -126,7 +143,7 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o)
 	if (todo > o->queue_hwm)
 		WRITE_ONCE(o->queue_hwm, todo);
 
-	while (todo-- && kfifo_get(&o->fifo, &msg)) {
+	while (todo-- && owner_fifo_get(o, &msg)) {
 		/* A slot is free: let one waiting producer in. */
 		if (wq_has_sleeper(&o->room))
 			wake_up(&o->room);
@@ -145,7 +162,7 @@ static bool owner_fifo_busy(void *arg)
 {
 	struct kvbench_owner *o = arg;
 
-	return !kfifo_is_empty(&o->fifo) || kthread_should_stop();
+	return !owner_fifo_empty(o) || kthread_should_stop();
 }
 
 static void owner_sleep(struct kvbench_owner *o)
@@ -201,7 +218,7 @@ static int owner_thread(void *data)
 	unsigned long n;
 
 	/* Stop only once every queued request has been answered. */
-	while (!kthread_should_stop() || !kfifo_is_empty(&o->fifo)) {
+	while (!kthread_should_stop() || !owner_fifo_empty(o)) {
 		n = owner_drain_fifo(o);
 		if (n) {
 			WRITE_ONCE(o->passes, o->passes + 1);
@@ -223,7 +240,7 @@ static bool owner_try_put(struct kvbench_owner *o,
 	bool ok;
 
 	spin_lock(&o->in_lock);
-	ok = kfifo_put(&o->fifo, msg);
+	ok = owner_fifo_put(o, msg);
 	spin_unlock(&o->in_lock);
 	return ok;
 }
