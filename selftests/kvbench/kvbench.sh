@@ -9,6 +9,11 @@
 #   fuzz        ./kvbench_fuzz     (KVBENCH_FUZZ_OPS ioctls, KVBENCH_FUZZ_SEED)
 #   lifecycle   ./kvbench_lifecycle.sh: loads and unloads the module itself,
 #               so it runs last, after this script has unloaded it
+#   faults      ./kvbench_faults: fail-nth walk over every failure point
+#               (needs fault injection: the debug kernel; not a default)
+#   stress-faults  ./kvbench_stress with failslab and fail_usercopy
+#               failing KVBENCH_FAULTS_PERCENT (default 2) percent of the
+#               stress threads' failure points (not a default)
 #
 # KVBENCH_KO=<path>/kvbench.ko  insmod that file instead of "modprobe kvbench".
 # KVBENCH_SUITES="functional stress fuzz lifecycle"  the suites to run.
@@ -56,7 +61,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip "must be run as root"
 fi
 
-for prog in kvbench_test kvbench_stress kvbench_fuzz kvbench_lifecycle.sh; do
+for prog in kvbench_test kvbench_stress kvbench_fuzz kvbench_faults \
+	kvbench_lifecycle.sh; do
 	if [ ! -x "$dir/$prog" ]; then
 		echo "$0: $dir/$prog not found: run make first" >&2
 		exit 1
@@ -113,6 +119,45 @@ run()
 	esac
 }
 
+# stress_faults: the stress suite while failslab and fail_usercopy fail
+# KVBENCH_FAULTS_PERCENT percent of the failure points its threads reach
+# (task-filter: only those that ask, through make-it-fail). The knobs are
+# put back afterwards.
+# shellcheck disable=SC2317 # called through run()
+stress_faults()
+{
+	dbg=/sys/kernel/debug
+	if [ ! -w "$dbg/failslab/probability" ] ||
+	   [ ! -w "$dbg/fail_usercopy/probability" ]; then
+		echo "# kvbench.sh: stress-faults: no failslab or fail_usercopy in debugfs"
+		return "$ksft_skip"
+	fi
+	knobs="failslab/probability failslab/interval failslab/times
+	       failslab/task-filter failslab/verbose failslab/ignore-gfp-wait
+	       fail_usercopy/probability fail_usercopy/interval
+	       fail_usercopy/times fail_usercopy/task-filter fail_usercopy/verbose"
+	saved=
+	for k in $knobs; do
+		saved="$saved $k=$(cat "$dbg/$k")"
+	done
+	for a in failslab fail_usercopy; do
+		echo 1 >"$dbg/$a/interval"
+		echo -1 >"$dbg/$a/times"
+		echo Y >"$dbg/$a/task-filter"
+		echo 0 >"$dbg/$a/verbose"
+		echo "${KVBENCH_FAULTS_PERCENT:-2}" >"$dbg/$a/probability"
+	done
+	echo N >"$dbg/failslab/ignore-gfp-wait"
+	KVBENCH_STRESS_FAULTS=1 \
+		KVBENCH_STRESS_SECONDS=${KVBENCH_STRESS_SECONDS:-3} \
+		"$dir/kvbench_stress"
+	st=$?
+	for kv in $saved; do
+		echo "${kv#*=}" >"$dbg/${kv%%=*}"
+	done
+	return "$st"
+}
+
 if [ -e /proc/lockdep ] && [ -z "$KVBENCH_FUZZ_OPS" ]; then
 	KVBENCH_FUZZ_OPS=${KVBENCH_FUZZ_OPS_DEBUG:-100000}
 	export KVBENCH_FUZZ_OPS
@@ -123,6 +168,8 @@ for suite in $suites; do
 	functional) run "$suite" "$dir/kvbench_test" "$@" ;;
 	stress) run "$suite" "$dir/kvbench_stress" ;;
 	fuzz) run "$suite" "$dir/kvbench_fuzz" ;;
+	faults) run "$suite" "$dir/kvbench_faults" ;;
+	stress-faults) run "$suite" stress_faults ;;
 	lifecycle) ;;
 	*) echo "$0: unknown suite '$suite'" >&2; status=1 ;;
 	esac

@@ -19,6 +19,12 @@
  *   KVBENCH_STRESS_SECONDS   seconds per phase (default 5)
  *   KVBENCH_STRESS_THREADS   worker threads (default 2 x online CPUs)
  *   KVBENCH_STRESS_SEED      seed (default: from the clock; printed)
+ *   KVBENCH_STRESS_FAULTS    1: the worker and switcher threads set their
+ *                            make-it-fail, for fault injection with
+ *                            task-filter (kvbench.sh stress-faults sets up
+ *                            failslab and fail_usercopy), and take ENOMEM
+ *                            and EFAULT, where the ABI documents them, for
+ *                            an injected fault: the call changed nothing
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -220,6 +226,9 @@ static struct {
 	unsigned long switches;
 	unsigned long resets;
 	unsigned long long seed;
+	bool faults;		/* KVBENCH_STRESS_FAULTS */
+	atomic_ulong enomem;	/* injected faults answered ENOMEM */
+	atomic_ulong efault;	/* and EFAULT */
 } run = { .why_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __printf(1, 2) void fail(const char *fmt, ...)
@@ -234,6 +243,44 @@ static __printf(1, 2) void fail(const char *fmt, ...)
 	}
 	pthread_mutex_unlock(&run.why_lock);
 	atomic_store(&run.stop, true);
+}
+
+/*
+ * With fault injection on, is @res what a fault injected into a call that
+ * may fail with ENOMEM (@nomem) and EFAULT answers? Such a call changed
+ * nothing: count it.
+ */
+static bool injected(int res, bool nomem)
+{
+	if (!run.faults)
+		return false;
+	if (res == -EFAULT) {
+		atomic_fetch_add(&run.efault, 1);
+		return true;
+	}
+	if (res == -ENOMEM && nomem) {
+		atomic_fetch_add(&run.enomem, 1);
+		return true;
+	}
+	return false;
+}
+
+/* Let fault injection with task-filter fail this thread's calls. */
+static void make_it_fail(void)
+{
+	unsigned char stack[32768];
+	int fd;
+
+	if (!run.faults)
+		return;
+	/* Fault the stack in first: only the calls under test may fail. */
+	memset(stack, 0, sizeof(stack));
+	__asm__ __volatile__("" : : "r"(stack) : "memory");
+	fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1)
+		fail("make-it-fail: %s", strerror(errno));
+	if (fd >= 0)
+		close(fd);
 }
 
 enum { K_HOT, K_COLD, K_OWN };
@@ -300,6 +347,8 @@ static void check_get(struct worker *w, const struct keyref *k, int res,
 	const char *bad;
 	struct stamp st;
 
+	if (injected(res, false))
+		return;
 	if (res && res != -ENOENT) {
 		fail("GET %s: %s", k->name, strerror(-res));
 		return;
@@ -329,6 +378,8 @@ static void check_get(struct worker *w, const struct keyref *k, int res,
 static void check_set(struct worker *w, const struct keyref *k, int res,
 		      __u64 version)
 {
+	if (injected(res, true))
+		return;
 	if (res) {
 		fail("SET %s: %s", k->name, strerror(-res));
 		return;
@@ -343,6 +394,8 @@ static void check_del(struct worker *w, const struct keyref *k, int res)
 {
 	struct own *o = &w->own[k->idx];
 
+	if (injected(res, false))
+		return;
 	if (res && res != -ENOENT) {
 		fail("DEL %s: %s", k->name, strerror(-res));
 		return;
@@ -440,6 +493,9 @@ static void one_batch(struct worker *w, unsigned char (*vals)[VALUE_MAX])
 	}
 	b = (struct kvbench_batch){ .ops = (uintptr_t)ops, .count = n };
 	res = ioctl(w->fd, KVBENCH_IOC_BATCH, &b) ? -errno : 0;
+	/* Failed as a whole: no op ran. */
+	if (injected(res, true))
+		return;
 	if (res) {
 		fail("BATCH of %u: %s", n, strerror(-res));
 		return;
@@ -466,6 +522,8 @@ static void *worker_fn(void *arg)
 	static __thread unsigned char vals[MAX_BATCH][VALUE_MAX];
 	struct worker *w = arg;
 
+	memset(vals, 0, sizeof(vals));
+	make_it_fail();
 	while (!atomic_load_explicit(&run.stop, memory_order_relaxed)) {
 		if (rnd_below(&w->rs, 8) == 0)
 			one_batch(w, vals);
@@ -481,15 +539,20 @@ static void *switcher_fn(void *arg)
 	unsigned int i = *(unsigned int *)arg;
 	int ret;
 
+	make_it_fail();
 	while (!atomic_load(&run.stop)) {
 		i = (i + 1) % ARRAY_SIZE(all_backends);
 		ret = sysfs_write(KVB_ATTR("backend"), all_backends[i]);
+		if (injected(ret, true))
+			continue;
 		if (ret && ret != -EINVAL) {
 			fail("switch to %s: %s", all_backends[i], strerror(-ret));
 			break;
 		}
 		run.switches += !ret;
 		ret = sysfs_write(KVB_ATTR("reset"), "1");
+		if (injected(ret, true))
+			continue;
 		if (ret) {
 			fail("reset: %s", strerror(-ret));
 			break;
@@ -562,6 +625,8 @@ static void run_phase(int fd, unsigned int bi, double seconds)
 	atomic_store(&run.failed, 0);
 	run.switches = 0;
 	run.resets = 0;
+	atomic_store(&run.enomem, 0);
+	atomic_store(&run.efault, 0);
 
 	ret = sysfs_write(KVB_ATTR("backend"), backend);
 	if (ret == -EINVAL) {
@@ -625,6 +690,10 @@ static void run_phase(int fd, unsigned int bi, double seconds)
 	if (atomic_load(&run.failed))
 		ksft_print_msg("stress %s: %s (seed %#llx, KVBENCH_STRESS_SEED)\n",
 			       backend, run.why, run.seed);
+	if (run.faults)
+		ksft_print_msg("stress %s: injected faults: %lu ENOMEM, %lu EFAULT\n",
+			       backend, atomic_load(&run.enomem),
+			       atomic_load(&run.efault));
 	ksft_test_result(!atomic_load(&run.failed),
 			 "stress %s: %u threads, %lu ops, %lu switches, %lu resets in %.1f s\n",
 			 backend, run.nthreads, total, run.switches,
@@ -651,6 +720,8 @@ int main(void)
 		run.nthreads = 1;
 	if (run.nthreads > MAX_THREADS)
 		run.nthreads = MAX_THREADS;
+	env = getenv("KVBENCH_STRESS_FAULTS");
+	run.faults = env && !strcmp(env, "1");
 	env = getenv("KVBENCH_STRESS_SEED");
 	run.seed = env ? strtoull(env, NULL, 0) :
 			 (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
