@@ -11,7 +11,8 @@
 # Environment:
 #   KVERS          guest kernels, space separated, one boot each (default:
 #                  the newest Debian 6.12 and the Debian 6.1 of
-#                  linux-headers-amd64), then the debug kernel
+#                  linux-headers-amd64), then the debug kernel and the
+#                  KCSAN kernel
 #   NATIVE         1: run on this kernel, 0: always use the VM, unset: auto
 #   CHECK_TIMEOUT  seconds a VM may run (default 1800)
 #   KVBENCH_STALL_TIMEOUT  seconds a guest suite may print nothing (60 once
@@ -173,11 +174,35 @@ STOCK_SUITES=(
 	'KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko ./smoke.sh "$KVBENCH_PAYLOAD"'
 )
 # shellcheck disable=SC2016 # expanded in the guest
-DEBUG_SUITES=(
+KUNIT_SUITE=(
 	"kunit: kvbench"
 	'insmod kvbench.ko && insmod kvbench_kunit.ko && cat /sys/kernel/debug/kunit/kvbench/results; rmmod kvbench_kunit; rmmod kvbench'
-	"${STOCK_SUITES[@]}"
 )
+# The debug kernel adds the fault-injection walk and the stress suite under
+# probabilistic fault injection (selftests/kvbench/kvbench_faults.c).
+# shellcheck disable=SC2016 # expanded in the guest
+DEBUG_SUITES=(
+	"${KUNIT_SUITE[@]}"
+	"${STOCK_SUITES[@]}"
+	"kselftest: kvbench faults (fail-nth walk, stress under failslab and fail_usercopy)"
+	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES="faults stress-faults" ./kvbench.sh'
+)
+# The KCSAN kernel: the suites where the module runs concurrently, on every
+# backend: KUnit (its concurrent case), the stress suite, and the switch
+# matrix with the functional tests that switch or count under load.
+# shellcheck disable=SC2016 # expanded in the guest
+KCSAN_SUITES=(
+	"${KUNIT_SUITE[@]}"
+	"kselftest: kvbench stress"
+	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES=stress ./kvbench.sh'
+	"kselftest: kvbench switch matrix, switch and statistics under load"
+	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES=functional ./kvbench.sh -t switch_matrix -t switch_under_load -t stats_concurrent -t switch_keeps_entries'
+)
+# KCSAN reports that name our code fail the boot; one whose title names
+# only the kernel's own functions (no "[module]") is listed, not failed.
+readonly KCSAN_ALLOW='BUG: KCSAN: [^[]*$'
+# Extra options of the next vm_suites' kvbench-vm run.
+VM_ARGS=()
 # The kselftest framework's path, once (first stock kernel): the install
 # dir that kselftest_tree() made, run by its run_kselftest.sh. The runner
 # prints one test line per TEST_PROGS script (their own KTAP nested under
@@ -331,7 +356,7 @@ vm_suites() {
 	fi
 	make_payload "$payload"
 	step "vm: booting $label with $(nproc) vCPUs (console log: $console)"
-	KVER=$label "$VM" run "${kopt[@]}" --payload "$payload" --timeout "$TIMEOUT" \
+	KVER=$label "$VM" run "${kopt[@]}" "${VM_ARGS[@]}" --payload "$payload" --timeout "$TIMEOUT" \
 		--stall "$STALL" --log "$console" -- ./run-suites.sh |
 		tee "$out" || status=$?
 	# 123: the suite that was running stopped printing (for how long:
@@ -367,8 +392,8 @@ kver_61() {
 		sed -n 's/.*Depends: linux-headers-\(6\.1\.[^ ]*\)$/\1/p' | head -n 1
 }
 
-# debug_suites: the same suites and KUnit under the debug kernel (lockdep,
-# PROVE_RCU, KASAN, kmemleak...), built once into the cache.
+# debug_suites: the same suites, KUnit and fault injection under the debug
+# kernel (lockdep, PROVE_RCU, KASAN, kmemleak...), built once into the cache.
 debug_suites() {
 	local dk
 	step "debug kernel (built once into the cache: 15-25 minutes the first time)"
@@ -379,6 +404,46 @@ debug_suites() {
 	GUEST_SUITES=("${DEBUG_SUITES[@]}")
 	vm_suites debug "$dk" "$dk/arch/x86/boot/bzImage"
 	GUEST_SUITES=("${STOCK_SUITES[@]}")
+}
+
+# kcsan_suites: the concurrent suites under the KCSAN kernel (KCSAN and
+# lockdep, no KASAN), built once into the cache.
+kcsan_suites() {
+	local dk
+	step "KCSAN kernel (built once into the cache: about 5 minutes the first time)"
+	if ! dk=$("$REPO/tools/vm/debug-kernel.sh" kcsan); then
+		record "build: KCSAN kernel" 0 1 0 "see tools/vm/debug-kernel.sh output above"
+		return
+	fi
+	GUEST_SUITES=("${KCSAN_SUITES[@]}")
+	VM_ARGS=(--allow-report "$KCSAN_ALLOW")
+	vm_suites kcsan "$dk" "$dk/arch/x86/boot/bzImage"
+	VM_ARGS=()
+	GUEST_SUITES=("${STOCK_SUITES[@]}")
+	kcsan_verdict "$LOGDIR/vm-kcsan.console"
+}
+
+# kcsan_verdict CONSOLE: one row for the KCSAN reports in the kernel log the
+# guest dumped: those that name our code fail it, the others are noted.
+kcsan_verdict() {
+	local ours theirs note
+	if ! grep -q '<kvbench-vm:dmesg>$' "$1"; then
+		record "[kcsan] KCSAN reports" 0 1 0 "no kernel log (the boot did not finish)"
+		return
+	fi
+	read -r ours theirs < <(awk -v allow="$KCSAN_ALLOW" '
+		/<\/kvbench-vm:dmesg>$/ { on = 0 }
+		on && /BUG: KCSAN:/ { if ($0 ~ allow) theirs++; else ours++ }
+		/<kvbench-vm:dmesg>$/ { on = 1 }
+		END { print ours + 0, theirs + 0 }
+	' "$1")
+	note="$theirs in the kernel's own code (see $1)"
+	[[ $theirs -gt 0 ]] || note=
+	if [[ $ours -eq 0 ]]; then
+		record "[kcsan] KCSAN reports naming kvbench: none" 1 0 0 "$note"
+	else
+		record "[kcsan] KCSAN reports naming kvbench: $ours" 0 "$ours" 0 "$note"
+	fi
 }
 
 use_native() {
@@ -433,6 +498,7 @@ main() {
 			GUEST_SUITES=("${STOCK_SUITES[@]}")
 		done
 		debug_suites
+		kcsan_suites
 	fi
 	summary
 }

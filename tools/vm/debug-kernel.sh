@@ -1,27 +1,41 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# debug-kernel.sh - build (once) the debug kernel that judges kvbench:
-# x86_64_defconfig of Debian's linux-source-6.12 plus debug.config beside
-# this script (lockdep, PROVE_RCU, KASAN, kmemleak, KUnit, ...).
+# debug-kernel.sh [debug|kcsan] - build (once) a debug kernel that judges
+# kvbench, from Debian's linux-source-6.12 and a config fragment beside this
+# script:
+#   debug  (default) x86_64_defconfig plus debug.config: lockdep, PROVE_RCU,
+#          KASAN, kmemleak, fault injection, KUnit, ... (10-15 minutes on
+#          2 cores the first time)
+#   kcsan  allnoconfig plus kcsan.config: KCSAN and lockdep, and only what
+#          the VM and the module need (KCSAN excludes KASAN)
 #
 # Prints the build directory: bzImage is at arch/x86/boot/bzImage in it, and
 # out-of-tree modules build with `make -C <dir> M=<module dir>`. The build is
 # cached under $KVBENCH_CACHE/debug-kernel/<key>, where the key hashes the
-# fragment and the source package version, so it is redone only when one of
-# them changes. Takes about 10-15 minutes on 2 cores the first time.
+# base config, the fragment and the source package version, so it is redone
+# only when one of them changes.
 
 set -euo pipefail
 
 VM_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 CACHE=${KVBENCH_CACHE:-$HOME/.cache/kvbench}
-FRAGMENT=$VM_DIR/debug.config
+FLAVOR=${1:-debug}
+
+case $FLAVOR in
+debug) BASE=x86_64_defconfig ;;
+kcsan) BASE=allnoconfig ;;
+*) echo "usage: ${0##*/} [debug|kcsan]" >&2; exit 2 ;;
+esac
+FRAGMENT=$VM_DIR/$FLAVOR.config
 
 msg() { printf 'debug-kernel: %s\n' "$*" >&2; }
 
 src=$("$VM_DIR/kvbench-vm" ksrc)
 srcver=$(dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null || echo unknown)
-key=$( (cat "$FRAGMENT"; echo "$srcver") | sha256sum | cut -c1-16)
+# The debug kernel's key is the one it had before the kcsan flavor existed.
+key=$( (cat "$FRAGMENT"; echo "$srcver"; [[ $BASE == x86_64_defconfig ]] || echo "$BASE") |
+	sha256sum | cut -c1-16)
 out=$CACHE/debug-kernel/$key
 
 if [[ -f $out/.kvbench-built ]]; then
@@ -33,12 +47,16 @@ fi
 "$VM_DIR/kvbench-vm" deps debug
 
 mkdir -p "$out"
-msg "building the debug kernel in $out (10-15 minutes the first time)"
+msg "building the $FLAVOR kernel in $out (10-15 minutes the first time)"
 log=$out/build.log
 {
-	make -C "$src" O="$out" x86_64_defconfig
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$FRAGMENT"
-	make -C "$src" O="$out" olddefconfig
+	if [[ $BASE == allnoconfig ]]; then
+		make -C "$src" O="$out" KCONFIG_ALLCONFIG="$FRAGMENT" allnoconfig
+	else
+		make -C "$src" O="$out" "$BASE"
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$FRAGMENT"
+		make -C "$src" O="$out" olddefconfig
+	fi
 	make -C "$src" O="$out" -j"$(nproc)" bzImage modules
 } >"$log" 2>&1 || {
 	tail -n 30 "$log" >&2
@@ -57,7 +75,7 @@ while IFS= read -r line; do
 		grep -qx "CONFIG_$opt=$val" "$out/.config" || { msg "CONFIG_$opt is not $val"; bad=1; }
 	fi
 done <"$FRAGMENT"
-[[ $bad -eq 0 ]] || msg "warning: the config differs from debug.config (see above)"
+[[ $bad -eq 0 ]] || msg "warning: the config differs from ${FRAGMENT##*/} (see above)"
 
 touch "$out/.kvbench-built"
 echo "$out"
