@@ -140,7 +140,8 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o)
 	struct kvbench_req *req, *next;
 	unsigned long n = 0;
 
-	if (todo > o->queue_hwm)
+	/* Written here and zeroed by a reset: marked on both sides. */
+	if (todo > READ_ONCE(o->queue_hwm))
 		WRITE_ONCE(o->queue_hwm, todo);
 
 	while (todo-- && owner_fifo_get(o, &msg)) {
@@ -221,8 +222,9 @@ static int owner_thread(void *data)
 	while (!kthread_should_stop() || !owner_fifo_empty(o)) {
 		n = owner_drain_fifo(o);
 		if (n) {
-			WRITE_ONCE(o->passes, o->passes + 1);
-			WRITE_ONCE(o->drained, o->drained + n);
+			/* An increment racing with a reset may survive it. */
+			WRITE_ONCE(o->passes, READ_ONCE(o->passes) + 1);
+			WRITE_ONCE(o->drained, READ_ONCE(o->drained) + n);
 			owner_yield(o);
 			continue;
 		}
