@@ -907,7 +907,7 @@ static const struct shape_ops batch = {
 	.check = check_batch, .errnos = { ENOMEM, EFAULT },
 };
 
-TEST_F(faults, batch) { walk(_metadata, &self->s, &batch); }
+TEST_F_TIMEOUT(faults, batch, 120) { walk(_metadata, &self->s, &batch); }
 
 /*
  * A batch of NR_CHUNKED new keys of LARGE_LEN each: more than the 1 MiB
@@ -965,7 +965,7 @@ static const struct shape_ops batch_chunked = {
 	.errnos = { ENOMEM, EFAULT },
 };
 
-TEST_F(faults, batch_chunked) { walk(_metadata, &self->s, &batch_chunked); }
+TEST_F_TIMEOUT(faults, batch_chunked, 300) { walk(_metadata, &self->s, &batch_chunked); }
 
 /* --------------------------------------------- a switch, a parameter */
 
@@ -1022,7 +1022,7 @@ static const struct shape_ops switch_to = {
 	.errnos = { ENOMEM, EFAULT },
 };
 
-TEST_F(faults, switch_to) { walk(_metadata, &self->s, &switch_to); }
+TEST_F_TIMEOUT(faults, switch_to, 120) { walk(_metadata, &self->s, &switch_to); }
 
 #define PARAM_A		(LARGE_LEN + 1)
 #define PARAM_B		(LARGE_LEN + 2)
@@ -1095,7 +1095,7 @@ static int kmemleak_reports(char *buf, size_t size)
 	return got;
 }
 
-TEST_F(after, table_and_leaks)
+TEST_F_TIMEOUT(after, table_and_leaks, 300)
 {
 	unsigned long long slab, vmalloc_now, total = 0;
 	static char report[8192];
