@@ -49,9 +49,13 @@ find "$CACHE/logs" -mindepth 1 -maxdepth 1 -name 'check-*' -print0 |
 
 # One row per suite; a suite counts at least one failure whenever it did
 # not run to the end of its plan cleanly.
-NAMES=() PASS=() FAIL=() SKIP=() NOTES=()
+# TIMES: the seconds the suite took, when known (from NEXT_TIME, which
+# record() consumes).
+NAMES=() PASS=() FAIL=() SKIP=() NOTES=() TIMES=() NEXT_TIME=
 record() {
 	NAMES+=("$1") PASS+=("$2") FAIL+=("$3") SKIP+=("$4") NOTES+=("${5:-}")
+	TIMES+=("$NEXT_TIME")
+	NEXT_TIME=
 }
 
 # count_tap NAME FILE STATUS: count the TAP/KTAP result lines of FILE (the
@@ -127,7 +131,7 @@ count_suite() {
 
 # build NAME CMD...: run a build step; a failed build is a failed suite.
 build() {
-	local name=$1 log
+	local name=$1 log t0=$SECONDS
 	shift
 	log=$LOGDIR/build-${name//[^a-zA-Z0-9.+-]/_}.log
 	step "build: $name"
@@ -135,6 +139,7 @@ build() {
 		return 0
 	fi
 	cat "$log" >&2
+	NEXT_TIME=$((SECONDS - t0))
 	record "build: $name" 0 1 0 "see $log"
 	return 1
 }
@@ -142,20 +147,23 @@ build() {
 # Host suites --------------------------------------------------------------
 
 host_suites() {
-	local out=$LOGDIR/host-tool.log status=0
+	local out=$LOGDIR/host-tool.log status=0 t0=$SECONDS
 	step "host: tools/kvbench unit tests"
 	make -s --no-print-directory -C "$REPO/tools/kvbench" test 2>&1 |
 		tee "$out" || status=$?
+	NEXT_TIME=$((SECONDS - t0))
 	count_tap "host: tools/kvbench test" "$out" "$status"
 
-	out=$LOGDIR/host-lint.log status=0
+	out=$LOGDIR/host-lint.log status=0 t0=$SECONDS
 	step "host: lint (checkpatch, sparse, W=1 on three trees, rst, docs vs code, shellcheck)"
 	"$REPO/tools/lint/lint.sh" 2>&1 | tee "$out" || status=$?
+	NEXT_TIME=$((SECONDS - t0))
 	count_tap "host: lint" "$out" "$status"
 
-	out=$LOGDIR/host-dkms.log status=0
+	out=$LOGDIR/host-dkms.log status=0 t0=$SECONDS
 	step "host: dkms add/build/install/remove"
 	"$REPO/tools/lint/dkms-check.sh" 2>&1 | tee "$out" || status=$?
+	NEXT_TIME=$((SECONDS - t0))
 	count_tap "host: dkms" "$out" "$status"
 }
 
@@ -227,8 +235,11 @@ write_driver() {
 		printf 'KVBENCH_PAYLOAD=$(cd "$(dirname "$0")" && pwd)\nexport KVBENCH_PAYLOAD\n'
 		for ((i = 0; i < ${#GUEST_SUITES[@]}; i += 2)); do
 			printf 'echo "<kvbench-suite:%d> %s"\n' "$((i / 2))" "${GUEST_SUITES[i]}"
+			printf 't0=$(date +%%s)\n'
 			printf '(cd "$KVBENCH_PAYLOAD" && %s) 2>&1\n' "${GUEST_SUITES[i + 1]}"
-			printf 'printf "\\n</kvbench-suite:%d %%d>\\n" "$?"\n' "$((i / 2))"
+			printf 'st=$?\n'
+			printf 'printf "\\n<kvbench-suite-time:%d %%d>\\n" "$(($(date +%%s) - t0))"\n' "$((i / 2))"
+			printf 'printf "</kvbench-suite:%d %%d>\\n" "$st"\n' "$((i / 2))"
 		done
 	} >"$1"
 	chmod +x "$1"
@@ -247,6 +258,7 @@ split_suites() {
 			$0 ~ "^<kvbench-suite:" n ">( |$)" { on = 1 }
 		' "$out" >"$file"
 		status=$(sed -n "s|^</kvbench-suite:$((i / 2)) \\([0-9]*\\)>\$|\\1|p" "$out")
+		NEXT_TIME=$(sed -n "s|^<kvbench-suite-time:$((i / 2)) \\([0-9]*\\)>\$|\\1|p" "$out")
 		if ! grep -Eq "^<kvbench-suite:$((i / 2))>( |\$)" "$out"; then
 			record "$prefix${GUEST_SUITES[i]}" 0 1 0 "did not run"
 		elif [[ -z $status ]]; then
@@ -462,6 +474,7 @@ summary() {
 	for i in "${!NAMES[@]}"; do
 		line=$(printf '  %-44s %4d passed, %d failed' "${NAMES[i]}" "${PASS[i]}" "${FAIL[i]}")
 		[[ ${SKIP[i]} -gt 0 ]] && line+=", ${SKIP[i]} skipped"
+		[[ -n ${TIMES[i]} ]] && line+=" [${TIMES[i]} s]"
 		[[ -n ${NOTES[i]} ]] && line+="  (${NOTES[i]})"
 		printf '%s\n' "$line"
 		total_pass=$((total_pass + PASS[i]))
