@@ -2,23 +2,23 @@
 #
 # kvbench - top-level entry points.
 #
-#   make            build the module against KDIR (default: the running
-#                   kernel's headers when present, else the VM's kernel)
+#   make            build the module against KDIR (default: the headers of
+#                   the running kernel; without them, an error that says so)
 #   make check      build everything and run every test suite
 #   make bench      build everything and run the benchmark
 #   make lint       the static gates alone (tools/lint/lint.sh)
 #
-# On a machine that cannot load modules into its own kernel, check and bench
-# boot a stock Debian kernel under QEMU (tools/vm/). NATIVE=1 forces a run on
-# this machine's own kernel; NATIVE=0 forces the VM.
+# check and bench boot stock Debian kernels under QEMU (tools/vm/), which
+# build the module for those kernels themselves. NATIVE=1 runs them on
+# this machine's own kernel instead, loading the module into it.
 
-VM	:= $(CURDIR)/tools/vm/kvbench-vm
+# The kernel `make` builds for by default (a test overrides it).
+KVBENCH_RUNNING_KVER ?= $(shell uname -r)
+RUNNING_BUILD := /lib/modules/$(KVBENCH_RUNNING_KVER)/build
 
 ifeq ($(origin KDIR),undefined)
-  ifneq ($(wildcard /lib/modules/$(shell uname -r)/build/Makefile),)
-    KDIR := /lib/modules/$(shell uname -r)/build
-  else
-    KDIR = $(shell $(VM) kdir)
+  ifneq ($(wildcard $(RUNNING_BUILD)/Makefile),)
+    KDIR := $(RUNNING_BUILD)
   endif
 endif
 
@@ -26,11 +26,25 @@ endif
 
 all: module
 
+# A module for another kernel would only fail to load ("Invalid module
+# format"): without headers for the running kernel, say what to do.
 module:
+ifeq ($(KDIR),)
+	@echo "make: no headers for the running kernel $(KVBENCH_RUNNING_KVER) ($(RUNNING_BUILD) is missing):" >&2
+	@echo "  install linux-headers-$(KVBENCH_RUNNING_KVER), or build for another kernel with" >&2
+	@echo "  make KDIR=/lib/modules/<version>/build" >&2
+	@false
+else
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+endif
 
 clean:
+ifneq ($(KDIR),)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+else
+	find module -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '.*.cmd' -o -name 'modules.order' -o -name 'Module.symvers' | xargs rm -f
+endif
 	-$(MAKE) -C tools/kvbench clean
 	-$(MAKE) -C selftests/kvbench clean
 

@@ -33,6 +33,7 @@ readonly VM=$REPO/tools/vm/kvbench-vm
 readonly TIMEOUT=${BENCH_TIMEOUT:-1800}
 
 step() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kvbench-bench.XXXXXX")
 readonly WORK
@@ -56,14 +57,8 @@ shell_quote() {
 	printf "'%s'" "${1//\'/$q}"
 }
 
-use_native() {
-	case ${NATIVE:-} in
-	1) return 0 ;;
-	0) return 1 ;;
-	esac
-	[[ -e /proc/modules && $(id -u) -eq 0 &&
-		-d /lib/modules/$(uname -r)/build ]]
-}
+# Native only when asked (NATIVE=1), as for check.sh.
+use_native() { [[ ${NATIVE:-} == 1 ]]; }
 
 # The payload's driver: load the module, run the benchmark, unload.
 write_driver() {
@@ -138,6 +133,9 @@ main() {
 	if use_native; then
 		kernel=$(uname -r)
 		mode=native
+		[[ ! -d /sys/module/kvbench ]] ||
+			die "a kvbench module is loaded already (DKMS?): rmmod kvbench first"
+		step "NATIVE=1: loading kvbench into the running kernel $kernel for the benchmark"
 		quiet "module" make -C "$REPO" module
 	else
 		step "setup (cached after the first run)"

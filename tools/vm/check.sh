@@ -5,15 +5,20 @@
 # per-suite summary whose last line is "N passed, N failed".
 #
 # Host suites run here; suites that need the module run inside a VM booted
-# by kvbench-vm (one boot per guest kernel), or on this machine's own kernel
-# with NATIVE=1 (auto-detected when this kernel can load modules as root).
+# by kvbench-vm (one boot per guest kernel), or, only when asked with
+# NATIVE=1, on this machine's own kernel.
 #
 # Environment:
 #   KVERS          guest kernels, space separated, one boot each (default:
 #                  the newest Debian 6.12 and the Debian 6.1 of
 #                  linux-headers-amd64), then the debug kernel and the
 #                  KCSAN kernel
-#   NATIVE         1: run on this kernel, 0: always use the VM, unset: auto
+#   NATIVE         1: load the module into this kernel and run the guest
+#                  suites here instead of in VMs (default: VMs). The fuzzer
+#                  and the lifecycle suite (load/unload cycles, SIGKILLed
+#                  benchmarks) run natively only with KVBENCH_DESTRUCTIVE=1
+#   KVBENCH_CHECK_DRY_RUN  1: print where the guest suites would run, and
+#                  stop
 #   CHECK_TIMEOUT  seconds a VM may run (default 1800)
 #   KVBENCH_STALL_TIMEOUT  seconds a guest suite may print nothing (60 once
 #                  the kernel has reported a lockup) before kvbench-vm dumps
@@ -159,6 +164,12 @@ host_suites() {
 	"$REPO/tools/lint/lint.sh" 2>&1 | tee "$out" || status=$?
 	NEXT_TIME=$((SECONDS - t0))
 	count_tap "host: lint" "$out" "$status"
+
+	out=$LOGDIR/host-entry.log status=0 t0=$SECONDS
+	step "host: entry points (make without headers, where make check runs)"
+	"$REPO/tools/vm/entry-test.sh" 2>&1 | tee "$out" || status=$?
+	NEXT_TIME=$((SECONDS - t0))
+	count_tap "host: entry points" "$out" "$status"
 
 	out=$LOGDIR/host-dkms.log status=0 t0=$SECONDS
 	step "host: dkms add/build/install/remove"
@@ -384,16 +395,30 @@ vm_suites() {
 	esac
 }
 
+# The kvbench.sh suites of a native run: the ones that could take the
+# running kernel down with them only when asked twice.
+native_kvbench_suites() {
+	if [[ ${KVBENCH_DESTRUCTIVE:-} == 1 ]]; then
+		echo "functional stress fuzz lifecycle"
+	else
+		echo "functional stress"
+	fi
+}
+
 # native_suites: the same guest suites on this machine's own kernel.
 native_suites() {
 	local payload=$WORK/payload-native out=$LOGDIR/native.out
+	if [[ -d /sys/module/kvbench ]]; then
+		record_not_run "[native] " "a kvbench module is loaded already (DKMS?): rmmod kvbench first"
+		return
+	fi
 	if ! build "module (native $(uname -r))" make -C "$REPO" module; then
 		record_not_run "[native] " "module did not build"
 		return
 	fi
 	make_payload "$payload"
-	step "native: running the guest suites on $(uname -r)"
-	"$payload/run-suites.sh" | tee "$out"
+	step "NATIVE=1: loading kvbench into the running kernel $(uname -r) and running suites $(native_kvbench_suites) there (fuzz and lifecycle only with KVBENCH_DESTRUCTIVE=1)"
+	KVBENCH_SUITES=$(native_kvbench_suites) "$payload/run-suites.sh" | tee "$out"
 	split_suites "$out" "[native] "
 }
 
@@ -458,13 +483,22 @@ kcsan_verdict() {
 	fi
 }
 
-use_native() {
-	case ${NATIVE:-} in
-	1) return 0 ;;
-	0) return 1 ;;
-	esac
-	[[ -e /proc/modules && $(id -u) -eq 0 &&
-		-d /lib/modules/$(uname -r)/build ]]
+# Native only when asked: root with headers is no reason to load our module
+# into a workstation's kernel.
+use_native() { [[ ${NATIVE:-} == 1 ]]; }
+
+# plan: where the guest suites would run, a line each (the dry run).
+plan() {
+	local kver
+	if use_native; then
+		printf 'native %s: suites %s\n' "${KVBENCH_RUNNING_KVER:-$(uname -r)}" \
+			"$(native_kvbench_suites)"
+		return
+	fi
+	for kver in ${KVERS:-$("$VM" kver) $(kver_61)}; do
+		printf 'vm %s\n' "$kver"
+	done
+	printf 'vm debug\nvm kcsan\n'
 }
 
 summary() {
@@ -489,6 +523,11 @@ summary() {
 
 main() {
 	local built=1 kver
+	if [[ ${KVBENCH_CHECK_DRY_RUN:-} == 1 ]]; then
+		rmdir "$LOGDIR"
+		plan
+		return
+	fi
 	step "setup (packages, guest kernel, initramfs; cached after the first run)"
 	"$VM" setup
 	KSRC=$("$VM" ksrc)

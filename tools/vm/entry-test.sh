@@ -1,0 +1,77 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# entry-test.sh - what the top-level entry points decide, checked on the
+# host without building or booting anything (KTAP):
+#   - `make` without headers for the running kernel stops with a message
+#     naming the package and KDIR=, instead of building for another kernel;
+#     with headers it builds for that kernel;
+#   - `make check` runs the guest suites in VMs unless NATIVE=1, and a
+#     native run leaves out the suites that could take the running kernel
+#     down unless KVBENCH_DESTRUCTIVE=1 (its dry run prints the plan).
+# KVBENCH_RUNNING_KVER stands in for `uname -r`.
+
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+readonly REPO
+n=0 failed=0
+
+ok() {
+	n=$((n + 1))
+	if [[ $1 -eq 0 ]]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "TAP version 13"
+echo "1..6"
+
+# A kernel version with no headers, and one with (the VM's, installed by
+# make check's setup), if any.
+none=0.0.0-kvbench-no-such-kernel
+with=$(find /lib/modules -mindepth 2 -maxdepth 2 -name build -xtype d \
+	-printf '%h\n' 2>/dev/null | head -n 1)
+with=${with##*/}
+
+out=$(make -s -C "$REPO" module KVBENCH_RUNNING_KVER=$none 2>&1)
+st=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+[[ $st -ne 0 && $out == *"linux-headers-$none"* && $out == *"make KDIR="* ]]
+ok $? "make without headers for the running kernel fails, naming linux-headers-<version> and KDIR="
+
+if [[ -n $with ]]; then
+	out=$(make -n -C "$REPO" module KVBENCH_RUNNING_KVER="$with" 2>&1)
+	[[ $out == *"-C /lib/modules/$with/build M=$REPO modules"* ]]
+	ok $? "make with headers for the running kernel ($with) builds for it"
+else
+	echo "ok 2 - # SKIP no kernel headers installed"
+	n=2
+fi
+
+plan() { env -u NATIVE -u KVBENCH_DESTRUCTIVE "$@" KVBENCH_CHECK_DRY_RUN=1 \
+	KVBENCH_RUNNING_KVER="${with:-$none}" "$REPO/tools/vm/check.sh" 2>&1; }
+
+out=$(plan)
+printf '%s\n' "$out" | sed 's/^/# default: /'
+[[ $out == *"vm debug"* && $out != *native* ]]
+ok $? "make check without NATIVE=1 runs in VMs, even as root with headers"
+
+out=$(plan NATIVE=0)
+[[ $out == *"vm debug"* && $out != *native* ]]
+ok $? "make check with NATIVE=0 runs in VMs"
+
+out=$(plan NATIVE=1)
+printf '%s\n' "$out" | sed 's/^/# NATIVE=1: /'
+[[ $out == "native ${with:-$none}: suites functional stress" ]]
+ok $? "NATIVE=1 runs natively, without the fuzzer and the lifecycle suite"
+
+out=$(plan NATIVE=1 KVBENCH_DESTRUCTIVE=1)
+[[ $out == "native ${with:-$none}: suites functional stress fuzz lifecycle" ]]
+ok $? "NATIVE=1 KVBENCH_DESTRUCTIVE=1 runs every suite natively"
+
+echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
+[[ $failed -eq 0 ]]
