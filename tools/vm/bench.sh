@@ -141,7 +141,7 @@ main() {
 		step "setup (cached after the first run)"
 		"$VM" setup
 		kernel=$("$VM" kver)
-		mode="VM, $(nproc) host CPUs, ${BENCH_SMP:-$(nproc)} vCPUs, TCG"
+		mode="VM, $(nproc) host CPUs, ${BENCH_SMP:-$(nproc)} vCPUs, $("$VM" accel)"
 		quiet "module ($kernel)" make -C "$REPO" module KDIR="$(KVER=$kernel "$VM" kdir)"
 	fi
 	quiet "tool" make -C "$REPO/tools/kvbench"

@@ -378,7 +378,7 @@ vm_suites() {
 		return
 	fi
 	make_payload "$payload"
-	step "vm: booting $label with $(nproc) vCPUs (console log: $console)"
+	step "vm: booting $label with $(nproc) vCPUs, $("$VM" accel) (console log: $console)"
 	KVER=$label "$VM" run "${kopt[@]}" "${VM_ARGS[@]}" --payload "$payload" --timeout "$TIMEOUT" \
 		--stall "$STALL" --log "$console" -- ./run-suites.sh |
 		tee "$out" || status=$?

@@ -8,7 +8,8 @@
 #     with headers it builds for that kernel;
 #   - `make check` runs the guest suites in VMs unless NATIVE=1, and a
 #     native run leaves out the suites that could take the running kernel
-#     down unless KVBENCH_DESTRUCTIVE=1 (its dry run prints the plan).
+#     down unless KVBENCH_DESTRUCTIVE=1 (its dry run prints the plan);
+#   - KVBENCH_ACCEL decides the VM's accelerator, and only kvm or tcg.
 # KVBENCH_RUNNING_KVER stands in for `uname -r`.
 
 set -uo pipefail
@@ -28,7 +29,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..6"
+echo "1..8"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -72,6 +73,15 @@ ok $? "NATIVE=1 runs natively, without the fuzzer and the lifecycle suite"
 out=$(plan NATIVE=1 KVBENCH_DESTRUCTIVE=1)
 [[ $out == "native ${with:-$none}: suites functional stress fuzz lifecycle" ]]
 ok $? "NATIVE=1 KVBENCH_DESTRUCTIVE=1 runs every suite natively"
+
+out=$(KVBENCH_ACCEL=tcg "$REPO/tools/vm/kvbench-vm" accel 2>&1)
+[[ $out == tcg ]]
+ok $? "KVBENCH_ACCEL=tcg makes the VM use TCG"
+
+out=$(KVBENCH_ACCEL=xen "$REPO/tools/vm/kvbench-vm" accel 2>&1)
+st=$?
+[[ $st -ne 0 && $out == *"KVBENCH_ACCEL=xen"* ]]
+ok $? "KVBENCH_ACCEL other than kvm or tcg is an error"
 
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
 [[ $failed -eq 0 ]]
