@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <linux/kvbench.h>
 
 #include "kvbench.h"
@@ -795,7 +796,8 @@ static const char bench_help[] =
 	"                        current (the loaded backend, not switched),\n"
 	"                        nop (the ioctl floor), user-rwlock, user-owner\n"
 	"                        (in-process maps); all, kernel, baselines\n"
-	"  -t, --threads LIST    thread counts: 1,2,4 or 1-8 or max (default 1-max)\n"
+	"  -t, --threads LIST    thread counts: 1,2,4 or 1-8 or max, or pow2: 1, 2,\n"
+	"                        4, ... below the number of CPUs, then it (default)\n"
 	"      --no-pin          do not pin thread i to CPU i\n"
 	"      --owner-spin USEC user-owner: poll this long before sleeping\n"
 	"                        (default 50 us; 0 = always sleep and wake)\n"
@@ -811,8 +813,13 @@ static const char bench_help[] =
 	"  -w, --warmup SEC      untimed part before it (default 0.2s)\n"
 	"  -n, --ops N           run N operations per thread instead of --duration\n"
 	"  -r, --repeat R        runs per case; report the median and spread\n"
+	"      --budget SEC      fit the run into SEC seconds: fewer runs per case,\n"
+	"                        then skip the cases that do not fit (said at the end)\n"
+	"      --dry-run         print the plan and its estimated time; run nothing\n"
 	"  -f, --format FMT      table, json or csv (default table)\n"
 	"  -o, --output FILE     write the report to FILE instead of stdout\n"
+	"                        (files are rewritten after every case: a run that\n"
+	"                        is killed leaves the cases it finished)\n"
 	"      --json FILE       also write the JSON report to FILE\n"
 	"      --csv FILE        also write the CSV report to FILE\n"
 	"      --plot FILE       draw ops/s vs threads with gnuplot (.png or .svg)\n"
@@ -835,20 +842,144 @@ static int bench_usage(const char *opt, const char *msg)
 	return KVB_EXIT_USAGE;
 }
 
+/* One case of a target, as run_target() runs them: threads vary fastest. */
+struct kvb_case {
+	const struct kvb_mix *mix;
+	unsigned int threads;
+	unsigned int batch;
+	enum kvb_fd fdmode;
+};
+
+static int cases_of(const struct kvb_params *p, const struct kvb_target *t)
+{
+	int n = p->threads.n * p->fdmodes.n;
+
+	if (t->kind == KVB_KERNEL)
+		n *= p->nmixes * p->batches.n;
+	else if (t->kind != KVB_NOP)
+		n *= p->nmixes;
+	return n;
+}
+
+static void case_at(const struct kvb_params *p, const struct kvb_target *t,
+		    int i, struct kvb_case *c)
+{
+	int nb = t->kind == KVB_KERNEL ? p->batches.n : 1;
+	int per_mix = p->threads.n * p->fdmodes.n * nb;
+
+	c->threads = p->threads.v[i % p->threads.n];
+	c->fdmode = p->fdmodes.v[i / p->threads.n % p->fdmodes.n];
+	c->batch = t->kind == KVB_KERNEL ?
+		   p->batches.v[i / p->threads.n / p->fdmodes.n % nb] : 1;
+	c->mix = &p->mixes[t->kind == KVB_NOP ? 0 : i / per_mix];
+}
+
 static int count_cases(const struct kvb_params *p)
 {
 	int i, n = 0;
 
-	for (i = 0; i < p->ntargets; i++) {
-		int per = p->threads.n * p->fdmodes.n;
-
-		if (p->targets[i].kind == KVB_KERNEL)
-			per *= p->nmixes * p->batches.n;
-		else if (p->targets[i].kind != KVB_NOP)
-			per *= p->nmixes;
-		n += per;
-	}
+	for (i = 0; i < p->ntargets; i++)
+		n += cases_of(p, &p->targets[i]);
 	return n;
+}
+
+/*
+ * What a case costs in wall time, for the plan and the budget: its runs'
+ * warm-up and timed parts, and what surrounds them (threads created, pinned
+ * and joined, fds opened, the map pre-filled), as measured under QEMU TCG,
+ * the slowest place this runs. Elsewhere it errs on the long side.
+ */
+#define KVB_RUN_FIXED_S		0.05	/* per run */
+#define KVB_RUN_THREAD_S	0.002	/* per run and thread */
+#define KVB_FILL_KEY_S		0.00001	/* per key pre-filled */
+#define KVB_TARGET_S		0.1	/* per kernel target: switch, first fill */
+
+static double case_seconds(const struct kvb_params *p,
+			   const struct kvb_target *t,
+			   const struct kvb_case *c, unsigned int repeat)
+{
+	double run = p->warmup + (p->ops ? 0 : p->duration) + KVB_RUN_FIXED_S +
+		     c->threads * KVB_RUN_THREAD_S;
+	double fill = p->keys * KVB_FILL_KEY_S;
+
+	/* the baselines build their map per run; DEL empties the kernel's */
+	if (t->kind == KVB_USER_RWLOCK || t->kind == KVB_USER_OWNER ||
+	    (t->kind == KVB_KERNEL && c->mix->del))
+		run += fill;
+	return repeat * run;
+}
+
+static double target_seconds(const struct kvb_params *p,
+			     const struct kvb_target *t, unsigned int repeat)
+{
+	double s = t->kind == KVB_KERNEL ? KVB_TARGET_S + p->keys * KVB_FILL_KEY_S : 0;
+	struct kvb_case c;
+	int i;
+
+	for (i = 0; i < cases_of(p, t); i++) {
+		case_at(p, t, i, &c);
+		s += case_seconds(p, t, &c, repeat);
+	}
+	return s;
+}
+
+static double plan_seconds(const struct kvb_params *p, unsigned int repeat)
+{
+	double s = 0;
+	int i;
+
+	for (i = 0; i < p->ntargets; i++)
+		s += target_seconds(p, &p->targets[i], repeat);
+	return s;
+}
+
+/*
+ * Fit the plan to --budget by running each case fewer times (the repeats
+ * matter least); what still does not fit is skipped when its turn comes
+ * (run_target()). Says what it cut.
+ */
+static void fit_budget(struct kvb_params *p, FILE *note)
+{
+	unsigned int r = p->repeat;
+	double want = plan_seconds(p, p->repeat);
+
+	if (p->budget <= 0 || want <= p->budget)
+		return;
+	while (r > 1 && plan_seconds(p, r) > p->budget)
+		r--;
+	if (r < p->repeat && note)
+		fprintf(note,
+			"kvbench: budget %.0f s: %u runs per case would take about %.0f s; %u run%s per case instead\n",
+			p->budget, p->repeat, want, r, r == 1 ? "" : "s");
+	p->repeat = r;
+	if (plan_seconds(p, r) > p->budget && note)
+		fprintf(note,
+			"kvbench: budget %.0f s: the plan needs about %.0f s even so; the cases that do not fit are skipped\n",
+			p->budget, plan_seconds(p, r));
+}
+
+static void print_threads(FILE *f, const struct kvb_ulist *l)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		fprintf(f, "%s%u", i ? "," : "", l->v[i]);
+}
+
+/* --dry-run: what would run, and for about how long. */
+static void print_plan(FILE *f, const struct kvb_params *p)
+{
+	int i;
+
+	fprintf(f, "kvbench bench: the plan (--dry-run: nothing runs); threads ");
+	print_threads(f, &p->threads);
+	fprintf(f, "\n%-16s %6s %6s %9s\n", "target", "cases", "runs", "about");
+	for (i = 0; i < p->ntargets; i++) {
+		const struct kvb_target *t = &p->targets[i];
+
+		fprintf(f, "%-16s %6d %6d %7.0f s\n", t->name, cases_of(p, t),
+			cases_of(p, t) * p->repeat, target_seconds(p, t, p->repeat));
+	}
 }
 
 /* Overwrite the progress line only on a real terminal, not a serial log. */
@@ -909,11 +1040,13 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "sample-every", required_argument, NULL, 'E' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "sysfs", required_argument, NULL, 'S' },
+		{ "budget", required_argument, NULL, 'U' },
+		{ "dry-run", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *targets = "nop,current", *threads = "1-max", *mixes = "get,set";
+	const char *targets = "nop,current", *threads = "pow2", *mixes = "get,set";
 	const char *batches = "1", *fdmodes = "per-thread";
 	unsigned long long v;
 	char err[256], opt[32];
@@ -1027,6 +1160,15 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		case 'S':
 			p->sysfs = optarg;
 			break;
+		case 'U':
+			if (kvb_parse_seconds(optarg, &p->budget, err, sizeof(err)))
+				return bench_usage(opt, err);
+			if (p->budget <= 0)
+				return bench_usage(opt, "must be more than 0");
+			break;
+		case 'N':
+			p->dry_run = 1;
+			break;
 		case 'q':
 			p->quiet = 1;
 			break;
@@ -1095,115 +1237,181 @@ static int get_cpus(struct kvb_params *p)
 	return 0;
 }
 
-static int write_extra(const char *path, const struct kvb_params *p,
-		       const struct kvb_result *res, int n, int interrupted,
-		       enum kvb_format fmt)
-{
-	FILE *f = fopen(path, "we");
+/* One benchmark invocation: the plan, and what has become of it. */
+struct kvb_session {
+	const struct kvb_params *p;
+	struct kvb_bench *b;
+	struct kvb_result *res;	/* room for every case of the plan */
+	int nres;		/* cases measured */
+	int total;		/* cases planned */
+	int failed;		/* cases that failed or could not run */
+	int skipped;		/* cases the budget left out */
+	char first_skipped[160];
+	__u64 t0;		/* when the first case started */
+	int write_err;		/* a report could not be written */
+};
 
-	if (f) {
-		if (fmt == KVB_JSON)
-			kvb_print_json(f, p, res, n, interrupted);
-		else
-			kvb_print_csv(f, res, n);
-		if (!fclose(f))
-			return 0;
-	}
-	fprintf(stderr, "kvbench: %s: %s\n", path, strerror(errno));
-	return -1;
+static void print_report(FILE *f, struct kvb_session *s, enum kvb_format fmt,
+			 int complete)
+{
+	struct kvb_outcome o = {
+		.interrupted = atomic_load(&kvb_interrupted),
+		.complete = complete,
+		.skipped = s->skipped,
+	};
+
+	if (fmt == KVB_JSON)
+		kvb_print_json(f, s->p, s->res, s->nres, &o);
+	else if (fmt == KVB_CSV)
+		kvb_print_csv(f, s->res, s->nres);
+	else
+		kvb_print_table(f, s->p, s->res, s->nres);
 }
 
-static int emit(const struct kvb_params *p, struct kvb_result *res, int n,
-		int interrupted)
+/*
+ * Write the report to a file: into PATH.tmp, then renamed over PATH, so
+ * whoever copies PATH while the run goes on (the VM runner's snapshots)
+ * gets a whole report. A path that is not a regular file (a FIFO,
+ * /dev/stdout) is written in place.
+ */
+static int write_report(struct kvb_session *s, const char *path,
+			enum kvb_format fmt, int complete)
 {
-	FILE *f = stdout;
+	char tmp[PATH_MAX];
+	struct stat st;
+	int direct = !stat(path, &st) && !S_ISREG(st.st_mode);
+	const char *to = direct ? path : tmp;
+	FILE *f;
+	int err = 0;
+
+	if (!direct && snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp)) {
+		err = ENAMETOOLONG;
+		goto out;
+	}
+	f = fopen(to, "we");
+	if (!f) {
+		err = errno;
+		goto out;
+	}
+	print_report(f, s, fmt, complete);
+	if (fflush(f) || ferror(f))
+		err = errno ? errno : EIO;
+	if (fclose(f) && !err)
+		err = errno;
+	if (!err && !direct && rename(tmp, path))
+		err = errno;
+	if (err && !direct)
+		unlink(tmp);
+out:
+	if (err && !s->write_err)
+		fprintf(stderr, "kvbench: %s: %s\n", path, strerror(err));
+	s->write_err |= !!err;
+	return err ? -1 : 0;
+}
+
+/*
+ * The report files (-o, --json, --csv), rewritten after every case, so a
+ * run that is killed leaves what it measured; once more at the end, with
+ * the plot and, without -o, the report on stdout.
+ */
+static int save_reports(struct kvb_session *s, int complete)
+{
+	const struct kvb_params *p = s->p;
 	int ret = 0;
 
-	if (p->output) {
-		f = fopen(p->output, "we");
-		if (!f) {
-			fprintf(stderr, "kvbench: %s: %s\n", p->output, strerror(errno));
-			return -1;
+	kvb_compute_ratios(s->res, s->nres);
+	if (p->output && write_report(s, p->output, p->format, complete))
+		ret = -1;
+	if (p->json && write_report(s, p->json, KVB_JSON, complete))
+		ret = -1;
+	if (p->csv && write_report(s, p->csv, KVB_CSV, complete))
+		ret = -1;
+	if (!complete)
+		return ret;
+	if (!p->output) {
+		print_report(stdout, s, p->format, 1);
+		if (fflush(stdout) || ferror(stdout)) {
+			fprintf(stderr, "kvbench: write error: %s\n", strerror(errno));
+			ret = -1;
 		}
 	}
-	kvb_compute_ratios(res, n);
-	if (p->format == KVB_JSON)
-		kvb_print_json(f, p, res, n, interrupted);
-	else if (p->format == KVB_CSV)
-		kvb_print_csv(f, res, n);
-	else
-		kvb_print_table(f, p, res, n);
-	if (fflush(f) || ferror(f)) {
-		fprintf(stderr, "kvbench: write error: %s\n", strerror(errno));
-		ret = -1;
-	}
-	if (f != stdout)
-		fclose(f);
-	if (p->json && write_extra(p->json, p, res, n, interrupted, KVB_JSON))
-		ret = -1;
-	if (p->csv && write_extra(p->csv, p, res, n, interrupted, KVB_CSV))
-		ret = -1;
-	if (p->plot && kvb_plot(p->plot, res, n))
+	if (p->plot && kvb_plot(p->plot, s->res, s->nres))
 		ret = -1;
 	return ret;
 }
 
-/* All cases of one target; returns how many results it stored in res. */
-static int run_target(const struct kvb_params *p, struct kvb_bench *b,
-		      const struct kvb_target *t, int skip,
-		      struct kvb_result *res, int *failed, int total, int done)
+static void case_label(const struct kvb_target *t, const struct kvb_case *c,
+		       char *buf, size_t len)
 {
-	int nm = t->kind == KVB_NOP ? 1 : p->nmixes;
-	int nb = t->kind == KVB_KERNEL ? p->batches.n : 1;
-	int n = 0, ncase = nm * nb * p->fdmodes.n * p->threads.n, i, rc;
+	char m[32];
+
+	kvb_mix_name(c->mix, m, sizeof(m));
+	snprintf(buf, len, "%s %s threads=%u batch=%u fd=%s", t->name,
+		 t->kind == KVB_NOP ? "nop" : m, c->threads, c->batch,
+		 kvb_fd_name(c->fdmode));
+}
+
+/* Does a case of this cost still fit the budget? Once not, none does. */
+static int within_budget(struct kvb_session *s, double cost)
+{
+	const struct kvb_params *p = s->p;
+
+	if (p->budget <= 0 || s->skipped)
+		return !s->skipped;
+	return (now_ns() - s->t0) / 1e9 + cost <= p->budget;
+}
+
+/* All cases of one target. skip: count them as failed, run none. */
+static void run_target(struct kvb_session *s, const struct kvb_target *t,
+		       int skip)
+{
+	const struct kvb_params *p = s->p;
+	int ncase = cases_of(p, t), i, rc;
 
 	for (i = 0; i < ncase && !atomic_load(&kvb_interrupted); i++) {
-		int thi = i % p->threads.n;
-		int fi = i / p->threads.n % p->fdmodes.n;
-		int bi = i / p->threads.n / p->fdmodes.n % nb;
-		int mi = i / p->threads.n / p->fdmodes.n / nb;
-		unsigned int batch = t->kind == KVB_KERNEL ? p->batches.v[bi] : 1;
-		struct kvb_result *r = &res[n];
-		int idx = done + *failed + 1;
-		char label[160], m[32];
+		struct kvb_result *r = &s->res[s->nres];
+		int idx = s->nres + s->failed + s->skipped + 1;
+		struct kvb_case c;
+		char label[160];
 
-		kvb_mix_name(&p->mixes[mi], m, sizeof(m));
-		snprintf(label, sizeof(label), "%s %s threads=%u batch=%u fd=%s",
-			 t->name, t->kind == KVB_NOP ? "nop" : m, p->threads.v[thi],
-			 batch, kvb_fd_name(p->fdmodes.v[fi]));
-		if (skip) {
-			(*failed)++;
+		case_at(p, t, i, &c);
+		case_label(t, &c, label, sizeof(label));
+		if (!within_budget(s, case_seconds(p, t, &c, p->repeat))) {
+			if (!s->skipped++)
+				snprintf(s->first_skipped, sizeof(s->first_skipped),
+					 "%s", label);
 			continue;
 		}
-		progress(p, idx, total, NULL, label);
-		rc = kvb_run_case(b, t, &p->mixes[mi], p->threads.v[thi], batch,
-				  p->fdmodes.v[fi], r);
+		if (skip) {
+			s->failed++;
+			continue;
+		}
+		progress(p, idx, s->total, NULL, label);
+		rc = kvb_run_case(s->b, t, c.mix, c.threads, c.batch, c.fdmode, r);
 		if (rc) {
 			if (!p->quiet && interactive())
 				fputc('\n', stderr);
-			(*failed)++;
+			s->failed++;
 			/* The target is unusable: count its other cases as failed. */
 			if (rc == -2)
 				skip = 1;
 			continue;
 		}
-		progress(p, idx, total, r, label);
+		progress(p, idx, s->total, r, label);
 		if (r->errors)
-			(*failed)++;
-		n++;
-		done++;
+			s->failed++;
+		s->nres++;
+		save_reports(s, 0);
 	}
-	return n;
 }
 
 int kvb_bench_main(int argc, char **argv, const char *device)
 {
 	struct kvb_params p;
-	struct kvb_result *res = NULL;
-	struct kvb_bench *b = NULL;
+	struct kvb_session s = { .p = &p };
 	struct sigaction sa;
 	char orig[KVB_NAME_MAX] = "", cur[KVB_NAME_MAX];
-	int total, nres = 0, ti, failed = 0, switched = 0, nodev = 0;
+	int ti, switched = 0, nodev = 0;
 	int ret;
 
 	kvb_params_defaults(&p);
@@ -1217,12 +1425,25 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 		free_params(&p);
 		return ret < 0 ? KVB_EXIT_OK : ret;
 	}
-	total = count_cases(&p);
+	fit_budget(&p, p.dry_run ? stdout : p.quiet ? NULL : stderr);
+	s.total = count_cases(&p);
+	if (p.dry_run) {
+		print_plan(stdout, &p);
+		printf("kvbench: %d cases x %u run%s, about %.0f s\n", s.total,
+		       p.repeat, p.repeat == 1 ? "" : "s", plan_seconds(&p, p.repeat));
+		free_params(&p);
+		return KVB_EXIT_OK;
+	}
 	p.clock_ns = clock_cost();
-	res = calloc(total, sizeof(*res));
-	b = kvb_bench_new(&p);
-	if (!res || !b) {
+	s.res = calloc(s.total ? s.total : 1, sizeof(*s.res));
+	s.b = kvb_bench_new(&p);
+	if (!s.res || !s.b) {
 		fprintf(stderr, "kvbench: out of memory\n");
+		ret = KVB_EXIT_FAIL;
+		goto out;
+	}
+	/* A report that cannot be written fails now, not after the run. */
+	if (save_reports(&s, 0)) {
 		ret = KVB_EXIT_FAIL;
 		goto out;
 	}
@@ -1236,7 +1457,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	/* Say once that the device is missing; the baselines still run. */
 	for (ti = 0; ti < p.ntargets; ti++) {
 		if (p.targets[ti].kind == KVB_KERNEL || p.targets[ti].kind == KVB_NOP) {
-			nodev = open_fd(b) < 0;
+			nodev = open_fd(s.b) < 0;
 			break;
 		}
 	}
@@ -1250,18 +1471,19 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 
 	if (!p.quiet)
 		fprintf(stderr,
-			"kvbench: %d cases x %u runs, about %.0f s; %d CPUs, %lu keys, %s\n",
-			total, p.repeat,
-			total * p.repeat * (p.warmup + (p.ops ? 0 : p.duration)),
-			p.ncpus, p.keys, p.dist == KVB_ZIPF ? "zipf" : "uniform");
+			"kvbench: %d cases x %u run%s, about %.0f s; %d CPUs, %lu keys, %s\n",
+			s.total, p.repeat, p.repeat == 1 ? "" : "s",
+			plan_seconds(&p, p.repeat), p.ncpus,
+			p.keys, p.dist == KVB_ZIPF ? "zipf" : "uniform");
 
+	s.t0 = now_ns();
 	for (ti = 0; ti < p.ntargets && !atomic_load(&kvb_interrupted); ti++) {
 		struct kvb_target t = p.targets[ti];
 		int skip = nodev && (t.kind == KVB_KERNEL || t.kind == KVB_NOP);
 
-		if (t.kind == KVB_KERNEL && !skip) {
-			close_fd(b);
-			b->filled = 0;
+		if (t.kind == KVB_KERNEL && !skip && within_budget(&s, 0)) {
+			close_fd(s.b);
+			s.b->filled = 0;
 			if (!strcmp(t.name, "current")) {
 				if (read_backend(p.sysfs, cur, sizeof(cur)))
 					snprintf(cur, sizeof(cur), "kernel");
@@ -1275,27 +1497,32 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 					switched = 1;
 			}
 		}
-		nres += run_target(&p, b, &t, skip, res + nres, &failed, total, nres);
+		run_target(&s, &t, skip);
 	}
-	close_fd(b);
+	close_fd(s.b);
 	if (switched && orig[0])
 		switch_backend(p.sysfs, orig);
 
 	if (atomic_load(&kvb_interrupted) && !p.quiet)
 		fprintf(stderr, "\nkvbench: interrupted; printing the %d cases measured\n",
-			nres);
-	ret = emit(&p, res, nres, atomic_load(&kvb_interrupted));
+			s.nres);
+	if (s.skipped)
+		fprintf(stderr,
+			"kvbench: the budget of %.0f s ran out after %.0f s: %d of %d cases skipped, from '%s' on\n",
+			p.budget, (now_ns() - s.t0) / 1e9, s.skipped, s.total,
+			s.first_skipped);
+	ret = save_reports(&s, 1);
 	if (atomic_load(&kvb_interrupted))
 		ret = KVB_EXIT_INTR;
-	else if (ret || failed)
+	else if (ret || s.failed || s.write_err)
 		ret = KVB_EXIT_FAIL;
 	else
 		ret = KVB_EXIT_OK;
 out:
-	for (ti = 0; ti < nres; ti++)
-		kvb_result_free(&res[ti]);
-	free(res);
-	kvb_bench_free(b);
+	for (ti = 0; ti < s.nres; ti++)
+		kvb_result_free(&s.res[ti]);
+	free(s.res);
+	kvb_bench_free(s.b);
 	free_params(&p);
 	return ret;
 }

@@ -34,6 +34,12 @@ def row(report, backend, mix="get", threads=None, batch=1, fd="per-thread"):
     return None
 
 
+def val(r, key):
+    """Field @key of result @r; NaN when the row is missing (a run cut short
+    by its budget or killed has only the cases it finished)."""
+    return r[key] if r else float("nan")
+
+
 def ratio(a, b):
     return a / b if a and b else float("nan")
 
@@ -49,25 +55,29 @@ def main():
     main_r = load(os.path.join(d, "bench.json"))
     n = main_r["cpus"]
     print(f"run {main_r['date']}, kernel {main_r['kernel']}, {n} CPUs")
+    if not main_r.get("complete", True) or main_r.get("skipped_cases"):
+        print(f"a partial report: {len(main_r['results'])} cases measured, "
+              f"{main_r.get('skipped_cases', 0)} skipped by the budget; "
+              "figures without their rows read nan")
 
     for t in sorted({r["threads"] for r in main_r["results"]}):
         nop = row(main_r, "nop", threads=t)
         rcu = row(main_r, "rcu", threads=t)
-        c = ratio(rcu["ns_per_op"], nop["ns_per_op"])
+        c = ratio(val(rcu, 'ns_per_op'), val(nop, 'ns_per_op'))
         print(f"RCU GET / NOP at {t} threads: {c:.2f}x "
-              f"({rcu['ns_per_op']:.0f} vs {nop['ns_per_op']:.0f} ns/op); "
+              f"({val(rcu, 'ns_per_op'):.0f} vs {val(nop, 'ns_per_op'):.0f} ns/op); "
               f"aim <= 1.25x: {verdict(c <= 1.25)}")
 
     one = row(main_r, "rcu", threads=1)
     top = row(main_r, "rcu", threads=n)
-    s = ratio(top["ops_per_sec"], one["ops_per_sec"])
+    s = ratio(val(top, 'ops_per_sec'), val(one, 'ops_per_sec'))
     print(f"RCU GET scaling 1 -> {n} threads: {s:.2f}x; aim >= {0.9 * n:.1f}x: "
           f"{verdict(s >= 0.9 * n)}")
 
     for t in (1, n):
         single = row(main_r, "rcu", threads=t)
         batch = row(main_r, "rcu", threads=t, batch=64)
-        b = ratio(batch["ns_per_op"], single["ns_per_op"])
+        b = ratio(val(batch, 'ns_per_op'), val(single, 'ns_per_op'))
         print(f"RCU BATCH(64) per op / single GET at {t} threads: {b:.2f}x; "
               f"aim <= 0.2x: {verdict(b <= 0.2)}")
 
@@ -78,19 +88,19 @@ def main():
             pc = row(main_r, "kthread-percpu", mix, t)
             kb = row(main_r, "kthread", mix, t, batch=64)
             rb = row(main_r, "rwlock", mix, t, batch=64)
-            k = ratio(kt["ops_per_sec"], rw["ops_per_sec"])
-            p = ratio(pc["ops_per_sec"], rw["ops_per_sec"])
+            k = ratio(val(kt, 'ops_per_sec'), val(rw, 'ops_per_sec'))
+            p = ratio(val(pc, 'ops_per_sec'), val(rw, 'ops_per_sec'))
             print(f"{mix:>5} {t} thr: kthread/rwlock {k:.2f} "
                   f"(aim >= 0.33: {verdict(k >= 1 / 3)}), "
-                  f"batch 64 {ratio(kb['ops_per_sec'], rb['ops_per_sec']):.2f}; "
+                  f"batch 64 {ratio(val(kb, 'ops_per_sec'), val(rb, 'ops_per_sec')):.2f}; "
                   f"kthread-percpu/rwlock {p:.2f} (aim >= 1: {verdict(p >= 1)}), "
-                  f"/kthread {ratio(pc['ops_per_sec'], kt['ops_per_sec']):.2f}")
+                  f"/kthread {ratio(val(pc, 'ops_per_sec'), val(kt, 'ops_per_sec')):.2f}")
 
     for t in (1, n):
         ur = row(main_r, "user-rwlock", threads=t)
         uo = row(main_r, "user-owner", threads=t)
         print(f"user-rwlock / user-owner GET at {t} threads: "
-              f"{ratio(ur['ops_per_sec'], uo['ops_per_sec']):.1f}x "
+              f"{ratio(val(ur, 'ops_per_sec'), val(uo, 'ops_per_sec')):.1f}x "
               f"(the seed: 13x at 16 threads)")
 
     fd_path = os.path.join(d, "fd.json")
@@ -99,8 +109,8 @@ def main():
         for b in ("nop", "rcu"):
             per = row(fd, b, fd="per-thread")
             sh = row(fd, b, fd="shared")
-            print(f"shared fd / per-thread fd, {b} at {per['threads']} threads: "
-                  f"{ratio(sh['ns_per_op'], per['ns_per_op']):.3f}x ns/op")
+            print(f"shared fd / per-thread fd, {b} at {val(per, 'threads')} threads: "
+                  f"{ratio(val(sh, 'ns_per_op'), val(per, 'ns_per_op')):.3f}x ns/op")
 
     z_path = os.path.join(d, "zipf.json")
     if os.path.exists(z_path):
@@ -108,7 +118,7 @@ def main():
         for r in z["results"]:
             u = row(main_r, r["backend"], "90:10", r["threads"])
             print(f"zipf / uniform 90:10, {r['backend']} at {r['threads']} threads: "
-                  f"{ratio(r['ops_per_sec'], u['ops_per_sec']):.2f}x ops/s "
+                  f"{ratio(r['ops_per_sec'], val(u, 'ops_per_sec')):.2f}x ops/s "
                   "(two reports of the same run)")
 
     k1_path = os.path.join(d, "keys-1000.json")
@@ -120,13 +130,13 @@ def main():
         for b in ("rhashtable", "rcu", "rwlock"):
             a, m = row(k1, b), row(k2, b)
             line = (f"GET 1,000,000 / 1,000 keys, {b}: "
-                    f"{ratio(m['ns_per_op'], a['ns_per_op']):.2f}x ns/op")
+                    f"{ratio(val(m, 'ns_per_op'), val(a, 'ns_per_op')):.2f}x ns/op")
             if b == "rhashtable":
-                c = ratio(m["ns_per_op"], a["ns_per_op"])
+                c = ratio(val(m, 'ns_per_op'), val(a, 'ns_per_op'))
                 line += f"; aim <= 2x: {verdict(c <= 2)}"
             elif k3 and row(k3, b):
                 line += (f"; with hash_bits=20: "
-                         f"{ratio(row(k3, b)['ns_per_op'], a['ns_per_op']):.2f}x")
+                         f"{ratio(val(row(k3, b), 'ns_per_op'), val(a, 'ns_per_op')):.2f}x")
             print(line)
 
 

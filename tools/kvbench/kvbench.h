@@ -86,6 +86,8 @@ struct kvb_params {
 	const char *json;	/* also write JSON here */
 	const char *csv;	/* also write CSV here */
 	const char *plot;
+	double budget;		/* seconds for the whole run, 0 = no limit */
+	int dry_run;		/* print the plan and run nothing */
 	int ncpus;		/* CPUs this process may run on */
 	int *cpus;		/* their numbers, for pinning */
 };
@@ -112,6 +114,13 @@ struct kvb_result {
 	double cost_vs_nop;	/* ns/op over nop's ns/op, NAN when n/a */
 	double tput_vs_rwlock;	/* ops/s over rwlock's ops/s, NAN when n/a */
 	int interrupted;
+};
+
+/* What became of the plan, for the JSON report. */
+struct kvb_outcome {
+	int interrupted;	/* Ctrl-C: the results are those measured so far */
+	int complete;		/* 0 while the run goes on (a report midway) */
+	int skipped;		/* cases left out because --budget ran out */
 };
 
 /* params.c */
@@ -248,7 +257,8 @@ void kvb_compute_ratios(struct kvb_result *r, int n);
 void kvb_print_table(FILE *f, const struct kvb_params *p,
 		     const struct kvb_result *r, int n);
 void kvb_print_json(FILE *f, const struct kvb_params *p,
-		    const struct kvb_result *r, int n, int interrupted);
+		    const struct kvb_result *r, int n,
+		    const struct kvb_outcome *o);
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
 int kvb_plot(const char *file, const struct kvb_result *r, int n);
 int kvb_plot_csv(const char *csv, const char *out);

@@ -161,7 +161,8 @@ static void jnum(FILE *f, double v, int prec)
 }
 
 void kvb_print_json(FILE *f, const struct kvb_params *p,
-		    const struct kvb_result *r, int n, int interrupted)
+		    const struct kvb_result *r, int n,
+		    const struct kvb_outcome *o)
 {
 	struct utsname u;
 	char date[32] = "";
@@ -180,7 +181,9 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 	fprintf(f, ",\n  \"machine\": ");
 	jstr(f, u.machine);
 	fprintf(f, ",\n  \"cpus\": %d,\n  \"interrupted\": %s,\n", p->ncpus,
-		interrupted ? "true" : "false");
+		o->interrupted ? "true" : "false");
+	fprintf(f, "  \"complete\": %s,\n  \"skipped_cases\": %d,\n",
+		o->complete ? "true" : "false", o->skipped);
 	fprintf(f, "  \"params\": {\n    \"device\": ");
 	jstr(f, p->device);
 	fprintf(f, ",\n    \"keys\": %lu,\n    \"key_size\": %u,\n    \"value_size\": %u,\n",
@@ -199,7 +202,9 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		fputs("null", f);
 	fprintf(f, ",\n    \"repeat\": %u,\n    \"pin\": %s,\n    \"sample_every\": %u,\n",
 		p->repeat, p->pin ? "true" : "false", p->sample_every);
-	fprintf(f, "    \"clock_read_ns\": ");
+	fprintf(f, "    \"budget_s\": ");
+	jnum(f, p->budget > 0 ? p->budget : NAN, 0);
+	fprintf(f, ",\n    \"clock_read_ns\": ");
 	jnum(f, p->clock_ns, 1);
 	fprintf(f, "\n  },\n");
 	fprintf(f, "  \"results\": [");

@@ -45,9 +45,41 @@ static int parse_one(const char *s, const char *end, unsigned int max_value,
 	return 0;
 }
 
+/* "pow2": 1, 2, 4, ... below max_value, then max_value (at least 1). */
+static int append_pow2(struct kvb_ulist *l, unsigned int lo, unsigned int hi,
+		       unsigned int max_value, char *err, size_t errlen)
+{
+	unsigned long v;
+	unsigned int *nv;
+
+	if (!max_value)
+		max_value = 1;
+	if (lo > 1 || max_value > hi) {
+		free(l->v);
+		return fail(err, errlen, "'pow2' (1..%u) is outside %u..%u",
+			    max_value, lo, hi);
+	}
+	/* 32 powers of two at most, plus max_value */
+	if (l->n + 33 > 4096) {
+		free(l->v);
+		return fail(err, errlen, "list too long");
+	}
+	nv = realloc(l->v, (l->n + 33) * sizeof(*nv));
+	if (!nv) {
+		free(l->v);
+		return fail(err, errlen, "out of memory");
+	}
+	l->v = nv;
+	for (v = 1; v < max_value; v *= 2)
+		l->v[l->n++] = v;
+	l->v[l->n++] = max_value;
+	return 0;
+}
+
 /*
  * "1,2,4", "1-8", "max", "1-max", "1,4-6": a list of numbers in lo..hi.
- * max_value is what "max" stands for.
+ * max_value is what "max" stands for; "pow2" is 1, 2, 4, ... below it, then
+ * max_value itself (1,2,4,6 for 6).
  */
 int kvb_parse_ulist(const char *s, unsigned int lo, unsigned int hi,
 		    unsigned int max_value, struct kvb_ulist *out,
@@ -65,6 +97,14 @@ int kvb_parse_ulist(const char *s, unsigned int lo, unsigned int hi,
 		unsigned long a, b, v;
 		unsigned int *nv;
 
+		if (end - p == 4 && !strncmp(p, "pow2", 4)) {
+			if (append_pow2(&l, lo, hi, max_value, err, errlen))
+				return -1;
+			if (!comma)
+				break;
+			p = comma + 1;
+			continue;
+		}
 		if (dash) {
 			if (parse_one(p, dash, max_value, &a) ||
 			    parse_one(dash + 1, end, max_value, &b))

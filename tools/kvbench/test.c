@@ -231,6 +231,21 @@ static void test_ulist(void)
 	   "threads list with a range inside");
 	if (!r)
 		free(l.v);
+	r = kvb_parse_ulist("pow2", 1, 1024, 6, &l, err, sizeof(err));
+	ok(!r && l.n == 4 && l.v[0] == 1 && l.v[1] == 2 && l.v[2] == 4 && l.v[3] == 6,
+	   "threads pow2 for 6 CPUs: 1,2,4,6");
+	if (!r)
+		free(l.v);
+	r = kvb_parse_ulist("pow2", 1, 1024, 8, &l, err, sizeof(err));
+	ok(!r && l.n == 4 && l.v[2] == 4 && l.v[3] == 8, "threads pow2 for 8 CPUs: 1,2,4,8");
+	if (!r)
+		free(l.v);
+	r = kvb_parse_ulist("pow2", 1, 1024, 1, &l, err, sizeof(err));
+	ok(!r && l.n == 1 && l.v[0] == 1, "threads pow2 for 1 CPU: 1");
+	if (!r)
+		free(l.v);
+	ok(kvb_parse_ulist("pow2", 1, 1024, 2048, &l, err, sizeof(err)) &&
+	   strstr(err, "1..1024"), "threads pow2 beyond the limit is refused");
 	ok(kvb_parse_ulist("0", 1, 1024, 8, &l, err, sizeof(err)) &&
 	   strstr(err, "1..1024"), "threads 0 is refused with the valid range");
 	ok(kvb_parse_ulist("4-1", 1, 1024, 8, &l, err, sizeof(err)),
@@ -611,7 +626,7 @@ static void test_output(void)
 	   "ratios to nop and to rwlock");
 
 	f = open_memstream(&buf, &len);
-	kvb_print_json(f, &p, r, 3, 0);
+	kvb_print_json(f, &p, r, 3, &(struct kvb_outcome){ .complete = 1 });
 	fclose(f);
 	ok(json_valid(buf), "JSON output is well-formed (NaN, infinity, quotes escaped)");
 	ok(strstr(buf, "\"schema\": \"kvbench-bench/1\"") && strstr(buf, "\"p99_9\": 9000") &&
@@ -635,7 +650,7 @@ static void test_output(void)
 
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	kvb_print_json(f, &p, r, 0, 1);
+	kvb_print_json(f, &p, r, 0, &(struct kvb_outcome){ .interrupted = 1 });
 	fclose(f);
 	ok(json_valid(buf) && strstr(buf, "\"interrupted\": true"),
 	   "JSON with no results (interrupted at once) is well-formed");
@@ -672,6 +687,8 @@ static void test_output(void)
 	   "table has the columns, the rows and the sampling rate");
 	free(buf);
 }
+
+static void test_plan(const char *k);
 
 static void test_cli(void)
 {
@@ -746,6 +763,71 @@ static void test_cli(void)
 	ok(st == 130 && json_valid(out) && strstr(out, "\"interrupted\": true") &&
 	   strstr(out, "user-rwlock"),
 	   "Ctrl-C stops, prints what was measured, exits 130");
+	test_plan(k);
+}
+
+/* A file's contents (NUL-terminated, at most len - 1 bytes), or "". */
+static void slurp(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n = 0;
+
+	if (f) {
+		n = fread(buf, 1, len - 1, f);
+		fclose(f);
+	}
+	buf[n] = 0;
+}
+
+/* --dry-run, --budget, and reports written while the run goes on. */
+static void test_plan(const char *k)
+{
+	char out[8192], json[16384], dir[] = "/tmp/kvbench-test-XXXXXX";
+	int st;
+
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -d /nonexistent -b all -t 1,2 -m get,90:10 --batch 1,64 -r 3 2>&1",
+		 k);
+	ok(st == 0 && strstr(out, "kthread-percpu") &&
+	   strstr(out, "kvbench: 50 cases x 3 runs, about "),
+	   "bench --dry-run prints the plan and its estimate without the device");
+	st = run(out, sizeof(out), "%s bench --budget 0 2>&1", k);
+	ok(st == 2 && strstr(out, "--budget"), "bench --budget 0: exit 2 naming the option");
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b user-rwlock -t 1 -m get,set -D 1 -r 5 --budget 3 2>&1", k);
+	ok(st == 0 && strstr(out, "5 runs per case would take about") &&
+	   strstr(out, "1 run per case instead") && strstr(out, "2 cases x 1 run, about 3 s"),
+	   "bench --budget cuts the repeats first, and says so");
+	if (!mkdtemp(dir)) {
+		skip("no temporary directory", "bench --budget skips what does not fit");
+		skip("no temporary directory", "bench reports survive a SIGKILL midway");
+		skip("no temporary directory", "bench checks its output paths first");
+		return;
+	}
+	/* a case is about 0.26 s: the first fits 0.3 s, the second cannot */
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -m get,set,90:10 -D 0.2 -w 0 --budget 0.3 --json %s/b.json 2>&1",
+		 k, dir);
+	snprintf(json, sizeof(json), "%s/b.json", dir);
+	slurp(json, json, sizeof(json));
+	ok(st == 0 && json_valid(json) && strstr(json, "\"skipped_cases\": 2") &&
+	   strstr(json, "\"complete\": true") && strstr(json, "\"budget_s\": 0") &&
+	   strstr(out, "2 of 3 cases skipped, from 'user-rwlock set"),
+	   "bench --budget skips the cases that do not fit and says which");
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -m get,set,90:10,50:50 -D 0.3 -w 0 --json %s/k.json --csv %s/k.csv & sleep 0.8; kill -9 $!; wait",
+		 k, dir, dir);
+	snprintf(json, sizeof(json), "%s/k.json", dir);
+	slurp(json, json, sizeof(json));
+	ok(json_valid(json) && strstr(json, "\"complete\": false") &&
+	   strstr(json, "\"backend\": \"user-rwlock\"") &&
+	   !run(out, sizeof(out), "grep -q '^user-rwlock,userspace,get,' %s/k.csv", dir),
+	   "bench reports survive a SIGKILL midway, with the cases finished");
+	st = run(out, sizeof(out),
+		 "%s bench -b user-rwlock -t 1 -D 5 --json %s/no/such/dir/x.json 2>&1", k, dir);
+	ok(st == 1 && strstr(out, "no/such/dir/x.json") && !strstr(out, "[1/"),
+	   "bench checks its output paths before it runs a case");
+	run(out, sizeof(out), "rm -rf %s", dir);
 }
 
 /* For the VM smoke test, where there is no python3. */
