@@ -10,30 +10,72 @@
 # $KVBENCH_OUT in the guest (bench.json from --json, and anything else),
 # copied back by kvbench-vm.
 #
-# With no BENCH_ARGS it runs the default suite: every backend and baseline,
-# read-only, 90:10 and 50:50, 1..nproc threads, batch 1 and 64, three runs
-# per case; then side studies at nproc threads: what a shared fd costs (rcu
-# GET, per-thread vs shared fd), what a zipf key distribution does to each
-# backend (90:10), and GET cost at 1,000 against 1,000,000 keys for the
-# hashtables (with the default hash_bits, then hash_bits=20 for the fixed
-# ones). A plot of the main suite goes to bench.png.
+# With no BENCH_ARGS it runs the default suite (STUDIES below): every
+# backend and baseline, read-only, 90:10 and 50:50, at 1, 2, 4, ... threads up
+# to the vCPUs and at their number, batch 1 and 64, three runs per case; then
+# side studies at that many threads: what a shared fd costs, what zipf keys do
+# to each backend, GET at 1,000 against 1,000,000 keys, and the CPU idle owner
+# threads use. A plot of the main suite goes to bench.png.
+#
+# The suite is planned before anything boots: each study's time comes from
+# `kvbench bench --dry-run`, and when the whole does not fit BENCH_BUDGET,
+# what matters least goes first: the side studies' repeats, then the side
+# studies from the last one up, then the main suite's repeats; the main
+# suite then skips the cases that do not fit (kvbench bench --budget). The
+# plan, and what it dropped, is printed and kept as plan.txt. Every report
+# is rewritten after each case and the VM runner copies them back even when
+# the VM is killed, so a run cut short keeps what it finished.
 #
 # Environment:
-#   BENCH_ARGS     arguments for `kvbench bench` instead of the default
-#                  suite (word-split)
+#   BENCH_ARGS     arguments for one `kvbench bench` instead of the default
+#                  suite (word-split; it still gets --budget first)
+#   BENCH_BUDGET   seconds the benchmark may take in the guest (default 660:
+#                  `make bench` stays under 15 minutes at any CPU count)
+#   BENCH_DRY_RUN  1: print the plan and stop (no setup, no VM)
+#   BENCH_SMP      vCPUs (default: nproc; with BENCH_DRY_RUN, the CPU count
+#                  to plan for)
+#   BENCH_TIMEOUT  seconds the VM may run (default: the plan plus 180)
 #   KVER, NATIVE   as for check.sh
-#   BENCH_TIMEOUT  seconds the VM may run (default 1800)
-#   BENCH_SMP      vCPUs (default: nproc)
 
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly REPO
 readonly VM=$REPO/tools/vm/kvbench-vm
-readonly TIMEOUT=${BENCH_TIMEOUT:-1800}
+readonly KVB=$REPO/tools/kvbench/kvbench
+readonly BUDGET=${BENCH_BUDGET:-660}
+
+# The default suite, most important first:
+#   name|what it measures|module parameters for it|kvbench bench arguments
+# @T is the thread list (1, 2, 4, ... below the CPUs, then their number),
+# @N the number of CPUs, @OUT the directory the reports go to. The "idle"
+# study is the driver's own (no kvbench run); IDLE_SECONDS is its cost.
+readonly -a STUDIES=(
+	"main|main suite: every backend and baseline, 3 mixes, batch 1 and 64||-b all -m get,90:10,50:50 -t @T --batch 1,64 --json @OUT/bench.json --csv @OUT/bench.csv"
+	"fd|side study: a shared fd against per-thread fds (rcu GET)||-b nop,rcu -m get -t @N --fd both --json @OUT/fd.json"
+	"zipf|side study: zipf(0.99) keys against uniform (90:10)||-b kernel -m 90:10 -t @N --dist zipf --json @OUT/zipf.json"
+	"idle|side study: CPU used by idle owner threads (10 s, no requests)||"
+	"keys-1000|side study: GET with 1000 keys (default hash_bits)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000 --json @OUT/keys-1000.json"
+	"keys-1000000|side study: GET with 1000000 keys (default hash_bits)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000000 --json @OUT/keys-1000000.json"
+	"bits20|side study: GET with 1000000 keys (hash_bits 20)|hash_bits=20|-b rwlock,rcu -m get -t @N -k 1000000 --json @OUT/keys-1000000-bits20.json"
+)
+readonly IDLE_SECONDS=25
+readonly REPEAT=3
+# What a study costs around its kvbench run: the driver's sysfs writes, the
+# process start, the reports (seconds).
+readonly STUDY_OVERHEAD=3
+# What the VM needs besides the plan: boot, insmod, rmmod, copying back.
+readonly VM_OVERHEAD=180
 
 step() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
+
+[[ $BUDGET =~ ^[0-9]+$ && $BUDGET -gt 0 ]] ||
+	die "BENCH_BUDGET=$BUDGET: not a number of seconds"
+[[ -z ${BENCH_SMP:-} || $BENCH_SMP =~ ^[1-9][0-9]*$ ]] ||
+	die "BENCH_SMP=$BENCH_SMP: not a number of CPUs"
+[[ -z ${BENCH_TIMEOUT:-} || $BENCH_TIMEOUT =~ ^[1-9][0-9]*$ ]] ||
+	die "BENCH_TIMEOUT=$BENCH_TIMEOUT: not a number of seconds"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kvbench-bench.XXXXXX")
 readonly WORK
@@ -60,7 +102,185 @@ shell_quote() {
 # Native only when asked (NATIVE=1), as for check.sh.
 use_native() { [[ ${NATIVE:-} == 1 ]]; }
 
-# The payload's driver: load the module, run the benchmark, unload.
+# ---- the plan ----
+
+# The planned studies, filled by plan(): PLAN_NAME[i], PLAN_WHAT[i],
+# PLAN_PARAMS[i], PLAN_ARGS[i] (the kvbench arguments without -r, @T and
+# @N expanded), PLAN_REPEAT[i], PLAN_SECONDS[i]; DROPPED: what the budget
+# cut, in the order it was cut.
+declare -a PLAN_NAME=() PLAN_WHAT=() PLAN_PARAMS=() PLAN_ARGS=() PLAN_REPEAT=() PLAN_SECONDS=()
+declare -a DROPPED=()
+PLAN_CPUS=0
+PLAN_THREADS=
+
+# 1, 2, 4, ... below $1, then $1 (what kvbench calls "pow2").
+pow2_list() {
+	local n=$1 t=1 list=
+	while [[ $t -lt $n ]]; do
+		list+=$t,
+		t=$((t * 2))
+	done
+	printf '%s\n' "$list$n"
+}
+
+# seconds_of ARGS REPEAT: the tool's estimate for one study, with its
+# overhead; ARGS empty is the idle study.
+seconds_of() {
+	local args=$1 repeat=$2 est
+	local -a a
+	if [[ -z $args ]]; then
+		echo $((IDLE_SECONDS + STUDY_OVERHEAD))
+		return
+	fi
+	read -r -a a <<<"$args"
+	[[ -z $repeat ]] || a+=(-r "$repeat")
+	est=$("$KVB" bench --dry-run "${a[@]}" |
+		sed -n 's/^kvbench: .*, about \([0-9]*\) s$/\1/p') ||
+		die "kvbench bench --dry-run $args failed"
+	[[ -n $est ]] || die "kvbench bench --dry-run $args: no estimate"
+	echo $((est + STUDY_OVERHEAD))
+}
+
+plan_total() {
+	local i total=0
+	for i in "${!PLAN_NAME[@]}"; do
+		total=$((total + PLAN_SECONDS[i]))
+	done
+	echo "$total"
+}
+
+# plan CPUS: the default suite (or BENCH_ARGS) for CPUS, cut to BUDGET by
+# taking the first of these that fits:
+#   1. every study at REPEAT runs per case;
+#   2. the side studies at one run per case;
+#   3. the main suite at two (the fewest that still give a spread), with
+#      the side studies that fit, the most important (first) first;
+#   4. the main suite at one run, with the side studies that fit;
+# and when even that does not fit, the main suite skips its last cases
+# (kvbench bench --budget).
+plan() {
+	local cpus=$1 entry name what params args i main_r side_r used
+	local -a names=() whats=() params_=() argss=() cost=() cost1=()
+	PLAN_CPUS=$cpus
+	PLAN_THREADS=$(pow2_list "$cpus")
+	if [[ -n ${BENCH_ARGS:-} ]]; then
+		PLAN_NAME=(custom) PLAN_WHAT=("kvbench bench $BENCH_ARGS") PLAN_PARAMS=('')
+		PLAN_ARGS=("--json @OUT/bench.json $BENCH_ARGS") PLAN_REPEAT=('')
+		PLAN_SECONDS=("$(seconds_of "$BENCH_ARGS" '')")
+		if [[ ${PLAN_SECONDS[0]} -gt $BUDGET ]]; then
+			DROPPED+=("the cases that do not fit: it needs about ${PLAN_SECONDS[0]} s and stops at the budget")
+			PLAN_SECONDS[0]=$BUDGET
+		fi
+		return 0
+	fi
+	for entry in "${STUDIES[@]}"; do
+		IFS='|' read -r name what params args <<<"$entry"
+		args=${args//@T/$PLAN_THREADS}
+		args=${args//@N/$cpus}
+		names+=("$name") whats+=("$what") params_+=("$params") argss+=("$args")
+		cost+=("$(seconds_of "$args" "$REPEAT")")
+		cost1+=("$(seconds_of "$args" 1)")
+	done
+	used=0
+	for i in "${!cost[@]}"; do
+		used=$((used + cost[i]))
+	done
+	main_r=$REPEAT side_r=$REPEAT
+	if [[ $used -gt $BUDGET ]]; then
+		side_r=1
+		DROPPED+=("the side studies' repeats: $REPEAT runs per case -> 1")
+		used=${cost[0]}
+		for ((i = 1; i < ${#cost[@]}; i++)); do
+			used=$((used + cost1[i]))
+		done
+	fi
+	if [[ $used -gt $BUDGET ]]; then
+		main_r=2
+		[[ $(seconds_of "${argss[0]}" 2) -le $BUDGET ]] || main_r=1
+		DROPPED+=("the main suite's repeats: $REPEAT runs per case -> $main_r")
+	fi
+	PLAN_NAME=("${names[0]}") PLAN_WHAT=("${whats[0]}") PLAN_PARAMS=("${params_[0]}")
+	PLAN_ARGS=("${argss[0]}") PLAN_REPEAT=("$main_r")
+	PLAN_SECONDS=("$(seconds_of "${argss[0]}" "$main_r")")
+	used=${PLAN_SECONDS[0]}
+	for ((i = 1; i < ${#names[@]}; i++)); do
+		local c=${cost[i]}
+		[[ $side_r == "$REPEAT" ]] || c=${cost1[i]}
+		if [[ $((used + c)) -gt $BUDGET ]]; then
+			DROPPED+=("${names[i]} (${whats[i]#side study: }, about $c s)")
+			continue
+		fi
+		used=$((used + c))
+		PLAN_NAME+=("${names[i]}") PLAN_WHAT+=("${whats[i]}")
+		PLAN_PARAMS+=("${params_[i]}") PLAN_ARGS+=("${argss[i]}")
+		PLAN_REPEAT+=("$side_r") PLAN_SECONDS+=("$c")
+	done
+	if [[ ${PLAN_SECONDS[0]} -gt $BUDGET ]]; then
+		DROPPED+=("the main suite's last cases: it needs about ${PLAN_SECONDS[0]} s and stops at the budget")
+		PLAN_SECONDS[0]=$BUDGET
+	fi
+}
+
+# The guest stops starting studies at this many seconds: the plan may run
+# over its estimate by half (a minute at least), never past the budget.
+guest_deadline() {
+	local total slack
+	total=$(plan_total)
+	slack=$((total / 2))
+	[[ $slack -ge 60 ]] || slack=60
+	total=$((total + slack))
+	[[ $total -le $BUDGET ]] || total=$BUDGET
+	echo "$total"
+}
+
+vm_timeout() { echo "${BENCH_TIMEOUT:-$(($(guest_deadline) + VM_OVERHEAD))}"; }
+
+print_plan() {
+	local i runs total
+	total=$(plan_total)
+	printf 'plan: %s CPUs, threads %s, budget %s s\n' "$PLAN_CPUS" "$PLAN_THREADS" "$BUDGET"
+	for i in "${!PLAN_NAME[@]}"; do
+		runs=
+		if [[ -n ${PLAN_ARGS[i]} && -n ${PLAN_REPEAT[i]} ]]; then
+			runs=", ${PLAN_REPEAT[i]} run"
+			[[ ${PLAN_REPEAT[i]} == 1 ]] || runs+=s
+			runs+=" per case"
+		fi
+		printf '  %-13s about %4s s  %s%s\n' "${PLAN_NAME[i]}" "${PLAN_SECONDS[i]}" \
+			"${PLAN_WHAT[i]}" "$runs"
+	done
+	for i in "${!DROPPED[@]}"; do
+		printf '  dropped: %s\n' "${DROPPED[i]}"
+	done
+	printf '  total: about %s s (%d min); studies start until %s s, the VM may run %s s\n' \
+		"$total" $(((total + 59) / 60)) "$(guest_deadline)" "$(vm_timeout)"
+}
+
+# The plan as the guest's driver runs it: one line per study.
+write_plan() {
+	local i a line
+	local -a args
+	{
+		echo "# Generated by tools/vm/bench.sh: the plan."
+		echo "deadline=\$((\$(date +%s) + $(guest_deadline)))"
+		for i in "${!PLAN_NAME[@]}"; do
+			if [[ -z ${PLAN_ARGS[i]} ]]; then
+				echo "idle ${PLAN_SECONDS[i]} $(shell_quote "${PLAN_WHAT[i]}")"
+				continue
+			fi
+			line="study ${PLAN_SECONDS[i]} $(shell_quote "${PLAN_WHAT[i]}")"
+			line+=" $(shell_quote "${PLAN_PARAMS[i]}")"
+			read -r -a args <<<"${PLAN_ARGS[i]}"
+			for a in "${args[@]}"; do
+				line+=" $(shell_quote "$a")"
+			done
+			[[ -z ${PLAN_REPEAT[i]} ]] || line+=" -r ${PLAN_REPEAT[i]}"
+			echo "$line"
+		done
+	} >"$1"
+}
+
+# The payload's driver: load the module, run the plan, unload.
 write_driver() {
 	cat >"$1" <<'EOF'
 #!/bin/sh
@@ -70,6 +290,9 @@ cd "$(dirname "$0")" || exit 1
 KVBENCH_OUT=${KVBENCH_OUT:-$PWD/out}
 export KVBENCH_OUT
 mkdir -p "$KVBENCH_OUT"
+params=/sys/module/kvbench/parameters
+rc=0
+deadline=0
 # CPU time (utime + stime, in clock ticks) and number of owner threads.
 owner_ticks() {
 	for p in /proc/[0-9]*; do
@@ -80,45 +303,65 @@ owner_ticks() {
 owner_count() {
 	grep -lx 'kvbench-owner.*' /proc/[0-9]*/comm 2>/dev/null | wc -l
 }
-insmod ./kvbench.ko || exit 1
-rc=0
-if [ $# -gt 0 ]; then
-	./kvbench bench --json "$KVBENCH_OUT/bench.json" "$@" || rc=$?
-else
-	echo "== main suite: every backend and baseline, 3 mixes, batch 1 and 64"
-	./kvbench bench -b all -m get,90:10,50:50 -t 1-max --batch 1,64 -r 3 \
-		--json "$KVBENCH_OUT/bench.json" --csv "$KVBENCH_OUT/bench.csv" || rc=$?
-	echo
-	echo "== side study: a shared fd against per-thread fds (rcu GET)"
-	./kvbench bench -b nop,rcu -m get -t max --fd both -r 3 \
-		--json "$KVBENCH_OUT/fd.json" || rc=$?
-	echo
-	echo "== side study: zipf(0.99) keys against uniform (90:10)"
-	./kvbench bench -b kernel -m 90:10 -t max --dist zipf -r 3 \
-		--json "$KVBENCH_OUT/zipf.json" || rc=$?
-	echo
-	for keys in 1000 1000000; do
-		echo "== side study: GET with $keys keys (hash_bits $(cat /sys/module/kvbench/parameters/hash_bits))"
-		./kvbench bench -b rwlock,rcu,rhashtable -m get -t max -k $keys -r 3 \
-			--json "$KVBENCH_OUT/keys-$keys.json" || rc=$?
-		echo
+# Seconds left of the budget.
+left() {
+	echo $((deadline - $(date +%s)))
+}
+# After a study: how long it took against the plan.
+took() {
+	printf '(%s s; planned about %s s)\n\n' "$(($(date +%s) - t0))" "$1"
+}
+# study SECONDS WHAT PARAMS ARGS...: set the module parameters PARAMS
+# (NAME=VALUE ...), run kvbench bench ARGS within what is left of the
+# budget (@OUT/ is $KVBENCH_OUT/), put the parameters back.
+study() {
+	planned=$1 what=$2 set=$3
+	shift 3
+	if [ "$(left)" -lt 5 ]; then
+		printf '== skipped, the budget ran out: %s\n\n' "$what"
+		return
+	fi
+	echo "== $what"
+	t0=$(date +%s)
+	n=$#
+	while [ "$n" -gt 0 ]; do
+		a=$1
+		shift
+		case $a in @OUT/*) a=$KVBENCH_OUT/${a#@OUT/} ;; esac
+		set -- "$@" "$a"
+		n=$((n - 1))
 	done
-	echo 20 >/sys/module/kvbench/parameters/hash_bits
-	echo "== side study: GET with 1000000 keys (hash_bits 20)"
-	./kvbench bench -b rwlock,rcu -m get -t max -k 1000000 -r 3 \
-		--json "$KVBENCH_OUT/keys-1000000-bits20.json" || rc=$?
-	echo 12 >/sys/module/kvbench/parameters/hash_bits
-	echo
-	echo "== side study: CPU used by idle owner threads (10 s, no requests)"
+	undo=
+	for kv in $set; do
+		undo="$undo ${kv%%=*}=$(cat "$params/${kv%%=*}")"
+		echo "${kv#*=}" >"$params/${kv%%=*}"
+	done
+	./kvbench bench --budget "$(left)" "$@" || rc=$?
+	for kv in $undo; do
+		echo "${kv#*=}" >"$params/${kv%%=*}"
+	done
+	took "$planned"
+}
+# idle SECONDS WHAT: the CPU idle owner threads use.
+idle() {
+	if [ "$(left)" -lt 25 ]; then
+		printf '== skipped, the budget ran out: %s\n\n' "$2"
+		return
+	fi
+	echo "== $2"
+	t0=$(date +%s)
 	for b in kthread kthread-percpu; do
 		echo "$b" >/sys/class/misc/kvbench/backend
 		sleep 1
-		t0=$(owner_ticks)
+		c0=$(owner_ticks)
 		sleep 10
-		t1=$(owner_ticks)
-		echo "$b: $(owner_count) owner threads used $((t1 - t0)) clock ticks (1/100 s) in 10 s"
+		c1=$(owner_ticks)
+		echo "$b: $(owner_count) owner threads used $((c1 - c0)) clock ticks (1/100 s) in 10 s"
 	done
-fi
+	took "$1"
+}
+insmod ./kvbench.ko || exit 1
+. ./plan.sh
 rmmod kvbench
 exit $rc
 EOF
@@ -126,9 +369,17 @@ EOF
 }
 
 main() {
-	local payload=$WORK/payload kernel mode stamp results status=0
-	local -a args
-	read -r -a args <<<"${BENCH_ARGS:-}"
+	local payload=$WORK/payload kernel mode stamp results status=0 cpus
+
+	cpus=${BENCH_SMP:-$(nproc)}
+	use_native && [[ ${BENCH_DRY_RUN:-} != 1 ]] && cpus=$(nproc)
+	[[ ${BENCH_DRY_RUN:-} == 1 ]] || "$VM" deps build
+	quiet "tool" make -C "$REPO/tools/kvbench"
+	plan "$cpus"
+	if [[ ${BENCH_DRY_RUN:-} == 1 ]]; then
+		print_plan
+		return 0
+	fi
 
 	if use_native; then
 		kernel=$(uname -r)
@@ -141,14 +392,14 @@ main() {
 		step "setup (cached after the first run)"
 		"$VM" setup
 		kernel=$("$VM" kver)
-		mode="VM, $(nproc) host CPUs, ${BENCH_SMP:-$(nproc)} vCPUs, $("$VM" accel)"
+		mode="VM, $(nproc) host CPUs, $cpus vCPUs, $("$VM" accel)"
 		quiet "module ($kernel)" make -C "$REPO" module KDIR="$(KVER=$kernel "$VM" kdir)"
 	fi
-	quiet "tool" make -C "$REPO/tools/kvbench"
 
 	mkdir -p "$payload"
-	cp "$REPO/module/kvbench.ko" "$REPO/tools/kvbench/kvbench" "$payload/"
+	cp "$REPO/module/kvbench.ko" "$KVB" "$payload/"
 	write_driver "$payload/run-bench.sh"
+	write_plan "$payload/plan.sh"
 
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
 	results=$REPO/results/$stamp-$kernel
@@ -160,28 +411,24 @@ main() {
 		echo "host: $(nproc) CPUs, $(uname -m)"
 		echo "commit: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
 		echo "args: ${BENCH_ARGS:-}"
+		echo "budget: $BUDGET s"
 	} >"$results/meta.txt"
+	print_plan | tee "$results/plan.txt" >&2
 
 	step "bench: $kernel ($mode); results in ${results#"$REPO"/}"
 	if [[ $mode == native ]]; then
-		KVBENCH_OUT=$results "$payload/run-bench.sh" "${args[@]}" |
-			tee "$results/bench.txt" || status=$?
+		KVBENCH_OUT=$results "$payload/run-bench.sh" | tee "$results/bench.txt" || status=$?
 	else
-		local cmd=./run-bench.sh a
-		for a in "${args[@]}"; do
-			cmd+=" $(shell_quote "$a")"
-		done
-		KVER=$kernel "$VM" run --payload "$payload" --timeout "$TIMEOUT" \
-			--smp "${BENCH_SMP:-$(nproc)}" --out "$results" \
-			--log "$results/console.log" -- "$cmd" |
+		KVER=$kernel "$VM" run --payload "$payload" --timeout "$(vm_timeout)" \
+			--smp "$cpus" --out "$results" \
+			--log "$results/console.log" -- ./run-bench.sh |
 			tee "$results/bench.txt" || status=$?
 	fi
 	if [[ -f $results/bench.csv ]]; then
 		# gnuplot, from tools/deps.txt (setup installed it for the VM).
 		if ! "$VM" deps gnuplot; then
 			echo "bench: no gnuplot, no plot" >&2
-		elif "$REPO/tools/kvbench/kvbench" plot "$results/bench.csv" \
-			"$results/bench.png" >/dev/null; then
+		elif "$KVB" plot "$results/bench.csv" "$results/bench.png" >/dev/null; then
 			step "plot: ${results#"$REPO"/}/bench.png"
 		fi
 	fi

@@ -9,7 +9,10 @@
 #   - `make check` runs the guest suites in VMs unless NATIVE=1, and a
 #     native run leaves out the suites that could take the running kernel
 #     down unless KVBENCH_DESTRUCTIVE=1 (its dry run prints the plan);
-#   - KVBENCH_ACCEL decides the VM's accelerator, and only kvm or tcg.
+#   - KVBENCH_ACCEL decides the VM's accelerator, and only kvm or tcg;
+#   - `make bench` plans its suite to fit BENCH_BUDGET for any CPU count
+#     (its dry run prints the plan and boots nothing), cutting what matters
+#     least and saying so.
 # KVBENCH_RUNNING_KVER stands in for `uname -r`.
 
 set -uo pipefail
@@ -29,7 +32,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..8"
+echo "1..15"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -82,6 +85,43 @@ out=$(KVBENCH_ACCEL=xen "$REPO/tools/vm/kvbench-vm" accel 2>&1)
 st=$?
 [[ $st -ne 0 && $out == *"KVBENCH_ACCEL=xen"* ]]
 ok $? "KVBENCH_ACCEL other than kvm or tcg is an error"
+
+# The plan `make bench` makes for CPUS (BENCH_SMP), with more env.
+bench_plan() {
+	local cpus=$1
+	shift
+	env -u BENCH_ARGS -u BENCH_BUDGET -u NATIVE "$@" BENCH_DRY_RUN=1 BENCH_SMP="$cpus" \
+		make -s -C "$REPO" bench 2>&1
+}
+
+# Seconds of the plan's "total: about N s" line.
+plan_seconds() { sed -n 's/^  total: about \([0-9]*\) s .*/\1/p' <<<"$1"; }
+
+for cpus in 2 16 64 128; do
+	out=$(bench_plan $cpus)
+	printf '%s\n' "$out" | sed "s/^/# $cpus CPUs: /"
+	total=$(plan_seconds "$out")
+	threads=$(awk -v n=$cpus 'BEGIN { for (t = 1; t < n; t *= 2) s = s t ","; print s n }')
+	[[ -n $total && $total -le 660 && $out == *"threads $threads,"* &&
+		$out == *"main suite"* && $out != *"==> setup"* ]]
+	ok $? "make bench plans $cpus CPUs (threads $threads) within the default budget of 660 s, booting nothing"
+done
+
+out=$(bench_plan 2 BENCH_BUDGET=60)
+printf '%s\n' "$out" | sed 's/^/# budget 60: /'
+total=$(plan_seconds "$out")
+[[ -n $total && $total -le 60 && $out == *"dropped: the side studies' repeats"* &&
+	$out == *"dropped: fd ("* && $out == *"dropped: the main suite's last cases"* ]]
+ok $? "BENCH_BUDGET=60 cuts repeats, then side studies, and says what it dropped"
+
+out=$(bench_plan 4 "BENCH_ARGS=-b rcu -m get -t 1")
+[[ $out == *"custom"*"kvbench bench -b rcu -m get -t 1"* && $out != *"side study"* ]]
+ok $? "BENCH_ARGS plans that one kvbench run instead of the suite"
+
+out=$(bench_plan 2 BENCH_BUDGET=soon)
+st=$?
+[[ $st -ne 0 && $out == *"BENCH_BUDGET=soon"* ]]
+ok $? "BENCH_BUDGET that is not a number of seconds is an error"
 
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
 [[ $failed -eq 0 ]]
