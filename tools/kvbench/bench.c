@@ -816,6 +816,8 @@ static const char bench_help[] =
 	"      --budget SEC      fit the run into SEC seconds: fewer runs per case,\n"
 	"                        then skip the cases that do not fit (said at the end)\n"
 	"      --dry-run         print the plan and its estimated time; run nothing\n"
+	"      --cpus N          use the first N CPUs this process may run on (with\n"
+	"                        --dry-run: plan for a machine with N CPUs)\n"
 	"  -f, --format FMT      table, json or csv (default table)\n"
 	"  -o, --output FILE     write the report to FILE instead of stdout\n"
 	"                        (files are rewritten after every case: a run that\n"
@@ -1042,6 +1044,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "sysfs", required_argument, NULL, 'S' },
 		{ "budget", required_argument, NULL, 'U' },
 		{ "dry-run", no_argument, NULL, 'N' },
+		{ "cpus", required_argument, NULL, 'c' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -1051,7 +1054,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	unsigned long long v;
 	char err[256], opt[32];
 	int c, idx, i, digits = 1;
-	unsigned long n;
+	unsigned long n, cpus = 0;
 
 	opterr = 0;
 	optind = 1;
@@ -1169,6 +1172,11 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		case 'N':
 			p->dry_run = 1;
 			break;
+		case 'c':
+			if (kvb_parse_count(optarg, 1, KVB_MAX_THREADS, &v, err, sizeof(err)))
+				return bench_usage(opt, err);
+			cpus = v;
+			break;
 		case 'q':
 			p->quiet = 1;
 			break;
@@ -1179,6 +1187,14 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	}
 	if (optind < argc)
 		return bench_usage(NULL, "unexpected arguments (bench takes options only)");
+	/* A plan may be for another machine; a run only uses CPUs it has. */
+	if (cpus && !p->dry_run && cpus > (unsigned long)p->ncpus) {
+		snprintf(err, sizeof(err), "this process may run on %d CPUs, not %lu",
+			 p->ncpus, cpus);
+		return bench_usage("--cpus", err);
+	}
+	if (cpus)
+		p->ncpus = cpus;
 
 	if (kvb_parse_targets(targets, &p->targets, &p->ntargets, err, sizeof(err)))
 		return bench_usage("--backends", err);

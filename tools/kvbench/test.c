@@ -791,6 +791,12 @@ static void test_plan(const char *k)
 	ok(st == 0 && strstr(out, "kthread-percpu") &&
 	   strstr(out, "kvbench: 50 cases x 3 runs, about "),
 	   "bench --dry-run prints the plan and its estimate without the device");
+	st = run(out, sizeof(out), "%s bench --dry-run --cpus 64 -b nop 2>&1", k);
+	ok(st == 0 && strstr(out, "threads 1,2,4,8,16,32,64\n"),
+	   "bench --dry-run --cpus 64 plans pow2 threads for 64 CPUs");
+	st = run(out, sizeof(out), "%s bench --cpus 1024 -b nop 2>&1", k);
+	ok(st == 2 && strstr(out, "--cpus") && strstr(out, "not 1024"),
+	   "bench --cpus beyond the CPUs it may use: exit 2");
 	st = run(out, sizeof(out), "%s bench --budget 0 2>&1", k);
 	ok(st == 2 && strstr(out, "--budget"), "bench --budget 0: exit 2 naming the option");
 	st = run(out, sizeof(out),

@@ -33,7 +33,7 @@
 #                  `make bench` stays under 15 minutes at any CPU count)
 #   BENCH_DRY_RUN  1: print the plan and stop (no setup, no VM)
 #   BENCH_SMP      vCPUs (default: nproc; with BENCH_DRY_RUN, the CPU count
-#                  to plan for)
+#                  to plan for); SMP is the same (`make bench SMP=8`)
 #   BENCH_TIMEOUT  seconds the VM may run (default: the plan plus 180)
 #   KVER, NATIVE   as for check.sh
 
@@ -44,6 +44,7 @@ readonly REPO
 readonly VM=$REPO/tools/vm/kvbench-vm
 readonly KVB=$REPO/tools/kvbench/kvbench
 readonly BUDGET=${BENCH_BUDGET:-660}
+BENCH_SMP=${BENCH_SMP:-${SMP:-}}
 
 # The default suite, most important first:
 #   name|what it measures|module parameters for it|kvbench bench arguments
@@ -134,7 +135,7 @@ seconds_of() {
 	fi
 	read -r -a a <<<"$args"
 	[[ -z $repeat ]] || a+=(-r "$repeat")
-	est=$("$KVB" bench --dry-run "${a[@]}" |
+	est=$("$KVB" bench --dry-run --cpus "$PLAN_CPUS" "${a[@]}" |
 		sed -n 's/^kvbench: .*, about \([0-9]*\) s$/\1/p') ||
 		die "kvbench bench --dry-run $args failed"
 	[[ -n $est ]] || die "kvbench bench --dry-run $args: no estimate"

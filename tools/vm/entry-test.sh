@@ -90,8 +90,8 @@ ok $? "KVBENCH_ACCEL other than kvm or tcg is an error"
 bench_plan() {
 	local cpus=$1
 	shift
-	env -u BENCH_ARGS -u BENCH_BUDGET -u NATIVE "$@" BENCH_DRY_RUN=1 BENCH_SMP="$cpus" \
-		make -s -C "$REPO" bench 2>&1
+	env -u BENCH_ARGS -u BENCH_BUDGET -u BENCH_SMP -u NATIVE "$@" BENCH_DRY_RUN=1 \
+		make -s -C "$REPO" bench SMP="$cpus" 2>&1
 }
 
 # Seconds of the plan's "total: about N s" line.
