@@ -100,6 +100,13 @@ shell_quote() {
 	printf "'%s'" "${1//\'/$q}"
 }
 
+# tee that outlives a Ctrl-C: the VM runner then copies back what the run
+# wrote, and the plot is drawn from it.
+keep() {
+	trap '' INT
+	tee "$@"
+}
+
 # Native only when asked (NATIVE=1), as for check.sh.
 use_native() { [[ ${NATIVE:-} == 1 ]]; }
 
@@ -418,12 +425,12 @@ main() {
 
 	step "bench: $kernel ($mode); results in ${results#"$REPO"/}"
 	if [[ $mode == native ]]; then
-		KVBENCH_OUT=$results "$payload/run-bench.sh" | tee "$results/bench.txt" || status=$?
+		KVBENCH_OUT=$results "$payload/run-bench.sh" | keep "$results/bench.txt" || status=$?
 	else
 		KVER=$kernel "$VM" run --payload "$payload" --timeout "$(vm_timeout)" \
 			--smp "$cpus" --out "$results" \
 			--log "$results/console.log" -- ./run-bench.sh |
-			tee "$results/bench.txt" || status=$?
+			keep "$results/bench.txt" || status=$?
 	fi
 	if [[ -f $results/bench.csv ]]; then
 		# gnuplot, from tools/deps.txt (setup installed it for the VM).
