@@ -103,6 +103,24 @@ def main():
               f"{ratio(val(ur, 'ops_per_sec'), val(uo, 'ops_per_sec')):.1f}x "
               f"(the seed: 13x at 16 threads)")
 
+    # The owners' steadiness (issue 13): over every case of the main suite,
+    # the widest run-to-run spread and the largest p99 / p50.
+    for b in ("kthread", "kthread-percpu"):
+        rows = [r for r in main_r["results"] if r["backend"] == b]
+        spreads = [(r["spread_pct"], r) for r in rows
+                   if r["runs"] > 1 and r["spread_pct"] is not None]
+        tails = [(r["latency_ns"]["p99"] / r["latency_ns"]["p50"], r) for r in rows
+                 if r["latency_ns"]["p50"] and r["latency_ns"]["p99"]]
+        if not spreads or not tails:
+            print(f"{b}: spread and p99/p50 not measured (one run per case, or no rows)")
+            continue
+        (sp, rs), (tl, rt) = max(spreads, key=lambda x: x[0]), max(tails, key=lambda x: x[0])
+
+        def case(r):
+            return f"{r['mix']['name']} {r['threads']} thr batch {r['batch']}"
+        print(f"{b}: widest spread {sp:.1f}% ({case(rs)}), aim <= 10%: {verdict(sp <= 10)}; "
+              f"largest p99/p50 {tl:.1f}x ({case(rt)}), aim <= 20x: {verdict(tl <= 20)}")
+
     fd_path = os.path.join(d, "fd.json")
     if os.path.exists(fd_path):
         fd = load(fd_path)

@@ -107,6 +107,16 @@ keep() {
 	tee "$@"
 }
 
+# The benchmark needs the host to itself: say so when something else runs
+# (a 1-minute load average $1, taken before the builds, of half a CPU or
+# more). The owner backends' numbers, which live on hand-offs between CPUs,
+# suffer first.
+busy_warning() {
+	local load=$1
+	awk -v l="$load" 'BEGIN { exit !(l >= 0.5) }' || return 0
+	printf 'bench: the host is busy (load average %s): the numbers of this run, the owner backends first, are not those of a quiet machine\n' "$load" >&2
+}
+
 # Native only when asked (NATIVE=1), as for check.sh.
 use_native() { [[ ${NATIVE:-} == 1 ]]; }
 
@@ -377,7 +387,9 @@ EOF
 }
 
 main() {
-	local payload=$WORK/payload kernel mode stamp results status=0 cpus
+	local payload=$WORK/payload kernel mode stamp results status=0 cpus load0
+
+	load0=$(cut -d' ' -f1-3 /proc/loadavg)
 
 	cpus=${BENCH_SMP:-$(nproc)}
 	use_native && [[ ${BENCH_DRY_RUN:-} != 1 ]] && cpus=$(nproc)
@@ -420,7 +432,9 @@ main() {
 		echo "commit: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
 		echo "args: ${BENCH_ARGS:-}"
 		echo "budget: $BUDGET s"
+		echo "host load before the builds: $load0"
 	} >"$results/meta.txt"
+	busy_warning "${load0%% *}"
 	print_plan | tee "$results/plan.txt" >&2
 
 	step "bench: $kernel ($mode); results in ${results#"$REPO"/}"
@@ -432,6 +446,7 @@ main() {
 			--log "$results/console.log" -- ./run-bench.sh |
 			keep "$results/bench.txt" || status=$?
 	fi
+	echo "host load at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$results/meta.txt"
 	if [[ -f $results/bench.csv ]]; then
 		# gnuplot, from tools/deps.txt (setup installed it for the VM).
 		if ! "$VM" deps gnuplot; then
