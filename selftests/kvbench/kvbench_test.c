@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -2878,9 +2879,33 @@ static bool two_cpus(const cpu_set_t *set, int *a, int *b)
 	return n == 2;
 }
 
+/* The kernel's PF_EXITING, in the flags of /proc/<pid>/stat. */
+#define KVB_PF_EXITING		0x00000004U
+
 /*
- * Give every thread named kvbench-owner* the CPUs of @set. Returns how
- * many there were, or -errno.
+ * Whether task @pid is gone or on its way out. A switch returns once the
+ * old map's owners have exited (kthread_stop()), but such a task stays in
+ * /proc, under its name, until it is released a little later.
+ */
+static bool task_exiting(long pid)
+{
+	char path[64], stat[512], *p;
+	unsigned int flags;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (sysfs_read(path, stat, sizeof(stat)))
+		return true;
+	/* After "pid (comm)": state ppid pgrp session tty_nr tpgid flags */
+	p = strrchr(stat, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) != 1)
+		return false;
+	return flags & KVB_PF_EXITING;
+}
+
+/*
+ * Give every thread named kvbench-owner* the CPUs of @set (with a NULL
+ * @set, only count them); those of a map that is gone do not count.
+ * Returns how many there were, or -errno.
  */
 static int owners_affinity(const cpu_set_t *set)
 {
@@ -2899,9 +2924,12 @@ static int owners_affinity(const cpu_set_t *set)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
 		if (sysfs_read(path, comm, sizeof(comm)) ||
-		    strncmp(comm, "kvbench-owner", strlen("kvbench-owner")))
+		    strncmp(comm, "kvbench-owner", strlen("kvbench-owner")) ||
+		    task_exiting(pid))
 			continue;
-		if (sched_setaffinity(pid, sizeof(*set), set)) {
+		if (set && sched_setaffinity(pid, sizeof(*set), set)) {
+			if (errno == ESRCH)	/* it has just gone */
+				continue;
 			n = -errno;
 			break;
 		}
@@ -3227,6 +3255,285 @@ TEST_F_TIMEOUT(kvbench, owner_yields_under_load, 120)
 	EXPECT_EQ(0, ret);
 	if (!ret)
 		self->keys.nbulk = 0;	/* nothing left for the teardown */
+}
+
+/*
+ * A heartbeat beside owners that always have work: an owner never keeps a
+ * task of the normal policy off its CPU for more than a few milliseconds
+ * (the budget is in Documentation/design.rst, "kthread"). The heartbeat is
+ * a normal task that never sleeps: it reads CLOCK_MONOTONIC in a loop and
+ * keeps the largest gap between two reads (a victim, above). Callers bound
+ * to every CPU issue GETs as fast as they can: a single GET of a key that
+ * exists, then a BATCH of GETs of one missing key, one message that walks
+ * a whole bucket 64 times (two buckets per owner, hash_bits 1). The
+ * buckets are long enough that the walks outweigh what the callers spend
+ * on a request, on the debug kernel too, so the queues never run dry.
+ *
+ * The owners are bound to the heartbeat's CPU, as when kernel threads are
+ * kept to housekeeping CPUs, with one caller; HEARTBEAT_CALLERS on each
+ * other CPU keep their queues full. (Spread one per CPU, the owners would
+ * starve the very callers that feed them, and go idle.) An owner that does
+ * not give its CPU up keeps the heartbeat waiting for as long as the load
+ * lasts, or, at SCHED_FIFO, until RT throttling lets it run (50 ms of each
+ * second).
+ *
+ * Only the owners' CPU has a heartbeat. Under QEMU TCG a vCPU that never
+ * idles is taken off its host core for tens of milliseconds at a time when
+ * there are more vCPUs than cores: with a heartbeat on every CPU, the
+ * owners' one waited up to 220 ms with working owners, and the callers
+ * that keep an owner busy were starved enough that one that never yielded
+ * went unnoticed. The bound allows for TCG, far above the budget:
+ * KVBENCH_HEARTBEAT_MAX_MS, default HEARTBEAT_MAX_MS. make check reports
+ * the line "heartbeat: <backend>: largest gap ...".
+ */
+#define HEARTBEAT_MS		2500	/* the load lasts this long */
+#define HEARTBEAT_MAX_MS	400
+#define HEARTBEAT_CALLERS	8	/* per CPU but the owners' (one) */
+#define HEARTBEAT_BATCH		64
+#define HEARTBEAT_KEYS		4096	/* per owner, in its 2 buckets */
+
+struct beat_caller {
+	struct hog *h;		/* ->prefix, ->stop, the failures */
+	unsigned int nkeys;	/* bulk keys 0..nkeys-1 exist */
+	unsigned int seed;
+	unsigned long long ioctls;	/* written back when it stops */
+	pthread_t thread;
+};
+
+static void *beat_caller_fn(void *arg)
+{
+	struct beat_caller *c = arg;
+	struct kvbench_op ops[HEARTBEAT_BATCH];
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned long long ioctls = 0;
+	unsigned char val[16];
+	unsigned int i, klen;
+	__u32 len;
+	int fd, ret;
+
+	fd = open(KVB_DEV, O_RDWR);
+	if (fd < 0) {
+		hog_bad(c->h, -errno);
+		return NULL;
+	}
+	while (!atomic_load(&c->h->stop)) {
+		klen = bulk_key(c->h->prefix, rand_r(&c->seed) % c->nkeys, key);
+		len = sizeof(val);
+		ret = kvb_get(fd, key, klen, val, &len);
+		if (!ret && len != 8)
+			ret = -EBADMSG;
+		if (ret)
+			hog_bad(c->h, ret);
+
+		/* A bulk key past the last one: missing. */
+		klen = bulk_key(c->h->prefix,
+				c->nkeys + rand_r(&c->seed) % c->nkeys, key);
+		for (i = 0; i < HEARTBEAT_BATCH; i++)
+			op_init(&ops[i], KVBENCH_OP_GET, key, klen, val,
+				sizeof(val));
+		ret = kvb_batch(fd, ops, HEARTBEAT_BATCH, 0);
+		if (!ret && ops[HEARTBEAT_BATCH - 1].result != -ENOENT)
+			ret = ops[HEARTBEAT_BATCH - 1].result;
+		if (ret)
+			hog_bad(c->h, ret);
+		ioctls += 2;
+	}
+	close(fd);
+	c->ioctls = ioctls;
+	return NULL;
+}
+
+/* Start a caller bound to @cpu; 0 or -errno. */
+static int beat_caller_start(struct beat_caller *c, int cpu)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int ret;
+
+	cpu_only(&set, cpu);
+	pthread_attr_init(&attr);
+	ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (!ret)
+		ret = pthread_create(&c->thread, &attr, beat_caller_fn, c);
+	pthread_attr_destroy(&attr);
+	return -ret;
+}
+
+/* KVBENCH_HEARTBEAT_MAX_MS, else HEARTBEAT_MAX_MS; -1 if it is no number. */
+static long heartbeat_max_ms(void)
+{
+	const char *env = getenv("KVBENCH_HEARTBEAT_MAX_MS");
+	char *end;
+	long ms;
+
+	if (!env || !*env)
+		return HEARTBEAT_MAX_MS;
+	errno = 0;
+	ms = strtol(env, &end, 10);
+	return errno || *end || ms <= 0 ? -1 : ms;
+}
+
+/*
+ * One line "# heartbeat: <backend>: ..." on stdout, flushed: the test runs
+ * in a child that leaves with _exit().
+ */
+static void __printf(2, 3) beat_report(const char *backend, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# heartbeat: %s: ", backend);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
+{
+	struct hog h = { .prefix = self->keys.prefix };
+	unsigned int i, n, nkeys, ncpus, ncallers = 0;
+	int cpu, owner_cpu = -1, owners;
+	struct beat_caller *callers;
+	unsigned long long ioctls = 0;
+	pthread_t beat_thread;
+	cpu_set_t all, one;
+	char mean[32] = "?";
+	struct victim *beat;
+	long long t0;
+	long max_ms;
+
+	if (strcmp(variant->backend, "kthread") &&
+	    strcmp(variant->backend, "kthread-percpu"))
+		SKIP(return, "%s has no owner thread", variant->backend);
+	max_ms = heartbeat_max_ms();
+	ASSERT_LT(0, max_ms) TH_LOG("KVBENCH_HEARTBEAT_MAX_MS=%s: not a number of ms",
+				    getenv("KVBENCH_HEARTBEAT_MAX_MS"));
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	ncpus = CPU_COUNT(&all);
+	if (ncpus < 2)
+		SKIP(return, "needs two CPUs");
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &all))
+			owner_cpu = cpu;	/* the last one */
+
+	/* Two long buckets per owner; the owners are created anew with them. */
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), 1));
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	owners = owners_affinity(NULL);
+	ASSERT_LT(0, owners) TH_LOG("counting the owner threads: %s",
+				    owners ? strerror(-owners) : "none found");
+	nkeys = HEARTBEAT_KEYS * owners;
+	use_bulk(&self->keys, nkeys);
+	ASSERT_EQ(0, bulk_batch(self->fd, self->keys.prefix, KVBENCH_OP_SET,
+				0, nkeys));
+	n = (ncpus - 1) * HEARTBEAT_CALLERS + 1;
+	beat = calloc(1, sizeof(*beat));
+	callers = calloc(n, sizeof(*callers));
+	ASSERT_NE(NULL, beat);
+	ASSERT_NE(NULL, callers);
+
+	cpu_only(&one, owner_cpu);
+	EXPECT_EQ(owners, owners_affinity(&one));
+	/* The queue statistics of the load alone. */
+	EXPECT_EQ(0, sysfs_write(KVB_ATTR("reset"), "1"));
+
+	/*
+	 * The heartbeat first: on a CPU that a broken owner holds it would
+	 * wait long for its first turn, unmeasured. Its gaps count from
+	 * before the load to after it.
+	 */
+	ASSERT_EQ(0, victim_start(beat, &beat_thread, owner_cpu));
+	for (cpu = 0; cpu < CPU_SETSIZE && ncallers < n; cpu++) {
+		if (!CPU_ISSET(cpu, &all))
+			continue;
+		for (i = 0; i < (cpu == owner_cpu ? 1 : HEARTBEAT_CALLERS); i++) {
+			callers[ncallers].h = &h;
+			callers[ncallers].nkeys = nkeys;
+			callers[ncallers].seed = ncallers + 1;
+			if (beat_caller_start(&callers[ncallers], cpu))
+				break;
+			ncallers++;
+		}
+	}
+	EXPECT_EQ(n, ncallers);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	while (now_ns(CLOCK_MONOTONIC) - t0 < HEARTBEAT_MS * 1000000LL)
+		usleep(100000);
+	EXPECT_EQ(0, sysfs_read(KVB_ATTR("drain_mean"), mean, sizeof(mean)));
+
+	/*
+	 * The load stops first: a heartbeat kept waiting by an owner would
+	 * not see its own stop for as long as the load went on.
+	 */
+	atomic_store(&h.stop, true);
+	for (i = 0; i < ncallers; i++) {
+		pthread_join(callers[i].thread, NULL);
+		ioctls += callers[i].ioctls;
+	}
+	victim_stop(beat, beat_thread);
+	EXPECT_EQ(owners, owners_affinity(&all));
+
+	beat_report(variant->backend,
+		    "largest gap %.1f ms on CPU %d (limit %ld ms), %u CPUs, %llu requests",
+		    beat->max_gap / 1e6, owner_cpu, max_ms, ncpus, ioctls);
+	beat_report(variant->backend,
+		    "%d owner(s) and 1 caller on CPU %d, %u callers on the others, %llu GETs, %s messages a pass",
+		    owners, owner_cpu, ncallers - 1,
+		    ioctls / 2 * (1 + HEARTBEAT_BATCH), mean);
+	beat_report(variant->backend,
+		    "the heartbeat ran %lld%% of %lld ms, waited %u times >= 1 ms",
+		    beat->wall ? beat->cpu * 100 / beat->wall : 0,
+		    beat->wall / 1000000, beat->ngaps);
+
+	EXPECT_EQ(0UL, atomic_load(&h.bad))
+		TH_LOG("%lu requests failed, first with %s", atomic_load(&h.bad),
+		       strerror(-atomic_load(&h.first_bad)));
+	EXPECT_LT(0ULL, ioctls);
+	EXPECT_GE(max_ms * 1000000LL, beat->max_gap)
+		TH_LOG("a normal task waited %lld ms for CPU %d, where the owners run",
+		       beat->max_gap / 1000000, owner_cpu);
+	free(callers);
+	free(beat);
+	if (!bulk_batch(self->fd, self->keys.prefix, KVBENCH_OP_DEL, 0, nkeys))
+		self->keys.nbulk = 0;	/* nothing left for the teardown */
+}
+
+/*
+ * The owner threads a backend runs: none for the lock and RCU backends,
+ * one for kthread, one per online CPU for kthread-percpu (so 4 with 4
+ * CPUs); and every shard answers: keys that hash all over are stored and
+ * read back.
+ */
+TEST_F(kvbench, owner_threads)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char key[KVBENCH_KEY_MAX + 1], val[32];
+	unsigned int i, klen;
+	int owners, want = 0;
+
+	ASSERT_LT(0, cpus);
+	if (!strcmp(variant->backend, "kthread"))
+		want = 1;
+	else if (!strcmp(variant->backend, "kthread-percpu"))
+		want = cpus;
+	owners = owners_affinity(NULL);
+	ASSERT_LE(0, owners) TH_LOG("reading /proc: %s", strerror(-owners));
+	EXPECT_EQ(want, owners) TH_LOG("%s with %ld CPUs online", variant->backend, cpus);
+	TH_LOG("%s: %d owner threads, %ld CPUs online", variant->backend, owners, cpus);
+
+	use_bulk(&self->keys, 256);
+	for (i = 0; i < 256; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		snprintf(val, sizeof(val), "v%u", i);
+		ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, strlen(val)));
+	}
+	for (i = 0; i < 256; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		snprintf(val, sizeof(val), "v%u", i);
+		EXPECT_EQ(0, get_check(self->fd, key, klen, val, strlen(val)))
+			TH_LOG("key %u", i);
+	}
 }
 
 /*
