@@ -11,8 +11,9 @@
 # Environment:
 #   KVERS          guest kernels, space separated, one boot each (default:
 #                  the newest Debian 6.12 and the Debian 6.1 of
-#                  linux-headers-amd64), then the debug kernel and the
-#                  KCSAN kernel
+#                  linux-headers-amd64), then the newest 6.12 again with 4
+#                  vCPUs (SMP4_SUITES), the debug kernel and the KCSAN
+#                  kernel
 #   NATIVE         1: load the module into this kernel and run the guest
 #                  suites here instead of in VMs (default: VMs). The fuzzer
 #                  and the lifecycle suite (load/unload cycles, SIGKILLed
@@ -171,6 +172,12 @@ host_suites() {
 	NEXT_TIME=$((SECONDS - t0))
 	count_tap "host: entry points" "$out" "$status"
 
+	out=$LOGDIR/host-vm-out.log status=0 t0=$SECONDS
+	step "host: kvbench-vm run --out (three stock boots: the end, --timeout, TERM)"
+	"$REPO/tools/vm/vm-out-test.sh" 2>&1 | tee "$out" || status=$?
+	NEXT_TIME=$((SECONDS - t0))
+	count_tap "host: kvbench-vm --out" "$out" "$status"
+
 	out=$LOGDIR/host-dkms.log status=0 t0=$SECONDS
 	step "host: dkms add/build/install/remove"
 	"$REPO/tools/lint/dkms-check.sh" 2>&1 | tee "$out" || status=$?
@@ -220,8 +227,24 @@ KCSAN_SUITES=(
 # KCSAN reports that name our code fail the boot; one whose title names
 # only the kernel's own functions (no "[module]") is listed, not failed.
 readonly KCSAN_ALLOW='BUG: KCSAN: [^[]*$'
-# Extra options of the next vm_suites' kvbench-vm run.
+# One boot of the stock kernel with 4 vCPUs (on the host's 2 cores under
+# TCG: function only, no timings asserted): the suites where the number of
+# CPUs matters. The heartbeat test's largest gaps go into the summary.
+# shellcheck disable=SC2016 # expanded in the guest
+SMP4_SUITES=(
+	"kselftest: kvbench stress"
+	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES=stress ./kvbench.sh'
+	"kselftest: kvbench switch matrix, owners per CPU, heartbeat"
+	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES=functional ./kvbench.sh -t switch_matrix -t switch_under_load -t owner_threads -t owner_heartbeat'
+	"kselftest: kvbench_bench.sh at 4 threads"
+	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_BENCH_THREADS=4 ./kvbench_bench.sh'
+)
+readonly SMP4=4
+# Extra options of the next vm_suites' kvbench-vm run, its vCPUs and, when
+# LABEL is not one, the stock kernel version to boot.
 VM_ARGS=()
+VM_SMP=
+VM_KVER=
 # The kselftest framework's path, once (first stock kernel): the install
 # dir that kselftest_tree() made, run by its run_kselftest.sh. The runner
 # prints one test line per TEST_PROGS script (their own KTAP nested under
@@ -378,8 +401,9 @@ vm_suites() {
 		return
 	fi
 	make_payload "$payload"
-	step "vm: booting $label with $(nproc) vCPUs, $("$VM" accel) (console log: $console)"
-	KVER=$label "$VM" run "${kopt[@]}" "${VM_ARGS[@]}" --payload "$payload" --timeout "$TIMEOUT" \
+	step "vm: booting $label with ${VM_SMP:-$(nproc)} vCPUs, $("$VM" accel) (console log: $console)"
+	KVER=${VM_KVER:-$label} "$VM" run "${kopt[@]}" "${VM_ARGS[@]}" --smp "${VM_SMP:-$(nproc)}" \
+		--payload "$payload" --timeout "$TIMEOUT" \
 		--stall "$STALL" --log "$console" -- ./run-suites.sh |
 		tee "$out" || status=$?
 	# 123: the suite that was running stopped printing (for how long:
@@ -443,6 +467,23 @@ debug_suites() {
 	GUEST_SUITES=("${STOCK_SUITES[@]}")
 }
 
+# smp4_suites KVER: SMP4_SUITES on the stock kernel KVER with 4 vCPUs.
+smp4_suites() {
+	local kver=$1 gaps i
+	GUEST_SUITES=("${SMP4_SUITES[@]}")
+	VM_SMP=$SMP4 VM_KVER=$kver
+	vm_suites smp4 "$(KVER=$kver "$VM" kdir)"
+	VM_SMP='' VM_KVER=''
+	GUEST_SUITES=("${STOCK_SUITES[@]}")
+	# "# heartbeat: kthread: largest gap 3.1 ms ..." -> "kthread 3.1 ms"
+	gaps=$(sed -n 's/.*# heartbeat: \([a-z-]*\): largest gap \([0-9.]* [mu]s\).*/\1 \2/p' \
+		"$LOGDIR/vm-smp4.out" | awk 'NR > 1 { printf ", " } { printf "%s", $0 }')
+	for i in "${!NAMES[@]}"; do
+		[[ ${NAMES[i]} == "[smp4] kselftest: kvbench switch matrix"* ]] || continue
+		NOTES[i]="heartbeat, largest gap: ${gaps:-not reported}${NOTES[i]:+; ${NOTES[i]}}"
+	done
+}
+
 # kcsan_suites: the concurrent suites under the KCSAN kernel (KCSAN and
 # lockdep, no KASAN), built once into the cache.
 kcsan_suites() {
@@ -498,7 +539,7 @@ plan() {
 	for kver in ${KVERS:-$("$VM" kver) $(kver_61)}; do
 		printf 'vm %s\n' "$kver"
 	done
-	printf 'vm debug\nvm kcsan\n'
+	printf 'vm smp4 (%s, %d vCPUs)\nvm debug\nvm kcsan\n' "$("$VM" kver)" "$SMP4"
 }
 
 summary() {
@@ -549,6 +590,7 @@ main() {
 			vm_suites "$kver" "$(KVER=$kver "$VM" kdir)"
 			GUEST_SUITES=("${STOCK_SUITES[@]}")
 		done
+		smp4_suites "$("$VM" kver)"
 		debug_suites
 		kcsan_suites
 	fi
