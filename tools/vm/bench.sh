@@ -107,14 +107,26 @@ keep() {
 	tee "$@"
 }
 
-# The benchmark needs the host to itself: say so when something else runs
-# (a 1-minute load average $1, taken before the builds, of half a CPU or
-# more). The owner backends' numbers, which live on hand-offs between CPUs,
-# suffer first.
+# How busy the host's CPUs are, in percent, over the next 2 s (from
+# /proc/stat: time not idle or waiting for I/O).
+host_busy() {
+	local a b
+	a=$(head -n 1 /proc/stat)
+	sleep 2
+	b=$(head -n 1 /proc/stat)
+	awk -v a="$a" -v b="$b" 'BEGIN {
+		n = split(a, x); split(b, y)
+		for (i = 2; i <= n; i++) { d = y[i] - x[i]; all += d; if (i == 5 || i == 6) idle += d }
+		printf "%d\n", all ? 100 * (all - idle) / all : 0
+	}'
+}
+
+# The benchmark needs the host to itself: say so when something else keeps
+# its CPUs busy (a quarter or more, just before the run; $1). The owner
+# backends' numbers, which live on hand-offs between CPUs, suffer first.
 busy_warning() {
-	local load=$1
-	awk -v l="$load" 'BEGIN { exit !(l >= 0.5) }' || return 0
-	printf 'bench: the host is busy (load average %s): the numbers of this run, the owner backends first, are not those of a quiet machine\n' "$load" >&2
+	[[ $1 -ge 25 ]] || return 0
+	printf 'bench: the host is busy (%s%% of its CPUs just before the run): the numbers of this run, the owner backends first, are not those of a quiet machine\n' "$1" >&2
 }
 
 # Native only when asked (NATIVE=1), as for check.sh.
@@ -387,9 +399,7 @@ EOF
 }
 
 main() {
-	local payload=$WORK/payload kernel mode stamp results status=0 cpus load0
-
-	load0=$(cut -d' ' -f1-3 /proc/loadavg)
+	local payload=$WORK/payload kernel mode stamp results status=0 cpus busy
 
 	cpus=${BENCH_SMP:-$(nproc)}
 	use_native && [[ ${BENCH_DRY_RUN:-} != 1 ]] && cpus=$(nproc)
@@ -432,9 +442,10 @@ main() {
 		echo "commit: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
 		echo "args: ${BENCH_ARGS:-}"
 		echo "budget: $BUDGET s"
-		echo "host load before the builds: $load0"
+		busy=$(host_busy)
+		echo "host CPUs busy just before the run: $busy%"
 	} >"$results/meta.txt"
-	busy_warning "${load0%% *}"
+	busy_warning "$busy"
 	print_plan | tee "$results/plan.txt" >&2
 
 	step "bench: $kernel ($mode); results in ${results#"$REPO"/}"
@@ -446,7 +457,6 @@ main() {
 			--log "$results/console.log" -- ./run-bench.sh |
 			keep "$results/bench.txt" || status=$?
 	fi
-	echo "host load at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$results/meta.txt"
 	if [[ -f $results/bench.csv ]]; then
 		# gnuplot, from tools/deps.txt (setup installed it for the VM).
 		if ! "$VM" deps gnuplot; then
