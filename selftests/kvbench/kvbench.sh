@@ -4,7 +4,8 @@
 # Run the kvbench kselftests: load the module when it is not loaded yet,
 # run the suites, and unload the module again only if this script loaded it.
 #
-#   functional  ./kvbench_test (arguments are passed on, e.g. -v rwlock)
+#   functional  ./kvbench_test (arguments are passed on, e.g. -v rwlock;
+#               KVBENCH_HEARTBEAT_MAX_MS bounds owner_heartbeat, default 400)
 #   stress      ./kvbench_stress   (KVBENCH_STRESS_SECONDS per backend)
 #   fuzz        ./kvbench_fuzz     (KVBENCH_FUZZ_OPS ioctls, KVBENCH_FUZZ_SEED)
 #   lifecycle   ./kvbench_lifecycle.sh: loads and unloads the module itself,
