@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kvbench bench: threads hammer /dev/kvbench (or an in-process baseline)
- * and we report throughput and sampled latency per case.
+ * kvbench bench: threads hammer a target (/dev/kvbench, an in-process
+ * baseline, a BPF map) and we report throughput and sampled latency per case.
+ * Each target is a row of the target table (struct kvb_target_ops): this
+ * engine calls through it and has no branch per target.
  *
  * One case is (target, mix, threads, batch, fd mode), measured --repeat
  * times. A run: open the fds, pin one thread per CPU, meet at a start
@@ -33,25 +35,15 @@ atomic_bool kvb_interrupted;
 
 enum { PH_WARMUP = 1, PH_MEASURE, PH_STOP };
 
-struct kvb_bench {
-	const struct kvb_params *p;
-	char *keys;		/* nkeys * key_size bytes */
-	struct kvb_zipf zipf;	/* prob == NULL for uniform */
-	int main_fd;		/* prefill, probes, --fd shared; -1 = closed */
-	int filled;		/* the kernel map holds every key */
-};
-
 /* Shared by the threads of one run: read-mostly. */
 struct run {
 	alignas(64) atomic_int phase;	/* PH_*, written by the main thread */
 	atomic_int finished;		/* threads done with their window */
 	struct kvb_bench *b;
-	const struct kvb_target *t;
+	const struct kvb_target_ops *ops;
 	unsigned int batch;
 	__u32 get_below;	/* op = GET when (u32)rand < get_below, */
 	__u32 set_below;	/* else SET when below set_below, else DEL */
-	struct kvb_urw *urw;
-	struct kvb_owner *owner;
 	pthread_barrier_t barrier;
 };
 
@@ -65,12 +57,11 @@ struct counts {
 struct worker {
 	alignas(64) struct run *run;
 	pthread_t thread;
-	int fd;
+	struct kvb_ctx ctx;	/* what the row's operations act on */
 	int cpu;
 	__u64 rng;
 	char *val;		/* value_size bytes: SET source, GET buffer */
 	struct kvbench_op *ops;	/* batch */
-	struct kvb_oreq req;
 	unsigned int *samples;
 	unsigned int nsamples;
 	unsigned long long seen;
@@ -125,25 +116,10 @@ static unsigned long pick_key(struct worker *w, __u64 x)
 	return (unsigned long)(((x >> 32) * b->p->keys) >> 32);
 }
 
-static int kernel_op(int fd, int op, const char *key, unsigned int klen,
-		     char *val, unsigned int vlen)
-{
-	static const unsigned long cmd[] = {
-		[KVBENCH_OP_GET] = KVBENCH_IOC_GET,
-		[KVBENCH_OP_SET] = KVBENCH_IOC_SET,
-		[KVBENCH_OP_DEL] = KVBENCH_IOC_DEL,
-	};
-	struct kvbench_kv kv = {
-		.key = ptr(key),
-		.value = ptr(val),
-		.key_len = klen,
-		.value_len = vlen,
-	};
-
-	return ioctl(fd, cmd[op], &kv) ? -errno : 0;
-}
-
-/* One step: one operation, or one BATCH ioctl of run->batch operations. */
+/*
+ * One step: one operation, or one batch of run->batch operations (for the
+ * kernel backends one BATCH ioctl).
+ */
 static void step(struct worker *w, struct counts *c)
 {
 	struct run *r = w->run;
@@ -152,28 +128,9 @@ static void step(struct worker *w, struct counts *c)
 	__u64 x = kvb_rand(&w->rng);
 	int op = pick_op(r, x);
 	const char *key = r->b->keys + pick_key(w, x) * p->key_size;
-	int res;
 
-	switch (r->t->kind) {
-	case KVB_NOP:
-		res = ioctl(w->fd, KVBENCH_IOC_NOP) ? -errno : 0;
-		account(c, 0, res);
-		return;
-	case KVB_USER_RWLOCK:
-		res = kvb_urw_op(r->urw, op, key, p->key_size, w->val, &vlen);
-		account(c, op, res);
-		return;
-	case KVB_USER_OWNER:
-		res = kvb_owner_call(r->owner, &w->req, op, key, p->key_size,
-				     w->val, &vlen);
-		account(c, op, res);
-		return;
-	case KVB_KERNEL:
-		break;
-	}
 	if (r->batch == 1) {
-		res = kernel_op(w->fd, op, key, p->key_size, w->val, vlen);
-		account(c, op, res);
+		account(c, op, r->ops->op(&w->ctx, op, key, w->val, &vlen));
 		return;
 	}
 	for (i = 0; i < r->batch; i++) {
@@ -191,16 +148,9 @@ static void step(struct worker *w, struct counts *c)
 		o->op = op;
 		o->result = 0;
 	}
-	{
-		struct kvbench_batch bt = {
-			.ops = ptr(w->ops),
-			.count = r->batch,
-		};
-
-		res = ioctl(w->fd, KVBENCH_IOC_BATCH, &bt) ? -errno : 0;
-	}
+	r->ops->batch(&w->ctx, w->ops, r->batch);
 	for (i = 0; i < r->batch; i++)
-		account(c, w->ops[i].op, res ? res : w->ops[i].result);
+		account(c, w->ops[i].op, w->ops[i].result);
 }
 
 /* Keep a uniform sample of all timed steps (reservoir sampling). */
@@ -293,90 +243,48 @@ static void wait_phase(struct run *r, double sec, unsigned int threads,
 	}
 }
 
-static int open_fd(struct kvb_bench *b)
-{
-	if (b->main_fd < 0)
-		b->main_fd = kvb_open_device(b->p->device);
-	return b->main_fd;
-}
-
+/* Close the target's fd: before the next target begins, and at the end. */
 static void close_fd(struct kvb_bench *b)
 {
-	if (b->main_fd >= 0)
-		close(b->main_fd);
-	b->main_fd = -1;
+	if (b->fd >= 0)
+		close(b->fd);
+	b->fd = -1;
+	b->filled = 0;
 }
 
+/* Every key, through the row's SET, from the main thread's context. */
 static int prefill(struct kvb_bench *b, const struct kvb_target *t,
-		   struct kvb_urw *urw, struct kvb_owner *owner, char *val)
+		   struct kvb_ctx *mc, char *val)
 {
 	const struct kvb_params *p = b->p;
-	struct kvb_oreq req;
 	unsigned long i;
 	int res = 0;
 
-	if (t->kind == KVB_NOP || (t->kind == KVB_KERNEL && b->filled))
-		return 0;
-	if (t->kind == KVB_USER_OWNER)
-		kvb_oreq_init(&req);
 	for (i = 0; i < p->keys && !res; i++) {
-		const char *key = b->keys + i * p->key_size;
 		unsigned int vlen = p->value_size;
 
-		if (t->kind == KVB_KERNEL)
-			res = kernel_op(b->main_fd, KVBENCH_OP_SET, key,
-					p->key_size, val, vlen);
-		else if (t->kind == KVB_USER_RWLOCK)
-			res = kvb_urw_op(urw, KVBENCH_OP_SET, key, p->key_size,
-					 val, &vlen);
-		else
-			res = kvb_owner_call(owner, &req, KVBENCH_OP_SET, key,
-					     p->key_size, val, &vlen);
+		res = t->ops->op(mc, KVBENCH_OP_SET, b->keys + i * p->key_size,
+				 val, &vlen);
 	}
-	if (t->kind == KVB_USER_OWNER)
-		kvb_oreq_destroy(&req);
 	if (res) {
 		fprintf(stderr, "kvbench: %s: pre-filling key %lu of %lu failed: %s\n",
 			t->name, i, p->keys, strerror(-res));
-		if (res == -E2BIG || res == -ENOSPC)
+		if ((t->ops->flags & KVB_T_DEVICE) && (res == -E2BIG || res == -ENOSPC))
 			fprintf(stderr,
 				"kvbench: check max_value_len, max_entries and max_bytes in /sys/module/kvbench/parameters/\n");
 		return -1;
 	}
-	if (t->kind == KVB_KERNEL)
-		b->filled = 1;
+	b->filled = 1;
 	return 0;
 }
 
-/* One GET (through BATCH when batching) so a missing ioctl fails early. */
-static int probe(struct kvb_bench *b, const struct kvb_target *t,
+/* One GET (through a batch when batching) so a missing ioctl fails early. */
+static int probe(const struct kvb_target *t, struct kvb_ctx *mc,
 		 unsigned int batch, char *val)
 {
-	const struct kvb_params *p = b->p;
-	int res;
+	int res = t->ops->probe ? t->ops->probe(mc, batch, val) : 0;
 
-	if (t->kind == KVB_NOP) {
-		res = ioctl(b->main_fd, KVBENCH_IOC_NOP) ? -errno : 0;
-	} else if (batch == 1) {
-		res = kernel_op(b->main_fd, KVBENCH_OP_GET, b->keys,
-				p->key_size, val, p->value_size);
-	} else {
-		struct kvbench_op o = {
-			.kv = {
-				.key = ptr(b->keys),
-				.value = ptr(val),
-				.key_len = p->key_size,
-				.value_len = p->value_size,
-			},
-			.op = KVBENCH_OP_GET,
-		};
-		struct kvbench_batch bt = { .ops = ptr(&o), .count = 1 };
-
-		res = ioctl(b->main_fd, KVBENCH_IOC_BATCH, &bt) ? -errno : 0;
-		if (!res)
-			res = o.result;
-	}
-	if (res && res != -ENOENT) {
+	if (res) {
 		fprintf(stderr, "kvbench: %s%s: %s%s\n", t->name,
 			batch > 1 ? " --batch" : "", strerror(-res),
 			res == -ENOTTY ? " (the module does not support this ioctl yet)" : "");
@@ -400,15 +308,15 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		    unsigned int batch, enum kvb_fd fdmode, struct run_out *out)
 {
 	const struct kvb_params *p = b->p;
-	struct kvb_urw urw;
-	struct kvb_owner owner;
+	const struct kvb_target_ops *ops = t->ops;
+	struct kvb_ctx mc = { .b = b, .fd = -1, .klen = p->key_size };
 	struct worker *w = NULL;
 	struct run *r;
 	double total = mix->get + mix->set + mix->del;
 	pthread_attr_t attr;
 	sigset_t block, old;
 	unsigned int i, created = 0;
-	int ret = -1, kernel = t->kind == KVB_NOP || t->kind == KVB_KERNEL;
+	int ret = -1;
 	size_t ns = 0;
 	int err;
 	char *pval;
@@ -421,42 +329,44 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	memset(r, 0, sizeof(*r));
 	memset(pval, 'v', p->value_size + 1);
 	r->b = b;
-	r->t = t;
+	r->ops = ops;
 	r->batch = batch;
 	r->get_below = (__u32)(4294967295.0 * (mix->get / total));
 	r->set_below = (__u32)(4294967295.0 * ((mix->get + mix->set) / total));
 	if (!mix->del)
 		r->set_below = 0xffffffffU;
 
-	if (kernel && open_fd(b) < 0)
-		goto out_free;
-	if (t->kind == KVB_USER_RWLOCK && kvb_urw_init(&urw, p->keys))
+	if (ops->setup && ops->setup(b, &mc.run, threads))
 		goto out_nomem;
-	if (t->kind == KVB_USER_OWNER &&
-	    kvb_owner_start(&owner, p->keys, threads + 1, p->owner_spin))
-		goto out_nomem;
-	r->urw = &urw;
-	r->owner = &owner;
+	if (ops->flags & KVB_T_RUN_MAP)
+		b->filled = 0;
 	/* -2: no case of this target can run; -1: not this one. */
 	ret = -2;
-	if (prefill(b, t, &urw, &owner, pval))
-		goto out_maps;
-	if (kernel && probe(b, t, batch, pval)) {
+	err = ops->thread_init(&mc, KVB_FD_SHARED);
+	if (err == -ENOMEM)
+		goto out_nomem_main;
+	if (err)
+		goto out_main;
+	if ((ops->flags & KVB_T_MIXES) && !b->filled && prefill(b, t, &mc, pval))
+		goto out_main;
+	if (probe(t, &mc, batch, pval)) {
 		if (batch > 1)
 			ret = -1;
-		goto out_maps;
+		goto out_main;
 	}
 	ret = -1;
 
 	w = aligned_alloc(64, ((sizeof(*w) * threads) + 63) & ~63UL);
 	if (!w)
-		goto out_nomem_maps;
+		goto out_nomem_main;
 	memset(w, 0, sizeof(*w) * threads);
-	for (i = 0; i < threads; i++)
-		kvb_oreq_init(&w[i].req);
+	for (i = 0; i < threads; i++) {
+		w[i].ctx = mc;
+		w[i].ctx.fd = -1;
+		w[i].ctx.priv = NULL;
+	}
 	for (i = 0; i < threads; i++) {
 		w[i].run = r;
-		w[i].fd = -1;
 		w[i].rng = 0x9E3779B97F4A7C15ULL * (i + 1) ^ now_ns();
 		if (!w[i].rng)
 			w[i].rng = 1;
@@ -466,17 +376,11 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		if (!w[i].val || !w[i].samples || (batch > 1 && !w[i].ops))
 			goto out_nomem_workers;
 		memset(w[i].val, 'v', p->value_size + 1);
-		if (!kernel)
-			continue;
-		if (fdmode == KVB_FD_SHARED) {
-			w[i].fd = b->main_fd;
-		} else {
-			w[i].fd = open(p->device, O_RDWR | O_CLOEXEC);
-			if (w[i].fd < 0) {
-				kvb_device_hint(p->device, errno);
-				goto out_workers;
-			}
-		}
+		err = ops->thread_init(&w[i].ctx, fdmode);
+		if (err == -ENOMEM)
+			goto out_nomem_workers;
+		if (err)
+			goto out_workers;
 	}
 
 	pthread_barrier_init(&r->barrier, NULL, threads + 1);
@@ -548,7 +452,7 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 			out->ops_per_sec += x->c.ops / x->elapsed;
 		out->seconds += x->elapsed / threads;
 	}
-	if (t->kind == KVB_KERNEL && mix->del)
+	if (mix->del)
 		b->filled = 0;
 	ret = 0;
 	goto out_workers;
@@ -557,22 +461,21 @@ out_nomem_workers:
 	fprintf(stderr, "kvbench: out of memory\n");
 out_workers:
 	for (i = 0; i < threads; i++) {
-		if (w[i].fd >= 0 && w[i].fd != b->main_fd)
-			close(w[i].fd);
-		kvb_oreq_destroy(&w[i].req);
+		if (ops->thread_fini)
+			ops->thread_fini(&w[i].ctx);
 		free(w[i].val);
 		free(w[i].samples);
 		free(w[i].ops);
 	}
 	free(w);
-	goto out_maps;
-out_nomem_maps:
+	goto out_main;
+out_nomem_main:
 	fprintf(stderr, "kvbench: out of memory\n");
-out_maps:
-	if (t->kind == KVB_USER_RWLOCK)
-		kvb_urw_destroy(&urw);
-	if (t->kind == KVB_USER_OWNER)
-		kvb_owner_stop(&owner);
+out_main:
+	if (ops->thread_fini)
+		ops->thread_fini(&mc);
+	if (ops->teardown)
+		ops->teardown(mc.run);
 	goto out_free;
 out_nomem:
 	fprintf(stderr, "kvbench: out of memory\n");
@@ -601,8 +504,8 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 
 	memset(res, 0, sizeof(*res));
 	snprintf(res->target, sizeof(res->target), "%s", t->name);
-	res->kind = t->kind;
-	res->mix = t->kind == KVB_NOP ? (struct kvb_mix){ 0, 0, 0 } : *mix;
+	res->kind = t->ops->kind;
+	res->mix = t->ops->flags & KVB_T_MIXES ? *mix : (struct kvb_mix){ 0, 0, 0 };
 	res->threads = threads;
 	res->batch = batch;
 	res->fdmode = fdmode;
@@ -680,7 +583,7 @@ struct kvb_bench *kvb_bench_new(const struct kvb_params *p)
 	if (!b)
 		return NULL;
 	b->p = p;
-	b->main_fd = -1;
+	b->fd = -1;
 	b->keys = malloc(p->keys * p->key_size);
 	if (!b->keys)
 		goto out_free;
@@ -730,53 +633,6 @@ void kvb_params_defaults(struct kvb_params *p)
 	p->sample_every = KVB_SAMPLE_EVERY;
 	p->pin = 1;
 	p->format = KVB_TABLE;
-}
-
-/* sysfs: read and switch the module's backend. */
-static int read_backend(const char *sysfs, char *buf, size_t len)
-{
-	char path[512];
-	FILE *f;
-	char *nl;
-
-	snprintf(path, sizeof(path), "%s/backend", sysfs);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (!fgets(buf, len, f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = 0;
-	return 0;
-}
-
-static int switch_backend(const char *sysfs, const char *name)
-{
-	char path[512], now[KVB_NAME_MAX];
-	int fd, err = 0;
-	size_t len = strlen(name);
-
-	snprintf(path, sizeof(path), "%s/backend", sysfs);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, name, len) != (ssize_t)len)
-		err = errno;
-	if (fd >= 0)
-		close(fd);
-	if (err) {
-		fprintf(stderr, "kvbench: cannot switch the backend to '%s' (%s): %s\n",
-			name, path, strerror(err));
-		return -1;
-	}
-	if (read_backend(sysfs, now, sizeof(now)) || strcmp(now, name)) {
-		fprintf(stderr, "kvbench: wrote '%s' to %s but it reads back '%s'\n",
-			name, path, now);
-		return -1;
-	}
-	return 0;
 }
 
 static void on_signal(int sig)
@@ -852,28 +708,40 @@ struct kvb_case {
 	enum kvb_fd fdmode;
 };
 
+/* What a target's cases vary: its row says which of --mix, --batch, --fd. */
+static int nmixes_of(const struct kvb_params *p, const struct kvb_target *t)
+{
+	return t->ops->flags & KVB_T_MIXES ? p->nmixes : 1;
+}
+
+static int nbatches_of(const struct kvb_params *p, const struct kvb_target *t)
+{
+	return t->ops->flags & KVB_T_BATCHES ? p->batches.n : 1;
+}
+
+static int nfdmodes_of(const struct kvb_params *p, const struct kvb_target *t)
+{
+	return t->ops->flags & KVB_T_FD ? p->fdmodes.n : 1;
+}
+
 static int cases_of(const struct kvb_params *p, const struct kvb_target *t)
 {
-	int n = p->threads.n * p->fdmodes.n;
-
-	if (t->kind == KVB_KERNEL)
-		n *= p->nmixes * p->batches.n;
-	else if (t->kind != KVB_NOP)
-		n *= p->nmixes;
-	return n;
+	return p->threads.n * nfdmodes_of(p, t) * nbatches_of(p, t) *
+	       nmixes_of(p, t);
 }
 
 static void case_at(const struct kvb_params *p, const struct kvb_target *t,
 		    int i, struct kvb_case *c)
 {
-	int nb = t->kind == KVB_KERNEL ? p->batches.n : 1;
-	int per_mix = p->threads.n * p->fdmodes.n * nb;
+	int nf = nfdmodes_of(p, t), nb = nbatches_of(p, t);
+	int per_mix = p->threads.n * nf * nb;
 
 	c->threads = p->threads.v[i % p->threads.n];
-	c->fdmode = p->fdmodes.v[i / p->threads.n % p->fdmodes.n];
-	c->batch = t->kind == KVB_KERNEL ?
-		   p->batches.v[i / p->threads.n / p->fdmodes.n % nb] : 1;
-	c->mix = &p->mixes[t->kind == KVB_NOP ? 0 : i / per_mix];
+	c->fdmode = t->ops->flags & KVB_T_FD ?
+		    p->fdmodes.v[i / p->threads.n % nf] : KVB_FD_NONE;
+	c->batch = t->ops->flags & KVB_T_BATCHES ?
+		   p->batches.v[i / p->threads.n / nf % nb] : 1;
+	c->mix = &p->mixes[i / per_mix];
 }
 
 static int count_cases(const struct kvb_params *p)
@@ -894,7 +762,7 @@ static int count_cases(const struct kvb_params *p)
 #define KVB_RUN_FIXED_S		0.05	/* per run */
 #define KVB_RUN_THREAD_S	0.002	/* per run and thread */
 #define KVB_FILL_KEY_S		0.00001	/* per key pre-filled */
-#define KVB_TARGET_S		0.1	/* per kernel target: switch, first fill */
+#define KVB_TARGET_S		0.1	/* per kept map: switch or create, first fill */
 
 static double case_seconds(const struct kvb_params *p,
 			   const struct kvb_target *t,
@@ -904,17 +772,23 @@ static double case_seconds(const struct kvb_params *p,
 		     c->threads * KVB_RUN_THREAD_S;
 	double fill = p->keys * KVB_FILL_KEY_S;
 
-	/* the baselines build their map per run; DEL empties the kernel's */
-	if (t->kind == KVB_USER_RWLOCK || t->kind == KVB_USER_OWNER ||
-	    (t->kind == KVB_KERNEL && c->mix->del))
+	/* the baselines build their map per run; DEL empties the others' */
+	if ((t->ops->flags & KVB_T_RUN_MAP) ||
+	    ((t->ops->flags & KVB_T_MIXES) && c->mix->del))
 		run += fill;
 	return repeat * run;
+}
+
+/* A map kept across runs: made (a backend switched) and filled once. */
+static int keeps_map(const struct kvb_target *t)
+{
+	return (t->ops->flags & KVB_T_MIXES) && !(t->ops->flags & KVB_T_RUN_MAP);
 }
 
 static double target_seconds(const struct kvb_params *p,
 			     const struct kvb_target *t, unsigned int repeat)
 {
-	double s = t->kind == KVB_KERNEL ? KVB_TARGET_S + p->keys * KVB_FILL_KEY_S : 0;
+	double s = keeps_map(t) ? KVB_TARGET_S + p->keys * KVB_FILL_KEY_S : 0;
 	struct kvb_case c;
 	int i;
 
@@ -1262,6 +1136,7 @@ struct kvb_session {
 	int total;		/* cases planned */
 	int failed;		/* cases that failed or could not run */
 	int skipped;		/* cases the budget left out */
+	int unavailable;	/* cases of targets this machine cannot run */
 	char first_skipped[160];
 	__u64 t0;		/* when the first case started */
 	int write_err;		/* a report could not be written */
@@ -1362,9 +1237,10 @@ static void case_label(const struct kvb_target *t, const struct kvb_case *c,
 	char m[32];
 
 	kvb_mix_name(c->mix, m, sizeof(m));
-	snprintf(buf, len, "%s %s threads=%u batch=%u fd=%s", t->name,
-		 t->kind == KVB_NOP ? "nop" : m, c->threads, c->batch,
-		 kvb_fd_name(c->fdmode));
+	snprintf(buf, len, "%s %s threads=%u batch=%u%s%s", t->name,
+		 t->ops->flags & KVB_T_MIXES ? m : "nop", c->threads, c->batch,
+		 c->fdmode == KVB_FD_NONE ? "" : " fd=",
+		 c->fdmode == KVB_FD_NONE ? "" : kvb_fd_name(c->fdmode));
 }
 
 /* Does a case of this cost still fit the budget? Once not, none does. */
@@ -1386,7 +1262,7 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 
 	for (i = 0; i < ncase && !atomic_load(&kvb_interrupted); i++) {
 		struct kvb_result *r = &s->res[s->nres];
-		int idx = s->nres + s->failed + s->skipped + 1;
+		int idx = s->nres + s->failed + s->skipped + s->unavailable + 1;
 		struct kvb_case c;
 		char label[160];
 
@@ -1426,8 +1302,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	struct kvb_params p;
 	struct kvb_session s = { .p = &p };
 	struct sigaction sa;
-	char orig[KVB_NAME_MAX] = "", cur[KVB_NAME_MAX];
-	int ti, switched = 0, nodev = 0;
+	int ti, nodev = 0;
 	int ret;
 
 	kvb_params_defaults(&p);
@@ -1470,15 +1345,19 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	/* Say once that the device is missing; the baselines still run. */
+	/* Say once that the device is missing; the other targets still run. */
 	for (ti = 0; ti < p.ntargets; ti++) {
-		if (p.targets[ti].kind == KVB_KERNEL || p.targets[ti].kind == KVB_NOP) {
-			nodev = open_fd(s.b) < 0;
+		if (p.targets[ti].ops->flags & KVB_T_DEVICE) {
+			int fd = kvb_open_device(p.device);
+
+			nodev = fd < 0;
+			if (fd >= 0)
+				close(fd);
 			break;
 		}
 	}
 	for (ti = 0; ti < p.ntargets && nodev; ti++)
-		if (p.targets[ti].kind != KVB_KERNEL && p.targets[ti].kind != KVB_NOP)
+		if (!(p.targets[ti].ops->flags & KVB_T_DEVICE))
 			break;
 	if (nodev && ti == p.ntargets) {
 		ret = KVB_EXIT_FAIL;
@@ -1495,29 +1374,23 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	s.t0 = now_ns();
 	for (ti = 0; ti < p.ntargets && !atomic_load(&kvb_interrupted); ti++) {
 		struct kvb_target t = p.targets[ti];
-		int skip = nodev && (t.kind == KVB_KERNEL || t.kind == KVB_NOP);
+		int skip = nodev && (t.ops->flags & KVB_T_DEVICE);
 
-		if (t.kind == KVB_KERNEL && !skip && within_budget(&s, 0)) {
-			close_fd(s.b);
-			s.b->filled = 0;
-			if (!strcmp(t.name, "current")) {
-				if (read_backend(p.sysfs, cur, sizeof(cur)))
-					snprintf(cur, sizeof(cur), "kernel");
-				snprintf(t.name, sizeof(t.name), "%s", cur);
-			} else {
-				if (!orig[0] && read_backend(p.sysfs, orig, sizeof(orig)))
-					orig[0] = 0;
-				if (switch_backend(p.sysfs, t.name))
-					skip = 1;
-				else
-					switched = 1;
+		close_fd(s.b);
+		if (t.ops->begin && !skip && within_budget(&s, 0)) {
+			int rc = t.ops->begin(s.b, &t);
+
+			/* Not on this machine (said): left out, not failed. */
+			if (rc > 0) {
+				s.unavailable += cases_of(&p, &t);
+				continue;
 			}
+			skip = rc < 0;
 		}
 		run_target(&s, &t, skip);
 	}
 	close_fd(s.b);
-	if (switched && orig[0])
-		switch_backend(p.sysfs, orig);
+	kvb_restore_backend(s.b);
 
 	if (atomic_load(&kvb_interrupted) && !p.quiet)
 		fprintf(stderr, "\nkvbench: interrupted; printing the %d cases measured\n",

@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kvbench: opening /dev/kvbench, and saying what to do when that fails.
+ * kvbench: opening /dev/kvbench, and saying what to do when that fails;
+ * the targets that run on it: nop (KVBENCH_IOC_NOP, the ioctl floor) and
+ * the kernel backends (GET/SET/DEL and BATCH ioctls, the backend switched
+ * through sysfs).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/kvbench.h>
 
 #include "kvbench.h"
 
@@ -30,3 +36,214 @@ int kvb_open_device(const char *path)
 		kvb_device_hint(path, errno);
 	return fd;
 }
+
+/* sysfs: read and switch the module's backend. */
+int kvb_read_backend(const char *sysfs, char *buf, size_t len)
+{
+	char path[512];
+	FILE *f;
+	char *nl;
+
+	snprintf(path, sizeof(path), "%s/backend", sysfs);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	nl = strchr(buf, '\n');
+	if (nl)
+		*nl = 0;
+	return 0;
+}
+
+int kvb_switch_backend(const char *sysfs, const char *name)
+{
+	char path[512], now[KVB_NAME_MAX];
+	int fd, err = 0;
+	size_t len = strlen(name);
+
+	snprintf(path, sizeof(path), "%s/backend", sysfs);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, name, len) != (ssize_t)len)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		fprintf(stderr, "kvbench: cannot switch the backend to '%s' (%s): %s\n",
+			name, path, strerror(err));
+		return -1;
+	}
+	if (kvb_read_backend(sysfs, now, sizeof(now)) || strcmp(now, name)) {
+		fprintf(stderr, "kvbench: wrote '%s' to %s but it reads back '%s'\n",
+			name, path, now);
+		return -1;
+	}
+	return 0;
+}
+
+/* Put back the backend the module had before the first switch. */
+void kvb_restore_backend(struct kvb_bench *b)
+{
+	if (b->orig_backend[0])
+		kvb_switch_backend(b->p->sysfs, b->orig_backend);
+}
+
+static __u64 ptr(const void *p)
+{
+	return (__u64)(unsigned long)p;
+}
+
+/* nop: the device, and nothing else. */
+static int dev_begin(struct kvb_bench *b, struct kvb_target *t)
+{
+	(void)t;
+	b->fd = kvb_open_device(b->p->device);
+	return b->fd < 0 ? -1 : 0;
+}
+
+/*
+ * A kernel backend: switched to through sysfs ("current": the one loaded,
+ * not switched), then the device opened. The switch happens while no fd
+ * of ours is open.
+ */
+static int kernel_begin(struct kvb_bench *b, struct kvb_target *t)
+{
+	const struct kvb_params *p = b->p;
+	char cur[KVB_NAME_MAX];
+
+	if (!strcmp(t->name, "current")) {
+		if (kvb_read_backend(p->sysfs, cur, sizeof(cur)))
+			snprintf(cur, sizeof(cur), "kernel");
+		snprintf(t->name, sizeof(t->name), "%s", cur);
+	} else {
+		if (!b->orig_backend[0] &&
+		    kvb_read_backend(p->sysfs, b->orig_backend, sizeof(b->orig_backend)))
+			b->orig_backend[0] = 0;
+		if (kvb_switch_backend(p->sysfs, t->name))
+			return -1;
+	}
+	return dev_begin(b, t);
+}
+
+/* Per-thread fds are opened here; shared means the main one. */
+static int dev_thread_init(struct kvb_ctx *c, enum kvb_fd fdmode)
+{
+	const struct kvb_params *p = c->b->p;
+
+	if (fdmode != KVB_FD_PER_THREAD) {
+		c->fd = c->b->fd;
+		return 0;
+	}
+	c->fd = open(p->device, O_RDWR | O_CLOEXEC);
+	if (c->fd < 0) {
+		kvb_device_hint(p->device, errno);
+		return -1;
+	}
+	return 0;
+}
+
+static void dev_thread_fini(struct kvb_ctx *c)
+{
+	if (c->fd >= 0 && c->fd != c->b->fd)
+		close(c->fd);
+	c->fd = -1;
+}
+
+static int nop_op(struct kvb_ctx *c, int op, const char *key, char *val,
+		  unsigned int *vlen)
+{
+	(void)op;
+	(void)key;
+	(void)val;
+	(void)vlen;
+	return ioctl(c->fd, KVBENCH_IOC_NOP) ? -errno : 0;
+}
+
+static int nop_probe(struct kvb_ctx *c, unsigned int batch, char *val)
+{
+	(void)batch;
+	return nop_op(c, 0, NULL, val, NULL);
+}
+
+static int kernel_op(struct kvb_ctx *c, int op, const char *key, char *val,
+		     unsigned int *vlen)
+{
+	static const unsigned long cmd[] = {
+		[KVBENCH_OP_GET] = KVBENCH_IOC_GET,
+		[KVBENCH_OP_SET] = KVBENCH_IOC_SET,
+		[KVBENCH_OP_DEL] = KVBENCH_IOC_DEL,
+	};
+	struct kvbench_kv kv = {
+		.key = ptr(key),
+		.value = ptr(val),
+		.key_len = c->klen,
+		.value_len = *vlen,
+	};
+
+	return ioctl(c->fd, cmd[op], &kv) ? -errno : 0;
+}
+
+/* One KVBENCH_IOC_BATCH; when the call itself fails, every op has failed. */
+static void kernel_batch(struct kvb_ctx *c, struct kvbench_op *ops,
+			 unsigned int n)
+{
+	struct kvbench_batch bt = { .ops = ptr(ops), .count = n };
+	unsigned int i;
+
+	if (!ioctl(c->fd, KVBENCH_IOC_BATCH, &bt))
+		return;
+	for (i = 0; i < n; i++)
+		ops[i].result = -errno;
+}
+
+/* One GET (through BATCH when batching) so a missing ioctl fails early. */
+static int kernel_probe(struct kvb_ctx *c, unsigned int batch, char *val)
+{
+	const struct kvb_params *p = c->b->p;
+	unsigned int vlen = p->value_size;
+	int res;
+
+	if (batch == 1) {
+		res = kernel_op(c, KVBENCH_OP_GET, c->b->keys, val, &vlen);
+	} else {
+		struct kvbench_op o = {
+			.kv = {
+				.key = ptr(c->b->keys),
+				.value = ptr(val),
+				.key_len = p->key_size,
+				.value_len = p->value_size,
+			},
+			.op = KVBENCH_OP_GET,
+		};
+
+		kernel_batch(c, &o, 1);
+		res = o.result;
+	}
+	return res == -ENOENT ? 0 : res;
+}
+
+const struct kvb_target_ops kvb_nop_ops = {
+	.kind = KVB_NOP,
+	.group = "baselines",
+	.flags = KVB_T_FD | KVB_T_DEVICE,
+	.begin = dev_begin,
+	.thread_init = dev_thread_init,
+	.thread_fini = dev_thread_fini,
+	.op = nop_op,
+	.probe = nop_probe,
+};
+
+const struct kvb_target_ops kvb_kernel_ops = {
+	.kind = KVB_KERNEL,
+	.group = "kernel",
+	.flags = KVB_T_MIXES | KVB_T_BATCHES | KVB_T_FD | KVB_T_DEVICE,
+	.begin = kernel_begin,
+	.thread_init = dev_thread_init,
+	.thread_fini = dev_thread_fini,
+	.op = kernel_op,
+	.batch = kernel_batch,
+	.probe = kernel_probe,
+};

@@ -34,10 +34,12 @@ enum kvb_kind {
 	KVB_KERNEL,		/* a kernel backend, selected through sysfs */
 	KVB_USER_RWLOCK,	/* pthread_rwlock_t over an in-process map */
 	KVB_USER_OWNER,		/* one owner thread fed by a queue */
+	KVB_PEER,		/* another map the kernel offers (bpf-htab) */
 };
 
 enum kvb_dist { KVB_UNIFORM, KVB_ZIPF };
-enum kvb_fd { KVB_FD_PER_THREAD, KVB_FD_SHARED };
+/* KVB_FD_NONE: a target without a device fd (it runs once, whatever --fd) */
+enum kvb_fd { KVB_FD_PER_THREAD, KVB_FD_SHARED, KVB_FD_NONE };
 enum kvb_format { KVB_TABLE, KVB_JSON, KVB_CSV };
 
 /* Relative weights of GET, SET and DEL; "90:10" is get=90 set=10 del=0. */
@@ -52,10 +54,74 @@ struct kvb_ulist {
 	int n;
 };
 
+struct kvb_bench;
+struct kvb_target;
+struct kvbench_op;
+
+/*
+ * What one thread's operations act on; the main thread has one too, for
+ * the pre-fill and the probe. A row's ->thread_init fills fd and priv.
+ */
+struct kvb_ctx {
+	struct kvb_bench *b;
+	void *run;		/* the row's per-run state, from ->setup */
+	int fd;			/* the device or map fd this thread uses; -1 */
+	unsigned int klen;	/* key size */
+	void *priv;		/* the row's per-thread state */
+};
+
+/* What a row's cases vary, and what it needs. */
+#define KVB_T_MIXES	0x1	/* has a map: one case per --mix (else mix "nop") */
+#define KVB_T_BATCHES	0x2	/* one case per --batch (else batch 1 only) */
+#define KVB_T_FD	0x4	/* one case per --fd mode (else fd "-": none) */
+#define KVB_T_DEVICE	0x8	/* needs /dev/kvbench */
+#define KVB_T_RUN_MAP	0x10	/* builds a new map per run, filled each run */
+
+/*
+ * One row of the target table: the benchmark's engine (bench.c) calls
+ * through it and has no branch per target. Rows are defined where they are
+ * implemented: nop and the kernel backends in device.c, the userspace maps
+ * in umap.c, bpf-htab in bpf.c; params.c lists them by name.
+ * Operations return 0 or a negative errno, like the ioctls; -ENOENT from a
+ * GET or DEL is a miss. Optional ones may be NULL.
+ */
+struct kvb_target_ops {
+	enum kvb_kind kind;	/* what the report calls it */
+	const char *group;	/* -b group: "kernel", "baselines", "peers" */
+	unsigned int flags;	/* KVB_T_* */
+	/*
+	 * Optional, once before the target's cases, when b->fd is closed:
+	 * 0 ready; -1 its cases fail (said); 1 it cannot run on this machine
+	 * (said in one line), its cases are left out and that is no failure.
+	 */
+	int (*begin)(struct kvb_bench *b, struct kvb_target *t);
+	/* Optional, per run: the row's state for the run, in *run. */
+	int (*setup)(struct kvb_bench *b, void **run, unsigned int threads);
+	void (*teardown)(void *run);
+	/* Per thread, and for the main thread with KVB_FD_SHARED. */
+	int (*thread_init)(struct kvb_ctx *c, enum kvb_fd fdmode);
+	void (*thread_fini)(struct kvb_ctx *c);
+	/* One GET, SET or DEL; *vlen: the value's or buffer's length. */
+	int (*op)(struct kvb_ctx *c, int op, const char *key, char *val,
+		  unsigned int *vlen);
+	/* KVB_T_BATCHES: n operations, each result in ops[i].result. */
+	void (*batch)(struct kvb_ctx *c, struct kvbench_op *ops, unsigned int n);
+	/* Optional: 0, or the errno that shows this batch size cannot work. */
+	int (*probe)(struct kvb_ctx *c, unsigned int batch, char *val);
+};
+
 struct kvb_target {
 	char name[KVB_NAME_MAX];
-	enum kvb_kind kind;
+	enum kvb_kind kind;	/* ops->kind */
+	const struct kvb_target_ops *ops;
 };
+
+/* The rows: device.c, umap.c, bpf.c */
+extern const struct kvb_target_ops kvb_nop_ops;
+extern const struct kvb_target_ops kvb_kernel_ops;
+extern const struct kvb_target_ops kvb_urw_ops;
+extern const struct kvb_target_ops kvb_owner_ops;
+extern const struct kvb_target_ops kvb_bpf_htab_ops;
 
 struct kvb_params {
 	const char *device;
@@ -142,6 +208,7 @@ int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,
 void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len);
 const char *kvb_fd_name(enum kvb_fd fd);
 const char *kvb_kind_name(enum kvb_kind kind);
+int kvb_target_by_name(const char *name, struct kvb_target *t);
 
 /* stats.c */
 __u64 kvb_rand(__u64 *state);
@@ -236,7 +303,17 @@ int kvb_owner_call(struct kvb_owner *o, struct kvb_oreq *r, int op,
 
 /* bench.c */
 extern atomic_bool kvb_interrupted;
-struct kvb_bench;
+
+/* The benchmark's state across cases, as the rows see it. */
+struct kvb_bench {
+	const struct kvb_params *p;
+	char *keys;		/* nkeys * key_size bytes */
+	struct kvb_zipf zipf;	/* prob == NULL for uniform */
+	int fd;			/* the target's fd across its cases: the device
+				 * (nop, kernel backends), the BPF map; -1 */
+	int filled;		/* the target's map holds every key */
+	char orig_backend[KVB_NAME_MAX];	/* before the first switch, or "" */
+};
 
 void kvb_params_defaults(struct kvb_params *p);
 int kvb_bench_main(int argc, char **argv, const char *device);
@@ -263,8 +340,11 @@ void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
 int kvb_plot(const char *file, const struct kvb_result *r, int n);
 int kvb_plot_csv(const char *csv, const char *out);
 
-/* main.c helpers shared with bench.c */
+/* device.c, shared with main.c */
 int kvb_open_device(const char *path);
 void kvb_device_hint(const char *path, int err);
+int kvb_read_backend(const char *sysfs, char *buf, size_t len);
+int kvb_switch_backend(const char *sysfs, const char *name);
+void kvb_restore_backend(struct kvb_bench *b);
 
 #endif /* KVBENCH_TOOL_H */

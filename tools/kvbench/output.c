@@ -16,6 +16,12 @@
 
 #define KVB_SCHEMA	"kvbench-bench/1"
 
+/* A target without an fd is set beside the per-thread fd rows. */
+static enum kvb_fd fd_like(enum kvb_fd fd)
+{
+	return fd == KVB_FD_NONE ? KVB_FD_PER_THREAD : fd;
+}
+
 static const struct kvb_result *find(const struct kvb_result *r, int n,
 				     const char *target,
 				     const struct kvb_result *like, int match_mix)
@@ -24,7 +30,7 @@ static const struct kvb_result *find(const struct kvb_result *r, int n,
 
 	for (i = 0; i < n; i++) {
 		if (strcmp(r[i].target, target) || r[i].threads != like->threads ||
-		    r[i].fdmode != like->fdmode)
+		    fd_like(r[i].fdmode) != fd_like(like->fdmode))
 			continue;
 		if (match_mix && (r[i].batch != like->batch ||
 				  memcmp(&r[i].mix, &like->mix, sizeof(like->mix))))
@@ -220,8 +226,12 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		jstr(f, x->kind == KVB_NOP ? "nop" : m);
 		fprintf(f, ", \"get\": %u, \"set\": %u, \"del\": %u },\n",
 			x->mix.get, x->mix.set, x->mix.del);
-		fprintf(f, "      \"threads\": %u,\n      \"batch\": %u,\n      \"fd\": \"%s\",\n",
-			x->threads, x->batch, kvb_fd_name(x->fdmode));
+		fprintf(f, "      \"threads\": %u,\n      \"batch\": %u,\n      \"fd\": ",
+			x->threads, x->batch);
+		if (x->fdmode == KVB_FD_NONE)
+			fputs("null,\n", f);
+		else
+			fprintf(f, "\"%s\",\n", kvb_fd_name(x->fdmode));
 		fprintf(f, "      \"runs\": %u,\n      \"ops_per_sec\": ", x->runs);
 		jnum(f, x->ops_per_sec, 1);
 		fprintf(f, ",\n      \"ops_per_sec_runs\": [");
@@ -285,8 +295,8 @@ void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
 			kvb_mix_name(&x->mix, m, sizeof(m));
 		fprintf(f, "%s,%s,%s,%u,%u,%u,%u,%u,%s,%u", x->target,
 			kvb_kind_name(x->kind), m, x->mix.get, x->mix.set,
-			x->mix.del, x->threads, x->batch, kvb_fd_name(x->fdmode),
-			x->runs);
+			x->mix.del, x->threads, x->batch,
+			x->fdmode == KVB_FD_NONE ? "" : kvb_fd_name(x->fdmode), x->runs);
 		cnum(f, x->ops_per_sec, 1);
 		cnum(f, x->ns_per_op, 2);
 		cnum(f, x->spread_pct, 2);
@@ -376,7 +386,8 @@ int kvb_plot_csv(const char *csv, const char *out)
 		x->mix.del = strtoul(cols[idx[4]], NULL, 10);
 		x->threads = strtoul(cols[idx[5]], NULL, 10);
 		x->batch = strtoul(cols[idx[6]], NULL, 10);
-		x->fdmode = strcmp(cols[idx[7]], "shared") ? KVB_FD_PER_THREAD : KVB_FD_SHARED;
+		x->fdmode = !*cols[idx[7]] ? KVB_FD_NONE :
+			    strcmp(cols[idx[7]], "shared") ? KVB_FD_PER_THREAD : KVB_FD_SHARED;
 		x->ops_per_sec = strtod(cols[idx[8]], NULL);
 	}
 	fclose(f);

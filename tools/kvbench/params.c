@@ -306,19 +306,29 @@ bad:
 	return fail(err, errlen, "'%s' is not a number (like 64, 4k or 1m)", s);
 }
 
-static const struct kvb_target known_targets[] = {
-	{ "nop", KVB_NOP },
-	{ "rwlock", KVB_KERNEL },
-	{ "rcu", KVB_KERNEL },
-	{ "kthread", KVB_KERNEL },
-	{ "kthread-percpu", KVB_KERNEL },
-	{ "rhashtable", KVB_KERNEL },
-	{ "user-rwlock", KVB_USER_RWLOCK },
-	{ "user-owner", KVB_USER_OWNER },
+/*
+ * The target table: every target -b knows by name, in the order "all"
+ * runs them. Any other lower-case name is a kernel backend.
+ */
+static const struct {
+	const char *name;
+	const struct kvb_target_ops *ops;
+} known_targets[] = {
+	{ "nop", &kvb_nop_ops },
+	{ "rwlock", &kvb_kernel_ops },
+	{ "rcu", &kvb_kernel_ops },
+	{ "kthread", &kvb_kernel_ops },
+	{ "kthread-percpu", &kvb_kernel_ops },
+	{ "rhashtable", &kvb_kernel_ops },
+	{ "bpf-htab", &kvb_bpf_htab_ops },
+	{ "user-rwlock", &kvb_urw_ops },
+	{ "user-owner", &kvb_owner_ops },
 };
 
+static const char * const target_groups[] = { "all", "kernel", "baselines", "peers" };
+
 static int add_target(struct kvb_target **t, int *n, const char *name,
-		      enum kvb_kind kind)
+		      const struct kvb_target_ops *ops)
 {
 	struct kvb_target *nt;
 	int i;
@@ -333,9 +343,43 @@ static int add_target(struct kvb_target **t, int *n, const char *name,
 		return -1;
 	*t = nt;
 	memcpy(nt[*n].name, name, strlen(name) + 1);
-	nt[*n].kind = kind;
+	nt[*n].kind = ops->kind;
+	nt[*n].ops = ops;
 	(*n)++;
 	return 0;
+}
+
+/* A known target, or a kernel backend of that name: 0; -1: bad name. */
+int kvb_target_by_name(const char *name, struct kvb_target *t)
+{
+	const struct kvb_target_ops *ops = &kvb_kernel_ops;
+	int i;
+
+	for (i = 0; i < (int)ARRAY_SIZE(known_targets); i++)
+		if (!strcmp(name, known_targets[i].name))
+			ops = known_targets[i].ops;
+	if (strlen(name) >= sizeof(t->name))
+		return -1;
+	memset(t, 0, sizeof(*t));
+	memcpy(t->name, name, strlen(name) + 1);
+	t->kind = ops->kind;
+	t->ops = ops;
+	return 0;
+}
+
+/* "known: nop, rwlock, ..., all, kernel, baselines, peers, current" */
+static void known_list(char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < (int)ARRAY_SIZE(known_targets) && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s, ", known_targets[i].name);
+	for (i = 0; i < (int)ARRAY_SIZE(target_groups) && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s, ", target_groups[i]);
+	if (at < len)
+		snprintf(buf + at, len - at, "current");
 }
 
 static int valid_name(const char *s)
@@ -352,10 +396,11 @@ static int valid_name(const char *s)
 }
 
 /*
- * Comma-separated backends and baselines. "all" is every known one,
- * "kernel" the kernel backends, "baselines" nop + the userspace maps,
- * "current" whatever backend the module runs now (not switched). Any other
- * lower-case name is taken as a kernel backend the module may know.
+ * Comma-separated targets. "all" is every known one, "kernel" the kernel
+ * backends, "baselines" nop + the userspace maps, "peers" bpf-htab (a
+ * row's group), "current" whatever backend the module runs now (not
+ * switched). Any other lower-case name is taken as a kernel backend the
+ * module may know.
  */
 int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
 		      char *err, size_t errlen)
@@ -372,24 +417,25 @@ int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
 		int found = 0;
 
 		for (i = 0; i < (int)ARRAY_SIZE(known_targets); i++) {
-			const struct kvb_target *k = &known_targets[i];
+			const char *name = known_targets[i].name;
+			const struct kvb_target_ops *ops = known_targets[i].ops;
 
-			if (all || !strcmp(tok, k->name) ||
-			    (!strcmp(tok, "kernel") && k->kind == KVB_KERNEL) ||
-			    (!strcmp(tok, "baselines") && k->kind != KVB_KERNEL)) {
-				r |= add_target(&t, &cnt, k->name, k->kind);
+			if (all || !strcmp(tok, name) || !strcmp(tok, ops->group)) {
+				r |= add_target(&t, &cnt, name, ops);
 				found = 1;
 			}
 		}
 		if (found)
 			continue;
 		if (!valid_name(tok)) {
-			fail(err, errlen,
-			     "'%s' is not a backend name (known: nop, rwlock, rcu, kthread, kthread-percpu, rhashtable, user-rwlock, user-owner, all, kernel, baselines, current)",
-			     tok);
+			char known[256];
+
+			known_list(known, sizeof(known));
+			fail(err, errlen, "'%s' is not a backend name (known: %s)",
+			     tok, known);
 			goto out_free;
 		}
-		r |= add_target(&t, &cnt, tok, KVB_KERNEL);
+		r |= add_target(&t, &cnt, tok, &kvb_kernel_ops);
 	}
 	if (r) {
 		fail(err, errlen, "out of memory");
@@ -449,9 +495,17 @@ void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len)
 		snprintf(buf, len, "%u:%u:%u", mix->get, mix->set, mix->del);
 }
 
+/* "-": a target that has no fd of the device (the JSON says null). */
 const char *kvb_fd_name(enum kvb_fd fd)
 {
-	return fd == KVB_FD_SHARED ? "shared" : "per-thread";
+	switch (fd) {
+	case KVB_FD_SHARED:
+		return "shared";
+	case KVB_FD_NONE:
+		return "-";
+	default:
+		return "per-thread";
+	}
 }
 
 const char *kvb_kind_name(enum kvb_kind kind)
@@ -461,6 +515,8 @@ const char *kvb_kind_name(enum kvb_kind kind)
 		return "floor";
 	case KVB_KERNEL:
 		return "kernel";
+	case KVB_PEER:
+		return "peer";
 	default:
 		return "userspace";
 	}

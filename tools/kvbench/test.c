@@ -2,7 +2,8 @@
 /*
  * Host unit tests for kvbench(1): option parsing, statistics, the zipf
  * sampler, the userspace maps, the bench engine on the userspace baselines,
- * the output formats and the command line (exit codes and messages).
+ * the target table, the bpf-htab target (as root, where BPF works), the
+ * output formats and the command line (exit codes and messages).
  * No device is needed. Output is TAP.
  *
  * Usage: kvbench-test [PATH-TO-KVBENCH]
@@ -14,14 +15,19 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/bpf.h>
 #include <linux/kvbench.h>
 
 #include "kvbench.h"
 
 static int test_num, test_fail, test_skip;
 static const char *kvbench_bin;
+
+static void slurp(const char *path, char *buf, size_t len);
 
 static void ok(int cond, const char *fmt, ...)
 {
@@ -335,8 +341,11 @@ static void test_dist_and_counts(void)
 	   kvb_parse_count("101", 0, 100, &v, err, sizeof(err)) &&
 	   kvb_parse_count("-1", 0, 100, &v, err, sizeof(err)),
 	   "bad counts refused");
-	ok(!kvb_parse_targets("all", &tg, &n, err, sizeof(err)) && n == 8 &&
-	   tg[0].kind == KVB_NOP && tg[7].kind == KVB_USER_OWNER, "backends all");
+	ok(!kvb_parse_targets("all", &tg, &n, err, sizeof(err)) && n == 9 &&
+	   tg[0].kind == KVB_NOP && tg[6].kind == KVB_PEER &&
+	   !strcmp(tg[6].name, "bpf-htab") && tg[6].ops == &kvb_bpf_htab_ops &&
+	   tg[8].kind == KVB_USER_OWNER && tg[8].ops == &kvb_owner_ops,
+	   "backends all: nop, 5 kernel backends, bpf-htab, 2 userspace maps");
 	if (!n)
 		tg = NULL;
 	free(tg);
@@ -351,7 +360,20 @@ static void test_dist_and_counts(void)
 	if (n)
 		free(tg);
 	ok(kvb_parse_targets("Bad!", &tg, &n, err, sizeof(err)) &&
-	   strstr(err, "known:"), "bad backend names refused with the known list");
+	   strstr(err, "known:") && strstr(err, "bpf-htab") && strstr(err, "peers"),
+	   "bad backend names refused with the known list");
+	n = 0;
+	ok(!kvb_parse_targets("peers", &tg, &n, err, sizeof(err)) && n == 1 &&
+	   !strcmp(tg[0].name, "bpf-htab") && !strcmp(kvb_kind_name(tg[0].kind), "peer"),
+	   "group peers is bpf-htab, of kind peer");
+	if (n)
+		free(tg);
+	n = 0;
+	ok(!kvb_parse_targets("baselines", &tg, &n, err, sizeof(err)) && n == 3 &&
+	   !strcmp(tg[0].name, "nop") && tg[1].ops == &kvb_urw_ops &&
+	   tg[2].ops == &kvb_owner_ops, "group baselines: nop and the userspace maps");
+	if (n)
+		free(tg);
 	ok(!kvb_parse_fdmodes("shared", &fl, err, sizeof(err)) && fl.n == 1 &&
 	   fl.v[0] == KVB_FD_SHARED, "fd shared");
 	free(fl.v);
@@ -527,8 +549,7 @@ static void test_maps(void)
 static void test_engine(void)
 {
 	struct kvb_params p;
-	struct kvb_target t[2] = { { "user-rwlock", KVB_USER_RWLOCK },
-				   { "user-owner", KVB_USER_OWNER } };
+	struct kvb_target t[2];
 	struct kvb_mix mix = { 80, 15, 5 };
 	struct kvb_result r;
 	struct kvb_bench *b;
@@ -545,11 +566,13 @@ static void test_engine(void)
 	p.dist = KVB_ZIPF;
 	p.theta = 0.99;
 	b = kvb_bench_new(&p);
-	ok(!!b, "bench context");
+	ok(!!b && !kvb_target_by_name("user-rwlock", &t[0]) &&
+	   !kvb_target_by_name("user-owner", &t[1]) && t[0].ops == &kvb_urw_ops &&
+	   t[1].kind == KVB_USER_OWNER, "bench context, targets from the table");
 	if (!b)
 		return;
 	for (i = 0; i < 2; i++) {
-		int rc = kvb_run_case(b, &t[i], &mix, 2, 1, KVB_FD_PER_THREAD, &r);
+		int rc = kvb_run_case(b, &t[i], &mix, 2, 1, KVB_FD_NONE, &r);
 
 		ok(!rc && r.runs == 2 && r.ops > 0 && !r.errors && r.samples > 0 &&
 		   r.ops_per_sec > 0 && isfinite(r.ns_per_op) && r.p50 <= r.p99 &&
@@ -561,19 +584,244 @@ static void test_engine(void)
 	}
 	p.ops = 1000;
 	p.repeat = 1;
-	ok(!kvb_run_case(b, &t[0], &mix, 2, 1, KVB_FD_PER_THREAD, &r) &&
+	ok(!kvb_run_case(b, &t[0], &mix, 2, 1, KVB_FD_NONE, &r) &&
 	   r.ops == 2000, "--ops: each thread runs exactly N operations");
 	kvb_result_free(&r);
 	p.sample_every = 1;
-	ok(!kvb_run_case(b, &t[0], &mix, 1, 1, KVB_FD_PER_THREAD, &r) &&
+	ok(!kvb_run_case(b, &t[0], &mix, 1, 1, KVB_FD_NONE, &r) &&
 	   r.samples == 1000, "--sample-every 1 times every operation");
 	kvb_result_free(&r);
 	p.sample_every = 0;
-	ok(!kvb_run_case(b, &t[0], &mix, 1, 1, KVB_FD_PER_THREAD, &r) &&
+	ok(!kvb_run_case(b, &t[0], &mix, 1, 1, KVB_FD_NONE, &r) &&
 	   r.samples == 0 && isnan(r.p50) && r.ops == 1000,
 	   "--sample-every 0: no samples, latency unknown");
 	kvb_result_free(&r);
 	kvb_bench_free(b);
+}
+
+/* Can this process create a BPF hash map? */
+static int bpf_works(void)
+{
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.map_type = BPF_MAP_TYPE_HASH;
+	attr.key_size = 4;
+	attr.value_size = 4;
+	attr.max_entries = 1;
+	fd = syscall(__NR_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+static struct kvbench_op bop(int op, const char *key, char *val,
+			     const struct kvb_params *p)
+{
+	struct kvbench_op o = {
+		.kv = {
+			.key = (__u64)(unsigned long)key,
+			.value = (__u64)(unsigned long)val,
+			.key_len = p->key_size,
+			.value_len = p->value_size,
+		},
+		.op = op,
+		.result = 1,
+	};
+
+	return o;
+}
+
+/*
+ * bpf-htab through its row, as the engine drives it: the map made by
+ * ->begin, single GET/SET/DEL, a batch that mixes UPDATE_BATCH,
+ * DELETE_BATCH (restarted after a missing key) and lookups, then whole
+ * cases. Needs root or CAP_BPF.
+ */
+static void test_bpf_htab(void)
+{
+	const char *name = "bpf-htab: GET/SET/DEL round trip through the row";
+	struct kvb_params p;
+	struct kvb_target t;
+	struct kvb_bench *b;
+	struct kvb_ctx c;
+	struct kvb_result r;
+	struct kvb_mix mix = { 50, 25, 25 };
+	struct kvbench_op o[6];
+	char val[64], buf[64], v2[64];
+	unsigned int vl = sizeof(val);
+	const char *k0, *k1, *k2, *k3;
+	int cpus[1] = { 0 }, rc, good;
+
+	if (!bpf_works()) {
+		skip("cannot create a BPF map here (needs root or CAP_BPF)", name);
+		skip("no BPF", "bpf-htab: a batch of SETs, DELs and GETs");
+		skip("no BPF", "bpf-htab: whole cases through the engine");
+		return;
+	}
+	kvb_params_defaults(&p);
+	p.keys = 64;
+	p.duration = 0.05;
+	p.warmup = 0.01;
+	p.pin = 0;
+	p.ncpus = 1;
+	p.cpus = cpus;
+	b = kvb_bench_new(&p);
+	if (!b || kvb_target_by_name("bpf-htab", &t) || t.ops != &kvb_bpf_htab_ops) {
+		ok(0, "%s: setup", name);
+		kvb_bench_free(b);
+		return;
+	}
+	k0 = b->keys;
+	k1 = b->keys + p.key_size;
+	k2 = b->keys + 2 * p.key_size;
+	k3 = b->keys + 3 * p.key_size;
+	memset(val, 'a', sizeof(val));
+	memset(v2, 'b', sizeof(v2));
+	memset(&c, 0, sizeof(c));
+	c.b = b;
+	c.klen = p.key_size;
+	rc = t.ops->begin(b, &t);
+	ok(!rc && b->fd >= 0 && !t.ops->thread_init(&c, KVB_FD_NONE) && c.fd == b->fd &&
+	   t.ops->op(&c, KVBENCH_OP_GET, k0, buf, &vl) == -ENOENT &&
+	   !t.ops->op(&c, KVBENCH_OP_SET, k0, val, &vl) &&
+	   !t.ops->op(&c, KVBENCH_OP_GET, k0, buf, &vl) && !memcmp(buf, val, sizeof(val)) &&
+	   !t.ops->op(&c, KVBENCH_OP_DEL, k0, NULL, &vl) &&
+	   t.ops->op(&c, KVBENCH_OP_DEL, k0, NULL, &vl) == -ENOENT &&
+	   t.ops->op(&c, KVBENCH_OP_GET, k0, buf, &vl) == -ENOENT, "%s", name);
+	if (rc) {
+		kvb_bench_free(b);
+		return;
+	}
+	o[0] = bop(KVBENCH_OP_SET, k1, v2, &p);
+	o[1] = bop(KVBENCH_OP_SET, k2, v2, &p);
+	o[2] = bop(KVBENCH_OP_DEL, k3, NULL, &p);	/* missing: a miss */
+	o[3] = bop(KVBENCH_OP_DEL, k1, NULL, &p);
+	o[4] = bop(KVBENCH_OP_GET, k2, buf, &p);
+	o[5] = bop(KVBENCH_OP_GET, k1, buf, &p);	/* deleted by o[3] */
+	memset(buf, 0, sizeof(buf));
+	t.ops->batch(&c, o, 6);
+	ok(!o[0].result && !o[1].result && o[2].result == -ENOENT && !o[3].result &&
+	   !o[4].result && o[5].result == -ENOENT && !memcmp(buf, v2, sizeof(v2)) &&
+	   t.ops->op(&c, KVBENCH_OP_GET, k1, buf, &vl) == -ENOENT &&
+	   !t.ops->probe(&c, 64, val) && !t.ops->probe(&c, 1, val),
+	   "bpf-htab: a batch of SETs, DELs and GETs, in order (results %d %d %d %d %d %d)",
+	   o[0].result, o[1].result, o[2].result, o[3].result, o[4].result, o[5].result);
+	t.ops->thread_fini(&c);
+	rc = kvb_run_case(b, &t, &mix, 2, 8, KVB_FD_NONE, &r);
+	good = !rc && r.ops > 0 && !r.errors && r.misses > 0 && r.fdmode == KVB_FD_NONE &&
+	       r.batch == 8 && r.kind == KVB_PEER;
+	if (!rc)
+		kvb_result_free(&r);
+	rc = kvb_run_case(b, &t, &mix, 1, 1, KVB_FD_NONE, &r);
+	ok(good && !rc && r.ops > 0 && !r.errors && r.misses > 0,
+	   "bpf-htab: whole cases through the engine, batch 8 and 1, 50:25:25 (misses, no errors)");
+	if (!rc)
+		kvb_result_free(&r);
+	kvb_bench_free(b);
+}
+
+/*
+ * Without CAP_BPF, bpf-htab is left out with a one-line message and the
+ * run does not fail: kvbench bench as uid 65534, in a child.
+ */
+static void test_bpf_unprivileged(void)
+{
+	const char *name = "bpf-htab without CAP_BPF: skipped with a message, exit 0";
+	char *argv[] = { "bench", "-q", "-b", "bpf-htab,user-rwlock", "-t", "1",
+			 "-n", "100", "-w", "0", "-f", "csv", NULL };
+	char out[4096], tmpl[] = "/tmp/kvbench-test-XXXXXX";
+	int fd, st;
+	pid_t pid;
+
+	slurp("/proc/sys/kernel/unprivileged_bpf_disabled", out, sizeof(out));
+	if (geteuid() || out[0] == '0' || !out[0]) {
+		skip(geteuid() ? "not root: cannot drop to another user" :
+		     "unprivileged BPF is allowed here", name);
+		return;
+	}
+	fd = mkstemp(tmpl);
+	if (fd < 0) {
+		skip("no temporary file", name);
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+			_exit(99);
+		st = kvb_bench_main(ARRAY_SIZE(argv) - 1, argv, KVB_DEFAULT_DEVICE);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(st);
+	}
+	close(fd);
+	st = -1;
+	if (pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st))
+		st = WEXITSTATUS(st);
+	slurp(tmpl, out, sizeof(out));
+	unlink(tmpl);
+	ok(st == 0 && strstr(out, "kvbench: bpf-htab: skipped: ") && strstr(out, "CAP_BPF") &&
+	   strstr(out, "\nuser-rwlock,userspace,get,") && !strstr(out, "\nbpf-htab,"),
+	   "%s (exit %d)", name, st);
+}
+
+/* The in-process baselines have no fd: "-" in the table, null in JSON. */
+static void test_fdless(void)
+{
+	struct kvb_params p;
+	struct kvb_result r[2];
+	double runs[1] = { 1 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	kvb_params_defaults(&p);
+	p.ncpus = 2;
+	memset(r, 0, sizeof(r));
+	snprintf(r[0].target, sizeof(r[0].target), "nop");
+	r[0].kind = KVB_NOP;
+	r[0].threads = 2;
+	r[0].batch = 1;
+	r[0].runs = 1;
+	r[0].run_ops = runs;
+	r[0].ops_per_sec = 400000;
+	r[0].ns_per_op = 5000;
+	r[0].fdmode = KVB_FD_PER_THREAD;
+	r[1] = r[0];
+	snprintf(r[1].target, sizeof(r[1].target), "user-rwlock");
+	r[1].kind = KVB_USER_RWLOCK;
+	r[1].mix = (struct kvb_mix){ 1, 0, 0 };
+	r[1].ns_per_op = 500;
+	r[1].fdmode = KVB_FD_NONE;
+	kvb_compute_ratios(r, 2);
+	ok(fabs(r[1].cost_vs_nop - 0.1) < 1e-9,
+	   "a row without an fd is set beside nop's per-thread fd row");
+	f = open_memstream(&buf, &len);
+	kvb_print_json(f, &p, r, 2, &(struct kvb_outcome){ .complete = 1 });
+	fclose(f);
+	ok(json_valid(buf) && strstr(buf, "\"fd\": null") && strstr(buf, "\"fd\": \"per-thread\""),
+	   "JSON: fd null for a target without an fd");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_csv(f, r, 2);
+	fclose(f);
+	ok(!!strstr(buf, "\nuser-rwlock,userspace,get,1,0,0,2,1,,1,"),
+	   "CSV: an empty fd cell for a target without an fd");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_table(f, NULL, r, 2);
+	fclose(f);
+	ok(strstr(buf, "\nuser-rwlock  get         2     1 -     ") &&
+	   strstr(buf, "\nnop          -           2     1 per-thread "),
+	   "table: fd '-' for a target without an fd");
+	free(buf);
 }
 
 static void fake_results(struct kvb_result *r, double *runs)
@@ -789,8 +1037,24 @@ static void test_plan(const char *k)
 		 "%s bench --dry-run -d /nonexistent -b all -t 1,2 -m get,90:10 --batch 1,64 -r 3 2>&1",
 		 k);
 	ok(st == 0 && strstr(out, "kthread-percpu") &&
-	   strstr(out, "kvbench: 50 cases x 3 runs, about "),
+	   strstr(out, "kvbench: 58 cases x 3 runs, about "),
 	   "bench --dry-run prints the plan and its estimate without the device");
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b nop,user-rwlock,user-owner,bpf-htab,rcu -t 1,2 -m get,set --batch 1,64 --fd both 2>&1",
+		 k);
+	ok(st == 0 && strstr(out, "\nnop                   4      4 ") &&
+	   strstr(out, "\nuser-rwlock           4      4 ") &&
+	   strstr(out, "\nuser-owner            4      4 ") &&
+	   strstr(out, "\nbpf-htab              8      8 ") &&
+	   strstr(out, "\nrcu                  16     16 ") &&
+	   strstr(out, "kvbench: 36 cases x 1 run, about "),
+	   "--fd both: nop and kernel backends per fd mode; the baselines and bpf-htab once; batches for kernel and bpf-htab");
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -m get --fd both -n 500 -w 0 -f json 2>/dev/null", k);
+	ok(st == 0 && json_valid(out) && strstr(out, "\"fd\": null") &&
+	   strstr(out, "\"backend\": \"user-rwlock\"") &&
+	   !strstr(strstr(out, "\"backend\": \"user-rwlock\"") + 1, "\"backend\":"),
+	   "--fd both: a baseline runs once, its fd null in the JSON");
 	st = run(out, sizeof(out), "%s bench --dry-run --cpus 64 -b nop 2>&1", k);
 	ok(st == 0 && strstr(out, "threads 1,2,4,8,16,32,64\n"),
 	   "bench --dry-run --cpus 64 plans pow2 threads for 64 CPUs");
@@ -876,8 +1140,11 @@ int main(int argc, char **argv)
 	test_zipf();
 	test_maps();
 	test_engine();
+	test_bpf_htab();
 	test_output();
+	test_fdless();
 	test_cli();
+	test_bpf_unprivileged();
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);

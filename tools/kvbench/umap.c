@@ -11,6 +11,8 @@
  *                Go "channel server" rebuilt with a mutex, a ring and
  *                condition variables. Like Go's runtime, both sides poll
  *                a while (--owner-spin) before they go to sleep.
+ *
+ * Both are rows of the benchmark's target table (kvb_urw_ops, kvb_owner_ops).
  */
 #include <errno.h>
 #include <signal.h>
@@ -436,3 +438,105 @@ out:
 	*vlen = r->vlen;
 	return r->result;
 }
+
+/* The two rows of the target table. */
+static int urw_setup(struct kvb_bench *b, void **run, unsigned int threads)
+{
+	struct kvb_urw *u = malloc(sizeof(*u));
+
+	(void)threads;
+	if (!u || kvb_urw_init(u, b->p->keys)) {
+		free(u);
+		return -ENOMEM;
+	}
+	*run = u;
+	return 0;
+}
+
+static void urw_teardown(void *run)
+{
+	kvb_urw_destroy(run);
+	free(run);
+}
+
+static int none_thread_init(struct kvb_ctx *c, enum kvb_fd fdmode)
+{
+	(void)fdmode;
+	c->fd = -1;
+	return 0;
+}
+
+static int urw_row_op(struct kvb_ctx *c, int op, const char *key, char *val,
+		      unsigned int *vlen)
+{
+	return kvb_urw_op(c->run, op, key, c->klen, val, vlen);
+}
+
+const struct kvb_target_ops kvb_urw_ops = {
+	.kind = KVB_USER_RWLOCK,
+	.group = "baselines",
+	.flags = KVB_T_MIXES | KVB_T_RUN_MAP,
+	.setup = urw_setup,
+	.teardown = urw_teardown,
+	.thread_init = none_thread_init,
+	.op = urw_row_op,
+};
+
+/* One owner thread per run; one request, reused, per calling thread. */
+static int owner_setup(struct kvb_bench *b, void **run, unsigned int threads)
+{
+	struct kvb_owner *o = malloc(sizeof(*o));
+
+	if (!o || kvb_owner_start(o, b->p->keys, threads + 1, b->p->owner_spin)) {
+		free(o);
+		return -ENOMEM;
+	}
+	*run = o;
+	return 0;
+}
+
+static void owner_teardown(void *run)
+{
+	kvb_owner_stop(run);
+	free(run);
+}
+
+/* Each request has a cache line of its own: the owner writes to it. */
+static int owner_thread_init(struct kvb_ctx *c, enum kvb_fd fdmode)
+{
+	struct kvb_oreq *r = aligned_alloc(64, (sizeof(*r) + 63) & ~63UL);
+
+	(void)fdmode;
+	c->fd = -1;
+	if (!r)
+		return -ENOMEM;
+	kvb_oreq_init(r);
+	c->priv = r;
+	return 0;
+}
+
+static void owner_thread_fini(struct kvb_ctx *c)
+{
+	if (!c->priv)
+		return;
+	kvb_oreq_destroy(c->priv);
+	free(c->priv);
+	c->priv = NULL;
+}
+
+static int owner_row_op(struct kvb_ctx *c, int op, const char *key, char *val,
+			unsigned int *vlen)
+{
+	return kvb_owner_call(c->run, c->priv, op, key, c->klen, val, vlen);
+}
+
+const struct kvb_target_ops kvb_owner_ops = {
+	.kind = KVB_USER_OWNER,
+	.group = "baselines",
+	.flags = KVB_T_MIXES | KVB_T_RUN_MAP,
+	.setup = owner_setup,
+	.teardown = owner_teardown,
+	.thread_init = owner_thread_init,
+	.thread_fini = owner_thread_fini,
+	.op = owner_row_op,
+};
