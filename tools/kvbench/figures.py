@@ -22,9 +22,12 @@ def load(path):
 
 
 def row(report, backend, mix="get", threads=None, batch=1, fd="per-thread"):
-    """The one result of @report matching the arguments, or None."""
+    """The one result of @report matching the arguments, or None. A target
+    without an fd (fd null: the userspace baselines, bpf-htab) matches any."""
     for r in report["results"]:
-        if r["backend"] != backend or r["batch"] != batch or r["fd"] != fd:
+        if r["backend"] != backend or r["batch"] != batch:
+            continue
+        if r["fd"] is not None and r["fd"] != fd:
             continue
         if backend != "nop" and r["mix"]["name"] != mix:
             continue

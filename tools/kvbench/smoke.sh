@@ -67,14 +67,17 @@ before=$(cat /sys/class/misc/kvbench/backend)
 	-f json -o "$tmp/smoke.json" 2>"$tmp/bench.err"
 st=$?
 [ $st = 0 ] || cat "$tmp/bench.err" >&2
-ok $st "kvbench bench over all backends and baselines, 1 and 2 threads"
+ok $st "kvbench bench over all backends, baselines and bpf-htab, 1 and 2 threads"
 "$dir/kvbench-test" --check-json "$tmp/smoke.json" >/dev/null
 ok $? "its JSON report is well-formed"
-# nop: 2; 5 kernel backends x 2 mixes x 2 batch sizes x 2; 2 baselines x 2 x 2
-[ "$(grep -c '"backend":' "$tmp/smoke.json")" = 50 ]
-ok $? "it has the 50 expected cases"
-[ "$(grep -c '"errors": 0,' "$tmp/smoke.json")" = 50 ]
+# nop: 2; 5 kernel backends x 2 mixes x 2 batch sizes x 2 threads;
+# bpf-htab (root: it runs) x 2 x 2 x 2; 2 baselines x 2 mixes x 2 threads
+[ "$(grep -c '"backend":' "$tmp/smoke.json")" = 58 ]
+ok $? "it has the 58 expected cases"
+[ "$(grep -c '"errors": 0,' "$tmp/smoke.json")" = 58 ]
 ok $? "no operation failed"
+[ "$(grep -c '"backend": "bpf-htab"' "$tmp/smoke.json")" = 8 ]
+ok $? "bpf-htab ran beside the kernel backends"
 [ "$(cat /sys/class/misc/kvbench/backend)" = "$before" ]
 ok $? "the module's backend is restored ($before)"
 

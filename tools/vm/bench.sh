@@ -52,7 +52,7 @@ BENCH_SMP=${BENCH_SMP:-${SMP:-}}
 # @N the number of CPUs, @OUT the directory the reports go to. The "idle"
 # study is the driver's own (no kvbench run); IDLE_SECONDS is its cost.
 readonly -a STUDIES=(
-	"main|main suite: every backend and baseline, 3 mixes, batch 1 and 64||-b all -m get,90:10,50:50 -t @T --batch 1,64 --json @OUT/bench.json --csv @OUT/bench.csv"
+	"main|main suite: every backend, bpf-htab and baseline, 3 mixes, batch 1 and 64||-b all -m get,90:10,50:50 -t @T --batch 1,64 --json @OUT/bench.json --csv @OUT/bench.csv"
 	"fd|side study: a shared fd against per-thread fds (rcu GET)||-b nop,rcu -m get -t @N --fd both --json @OUT/fd.json"
 	"zipf|side study: zipf(0.99) keys against uniform (90:10)||-b kernel -m 90:10 -t @N --dist zipf --json @OUT/zipf.json"
 	"idle|side study: CPU used by idle owner threads (10 s, no requests)||"
