@@ -46,7 +46,8 @@ static int htab_begin(struct kvb_bench *b, struct kvb_target *t)
 	int fd;
 
 	if (!p->value_size) {
-		fprintf(stderr, "kvbench: %s: skipped: a BPF hash map needs values of 1 byte or more\n",
+		fprintf(stderr,
+			"kvbench: %s: skipped: a BPF hash map needs values of 1 byte or more\n",
 			t->name);
 		return 1;
 	}
@@ -57,14 +58,15 @@ static int htab_begin(struct kvb_bench *b, struct kvb_target *t)
 	attr.max_entries = p->keys;
 	snprintf(attr.map_name, sizeof(attr.map_name), "kvbench");
 	fd = syscall(__NR_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
-	if (fd < 0 && (errno == EPERM || errno == EACCES || errno == ENOSYS)) {
-		fprintf(stderr, "kvbench: %s: skipped: cannot create a BPF hash map (%s)%s\n",
-			t->name, strerror(errno),
-			errno == ENOSYS ? "" : "; it needs root or CAP_BPF");
+	if (fd < 0 && (errno == EPERM || errno == EACCES)) {
+		fprintf(stderr,
+			"kvbench: %s: skipped: cannot create a BPF hash map (%s); it needs root or CAP_BPF\n",
+			t->name, strerror(errno));
 		return 1;
 	}
 	if (fd < 0) {
-		fprintf(stderr, "kvbench: %s: cannot create a BPF hash map of %lu x (%u + %u) B: %s\n",
+		fprintf(stderr,
+			"kvbench: %s: cannot create a BPF hash map of %lu x (%u + %u) B: %s\n",
 			t->name, p->keys, p->key_size, p->value_size, strerror(errno));
 		return -1;
 	}

@@ -309,8 +309,8 @@ struct kvb_bench {
 	const struct kvb_params *p;
 	char *keys;		/* nkeys * key_size bytes */
 	struct kvb_zipf zipf;	/* prob == NULL for uniform */
-	int fd;			/* the target's fd across its cases: the device
-				 * (nop, kernel backends), the BPF map; -1 */
+	/* the target's fd across its cases: the device, the BPF map; -1 */
+	int fd;
 	int filled;		/* the target's map holds every key */
 	char orig_backend[KVB_NAME_MAX];	/* before the first switch, or "" */
 };

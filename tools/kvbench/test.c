@@ -730,11 +730,18 @@ static void test_bpf_htab(void)
 static void test_bpf_unprivileged(void)
 {
 	const char *name = "bpf-htab without CAP_BPF: skipped with a message, exit 0";
-	char *argv[] = { "bench", "-q", "-b", "bpf-htab,user-rwlock", "-t", "1",
-			 "-n", "100", "-w", "0", "-f", "csv", NULL };
+	static const char * const args[] = {
+		"bench", "-q", "-b", "bpf-htab,user-rwlock", "-t", "1", "-n", "100",
+		"-w", "0", "-f", "csv",
+	};
+	char *argv[ARRAY_SIZE(args) + 1] = { NULL };
 	char out[4096], tmpl[] = "/tmp/kvbench-test-XXXXXX";
 	int fd, st;
+	unsigned int i;
 	pid_t pid;
+
+	for (i = 0; i < ARRAY_SIZE(args); i++)
+		argv[i] = (char *)args[i];
 
 	slurp("/proc/sys/kernel/unprivileged_bpf_disabled", out, sizeof(out));
 	if (geteuid() || out[0] == '0' || !out[0]) {
@@ -754,7 +761,7 @@ static void test_bpf_unprivileged(void)
 		dup2(fd, 2);
 		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
 			_exit(99);
-		st = kvb_bench_main(ARRAY_SIZE(argv) - 1, argv, KVB_DEFAULT_DEVICE);
+		st = kvb_bench_main(ARRAY_SIZE(args), argv, KVB_DEFAULT_DEVICE);
 		fflush(stdout);
 		fflush(stderr);
 		_exit(st);
@@ -799,7 +806,7 @@ static void test_fdless(void)
 	r[1].ns_per_op = 500;
 	r[1].fdmode = KVB_FD_NONE;
 	kvb_compute_ratios(r, 2);
-	ok(fabs(r[1].cost_vs_nop - 0.1) < 1e-9,
+	ok(fabs(r[1].cost_vs_nop - 0.1) < 0.000000001,
 	   "a row without an fd is set beside nop's per-thread fd row");
 	f = open_memstream(&buf, &len);
 	kvb_print_json(f, &p, r, 2, &(struct kvb_outcome){ .complete = 1 });
@@ -1050,7 +1057,8 @@ static void test_plan(const char *k)
 	   strstr(out, "kvbench: 36 cases x 1 run, about "),
 	   "--fd both: nop and kernel backends per fd mode; the baselines and bpf-htab once; batches for kernel and bpf-htab");
 	st = run(out, sizeof(out),
-		 "%s bench -q -b user-rwlock -t 1 -m get --fd both -n 500 -w 0 -f json 2>/dev/null", k);
+		 "%s bench -q -b user-rwlock -t 1 -m get --fd both -n 500 -w 0 -f json 2>/dev/null",
+		 k);
 	ok(st == 0 && json_valid(out) && strstr(out, "\"fd\": null") &&
 	   strstr(out, "\"backend\": \"user-rwlock\"") &&
 	   !strstr(strstr(out, "\"backend\": \"user-rwlock\"") + 1, "\"backend\":"),
