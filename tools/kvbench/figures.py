@@ -106,6 +106,15 @@ def main():
               f"{ratio(val(ur, 'ops_per_sec'), val(uo, 'ops_per_sec')):.1f}x "
               f"(the seed: 13x at 16 threads)")
 
+    # The peer: the kernel's own hash map through bpf(2), same keys and values.
+    for t in (1, n):
+        bh = row(main_r, "bpf-htab", threads=t)
+        for b in ("rcu", "rwlock"):
+            k = row(main_r, b, threads=t)
+            print(f"{b} / bpf-htab GET at {t} threads: "
+                  f"{ratio(val(k, 'ops_per_sec'), val(bh, 'ops_per_sec')):.2f}x throughput "
+                  f"({val(k, 'ns_per_op'):.0f} vs {val(bh, 'ns_per_op'):.0f} ns/op)")
+
     # The owners' steadiness (issue 13): over every case of the main suite,
     # the widest run-to-run spread and the largest p99 / p50.
     for b in ("kthread", "kthread-percpu"):
