@@ -98,7 +98,11 @@ struct kvb_target_ops {
 	/* Optional, per run: the row's state for the run, in *run. */
 	int (*setup)(struct kvb_bench *b, void **run, unsigned int threads);
 	void (*teardown)(void *run);
-	/* Per thread, and for the main thread with KVB_FD_SHARED. */
+	/*
+	 * Per thread (fdmode KVB_FD_NONE for a row without KVB_T_FD), and for
+	 * the main thread with KVB_FD_SHARED. The optional ->thread_fini also
+	 * follows a ->thread_init that failed, or never ran (fd -1, priv NULL).
+	 */
 	int (*thread_init)(struct kvb_ctx *c, enum kvb_fd fdmode);
 	void (*thread_fini)(struct kvb_ctx *c);
 	/* One GET, SET or DEL; *vlen: the value's or buffer's length. */
@@ -106,7 +110,7 @@ struct kvb_target_ops {
 		  unsigned int *vlen);
 	/* KVB_T_BATCHES: n operations, each result in ops[i].result. */
 	void (*batch)(struct kvb_ctx *c, struct kvbench_op *ops, unsigned int n);
-	/* Optional: 0, or the errno that shows this batch size cannot work. */
+	/* Optional: 0, or the -errno that shows this batch size cannot work. */
 	int (*probe)(struct kvb_ctx *c, unsigned int batch, char *val);
 };
 

@@ -1013,7 +1013,7 @@ static void test_cli(void)
 		run(out, sizeof(out), "rm -rf %s", dir);
 	}
 	st = run(out, sizeof(out),
-		 "timeout --preserve-status -s INT 0.3 %s bench -q -b user-rwlock -t 1 -D 20s -f json 2>/dev/null",
+		 "timeout --preserve-status -s INT 1 %s bench -q -b user-rwlock -t 1 -w 0 -D 20s -f json 2>/dev/null",
 		 k);
 	ok(st == 130 && json_valid(out) && strstr(out, "\"interrupted\": true") &&
 	   strstr(out, "user-rwlock"),
