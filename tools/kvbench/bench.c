@@ -833,6 +833,9 @@ static const char bench_help[] =
 	"                        0 = none; for --batch B: one call per N ops,\n"
 	"                        its time divided by B)\n"
 	"\n"
+	"Counts (N) take the suffixes k, M, G (x1000) or Ki, Mi, Gi (x1024);\n"
+	"durations (SEC) are seconds, or take us, ms, s or m (minutes).\n"
+	"\n"
 	"ns/op is per thread (threads / ops/s). Exit status: 0, 1 when a case\n"
 	"failed or could not run, 2 on usage errors, 130 after Ctrl-C (which\n"
 	"stops at once and prints what was measured).\n";
@@ -1056,13 +1059,14 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	int c, idx, i, digits = 1;
 	unsigned long n, cpus = 0;
 
-	opterr = 0;
+	/* getopt's own messages: "option '--keys' requires an argument" */
+	argv[0] = "kvbench bench";
+	opterr = 1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "b:t:m:k:D:w:n:r:f:o:d:qh", opts, &idx)) != -1) {
 		if (c == '?' || c == ':') {
-			snprintf(err, sizeof(err), "unknown option or missing argument '%s'",
-				 argv[optind - 1]);
-			return bench_usage(NULL, err);
+			fprintf(stderr, "Try 'kvbench bench --help' for more information.\n");
+			return KVB_EXIT_USAGE;
 		}
 		for (i = 0; opts[i].name; i++)
 			if (opts[i].val == c)

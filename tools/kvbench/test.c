@@ -326,9 +326,9 @@ static void test_dist_and_counts(void)
 	   kvb_parse_seconds("1h", &sec, err, sizeof(err)),
 	   "bad durations refused");
 	ok(!kvb_parse_count("64", 0, 1 << 20, &v, err, sizeof(err)) && v == 64 &&
-	   !kvb_parse_count("4k", 0, 1 << 20, &v, err, sizeof(err)) && v == 4096 &&
-	   !kvb_parse_count("1m", 0, 1 << 20, &v, err, sizeof(err)) && v == 1 << 20,
-	   "counts 64, 4k, 1m");
+	   !kvb_parse_count("4Ki", 0, 1 << 20, &v, err, sizeof(err)) && v == 4096 &&
+	   !kvb_parse_count("1Mi", 0, 1 << 20, &v, err, sizeof(err)) && v == 1 << 20,
+	   "counts 64, 4Ki, 1Mi");
 	ok(kvb_parse_count("k", 0, 100, &v, err, sizeof(err)) &&
 	   kvb_parse_count("5x", 0, 100, &v, err, sizeof(err)) &&
 	   kvb_parse_count("4kk", 0, 1 << 20, &v, err, sizeof(err)) &&
@@ -836,6 +836,125 @@ static void test_plan(const char *k)
 	run(out, sizeof(out), "rm -rf %s", dir);
 }
 
+/* Suffixes: SI and binary for counts, time units for durations; no guessing. */
+static void test_suffixes(void)
+{
+	static const struct {
+		const char *s;
+		unsigned long long v;
+	} counts[] = {
+		{ "7", 7 }, { "4k", 4000 }, { "2M", 2000000 }, { "3G", 3000000000ULL },
+		{ "4Ki", 4096 }, { "2Mi", 2 << 20 }, { "3Gi", 3ULL << 30 },
+	};
+	static const char * const bad_counts[] = {
+		"1m", "4K", "1g", "2kb", "1KiB", "3mi", "1 k", "1.5k", "k1",
+	};
+	static const struct {
+		const char *s;
+		double sec;
+	} durations[] = {
+		{ "2", 2 }, { "250us", 0.00025 }, { "500ms", 0.5 }, { "1.5s", 1.5 },
+		{ "10m", 600 }, { ".5", 0.5 },
+	};
+	static const char * const bad_durations[] = {
+		"1h", "1M", "5sec", "2 s", "1mi", "1ns", "ms", "2S", "1d", "inf",
+	};
+	unsigned long long v;
+	char err[256];
+	double sec;
+	size_t i;
+	int good = 1;
+
+	for (i = 0; i < ARRAY_SIZE(counts); i++) {
+		v = 0;
+		if (kvb_parse_count(counts[i].s, 0, 1ULL << 40, &v, err, sizeof(err)) ||
+		    v != counts[i].v) {
+			printf("# count '%s': %llu, want %llu\n", counts[i].s, v, counts[i].v);
+			good = 0;
+		}
+	}
+	ok(good, "counts: k, M, G are x1000, Ki, Mi, Gi are x1024");
+	good = 1;
+	for (i = 0; i < ARRAY_SIZE(bad_counts); i++) {
+		err[0] = 0;
+		if (!kvb_parse_count(bad_counts[i], 0, 1ULL << 40, &v, err, sizeof(err)) ||
+		    !strstr(err, bad_counts[i])) {
+			printf("# count '%s' accepted or not named: %s\n", bad_counts[i], err);
+			good = 0;
+		}
+	}
+	ok(good, "counts: m, K, g and other suffixes are refused, naming the input");
+	ok(kvb_parse_count("1m", 0, 1ULL << 40, &v, err, sizeof(err)) &&
+	   strstr(err, "Ki, Mi, Gi") && strstr(err, "k, M, G"),
+	   "a refused count suffix says which ones exist");
+	good = 1;
+	for (i = 0; i < ARRAY_SIZE(durations); i++) {
+		sec = -1;
+		if (kvb_parse_seconds(durations[i].s, &sec, err, sizeof(err)) ||
+		    fabs(sec - durations[i].sec) > 1e-12) {
+			printf("# duration '%s': %g, want %g\n", durations[i].s, sec,
+			       durations[i].sec);
+			good = 0;
+		}
+	}
+	ok(good, "durations: seconds, us, ms, s and m (minutes)");
+	good = 1;
+	for (i = 0; i < ARRAY_SIZE(bad_durations); i++) {
+		err[0] = 0;
+		if (!kvb_parse_seconds(bad_durations[i], &sec, err, sizeof(err)) ||
+		    !strstr(err, bad_durations[i])) {
+			printf("# duration '%s' accepted or not named: %s\n",
+			       bad_durations[i], err);
+			good = 0;
+		}
+	}
+	ok(good, "durations: h, M, sec and other units are refused, naming the input");
+}
+
+/* One meaning per option letter; getopt's own message for a missing argument. */
+static void test_cli_options(const char *k)
+{
+	char out[8192];
+	int st;
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "command line option tests");
+		return;
+	}
+	st = run(out, sizeof(out), "%s -b 100 get x 2>&1", k);
+	ok(st == 2 && strstr(out, "invalid option -- 'b'") && strstr(out, "kvbench --help"),
+	   "-b is not an option at the top level (it is bench's --backends)");
+	st = run(out, sizeof(out), "%s --buffer-size 1Ki -d /dev/null get x 2>&1", k);
+	ok(st == 1 && strstr(out, "get 'x'"), "--buffer-size takes a count (1Ki)");
+	st = run(out, sizeof(out), "%s --buffer-size 1m get x 2>&1", k);
+	ok(st == 2 && strstr(out, "--buffer-size") && strstr(out, "'1m'"),
+	   "--buffer-size 1m: exit 2, an ambiguous suffix");
+	st = run(out, sizeof(out), "%s -d 2>&1", k);
+	ok(st == 2 && strstr(out, "kvbench: option requires an argument -- 'd'"),
+	   "-d without its argument: getopt's 'requires an argument', exit 2");
+	st = run(out, sizeof(out), "%s --device 2>&1", k);
+	ok(st == 2 && strstr(out, "option '--device' requires an argument"),
+	   "--device without its argument: 'requires an argument', exit 2");
+	st = run(out, sizeof(out), "%s bench --keys 2>&1", k);
+	ok(st == 2 && strstr(out, "kvbench bench: option '--keys' requires an argument") &&
+	   strstr(out, "kvbench bench --help"),
+	   "bench --keys without its argument: 'requires an argument', exit 2");
+	st = run(out, sizeof(out), "%s bench -q -t 2>&1", k);
+	ok(st == 2 && strstr(out, "option requires an argument -- 't'"),
+	   "bench -t without its argument: 'requires an argument', exit 2");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop -t 1 -k 1m 2>&1", k);
+	ok(st == 2 && strstr(out, "--keys") && strstr(out, "'1m'"),
+	   "bench -k 1m: exit 2 (M or Mi?)");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop -t 1 -D 1h 2>&1", k);
+	ok(st == 2 && strstr(out, "--duration") && strstr(out, "'1h'"),
+	   "bench -D 1h: exit 2 (no such unit)");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop -t 1 --budget 1M 2>&1", k);
+	ok(st == 2 && strstr(out, "--budget") && strstr(out, "'1M'"),
+	   "bench --budget 1M: exit 2 (a count suffix is no duration)");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop -t 1 -k 2Ki --budget 10m 2>&1", k);
+	ok(st == 0 && strstr(out, "about"), "bench -k 2Ki --budget 10m is accepted");
+}
+
 /* For the VM smoke test, where there is no python3. */
 static int check_json_file(const char *path)
 {
@@ -878,6 +997,8 @@ int main(int argc, char **argv)
 	test_engine();
 	test_output();
 	test_cli();
+	test_suffixes();
+	test_cli_options(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);
