@@ -754,9 +754,11 @@ static int read_backend(const char *sysfs, char *buf, size_t len)
 	return 0;
 }
 
-static int switch_backend(const char *sysfs, const char *name)
+/* why: what went wrong, for the list of skipped cases. */
+static int switch_backend(const char *sysfs, const char *name, char *why,
+			  size_t whylen)
 {
-	char path[512], now[KVB_NAME_MAX];
+	char path[512], now[KVB_NAME_MAX] = "";
 	int fd, err = 0;
 	size_t len = strlen(name);
 
@@ -769,11 +771,15 @@ static int switch_backend(const char *sysfs, const char *name)
 	if (err) {
 		fprintf(stderr, "kvbench: cannot switch the backend to '%s' (%s): %s\n",
 			name, path, strerror(err));
+		snprintf(why, whylen, "cannot switch the backend: %s%s",
+			 strerror(err), err == EINVAL ? " (unknown to the module?)" : "");
 		return -1;
 	}
 	if (read_backend(sysfs, now, sizeof(now)) || strcmp(now, name)) {
 		fprintf(stderr, "kvbench: wrote '%s' to %s but it reads back '%s'\n",
 			name, path, now);
+		snprintf(why, whylen, "the backend did not switch (it reads '%s')",
+			 now);
 		return -1;
 	}
 	return 0;
@@ -1267,6 +1273,8 @@ struct kvb_session {
 	int failed;		/* cases that failed or could not run */
 	int skipped;		/* cases the budget left out */
 	char first_skipped[160];
+	struct kvb_skip *skips;	/* every case that did not run, and why */
+	int nskips;
 	__u64 t0;		/* when the first case started */
 	int write_err;		/* a report could not be written */
 };
@@ -1278,6 +1286,8 @@ static void print_report(FILE *f, struct kvb_session *s, enum kvb_format fmt,
 		.interrupted = atomic_load(&kvb_interrupted),
 		.complete = complete,
 		.skipped = s->skipped,
+		.skips = s->skips,
+		.nskips = s->nskips,
 	};
 
 	if (fmt == KVB_JSON)
@@ -1285,7 +1295,7 @@ static void print_report(FILE *f, struct kvb_session *s, enum kvb_format fmt,
 	else if (fmt == KVB_CSV)
 		kvb_print_csv(f, s->res, s->nres);
 	else
-		kvb_print_table(f, s->p, s->res, s->nres);
+		kvb_print_table(f, s->p, s->res, s->nres, &o);
 }
 
 /*
@@ -1371,6 +1381,18 @@ static void case_label(const struct kvb_target *t, const struct kvb_case *c,
 		 kvb_fd_name(c->fdmode));
 }
 
+/* Remember a case that did not run, for the end of the table. */
+static void add_skip(struct kvb_session *s, const char *label, const char *why)
+{
+	struct kvb_skip *k;
+
+	if (!s->skips || s->nskips >= s->total)
+		return;
+	k = &s->skips[s->nskips++];
+	snprintf(k->label, sizeof(k->label), "%s", label);
+	snprintf(k->why, sizeof(k->why), "%s", why);
+}
+
 /* Does a case of this cost still fit the budget? Once not, none does. */
 static int within_budget(struct kvb_session *s, double cost)
 {
@@ -1381,9 +1403,12 @@ static int within_budget(struct kvb_session *s, double cost)
 	return (now_ns() - s->t0) / 1e9 + cost <= p->budget;
 }
 
-/* All cases of one target. skip: count them as failed, run none. */
+/*
+ * All cases of one target. skip: count them as failed, run none, and list
+ * them as skipped for the reason why.
+ */
 static void run_target(struct kvb_session *s, const struct kvb_target *t,
-		       int skip)
+		       int skip, const char *why)
 {
 	const struct kvb_params *p = s->p;
 	int ncase = cases_of(p, t), i, rc;
@@ -1397,13 +1422,18 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 		case_at(p, t, i, &c);
 		case_label(t, &c, label, sizeof(label));
 		if (!within_budget(s, case_seconds(p, t, &c, p->repeat))) {
+			char b[64];
+
 			if (!s->skipped++)
 				snprintf(s->first_skipped, sizeof(s->first_skipped),
 					 "%s", label);
+			snprintf(b, sizeof(b), "the --budget of %g s ran out", p->budget);
+			add_skip(s, label, b);
 			continue;
 		}
 		if (skip) {
 			s->failed++;
+			add_skip(s, label, why);
 			continue;
 		}
 		progress(p, idx, s->total, NULL, label);
@@ -1413,8 +1443,11 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 				fputc('\n', stderr);
 			s->failed++;
 			/* The target is unusable: count its other cases as failed. */
-			if (rc == -2)
+			if (rc == -2) {
 				skip = 1;
+				why = "the target cannot run here (said on stderr)";
+			}
+			add_skip(s, label, rc == -2 ? why : "the case failed (said on stderr)");
 			continue;
 		}
 		progress(p, idx, s->total, r, label);
@@ -1432,6 +1465,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	struct sigaction sa;
 	char orig[KVB_NAME_MAX] = "", cur[KVB_NAME_MAX];
 	int ti, switched = 0, nodev = 0;
+	char nodev_why[160] = "", switch_why[160];
 	int ret;
 
 	kvb_params_defaults(&p);
@@ -1456,8 +1490,9 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	}
 	p.clock_ns = clock_cost();
 	s.res = calloc(s.total ? s.total : 1, sizeof(*s.res));
+	s.skips = calloc(s.total ? s.total : 1, sizeof(*s.skips));
 	s.b = kvb_bench_new(&p);
-	if (!s.res || !s.b) {
+	if (!s.res || !s.skips || !s.b) {
 		fprintf(stderr, "kvbench: out of memory\n");
 		ret = KVB_EXIT_FAIL;
 		goto out;
@@ -1478,6 +1513,10 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	for (ti = 0; ti < p.ntargets; ti++) {
 		if (p.targets[ti].kind == KVB_KERNEL || p.targets[ti].kind == KVB_NOP) {
 			nodev = open_fd(s.b) < 0;
+			if (nodev)
+				snprintf(nodev_why, sizeof(nodev_why), "%s: %s%s",
+					 p.device, strerror(errno),
+					 errno == ENOENT ? " (module not loaded?)" : "");
 			break;
 		}
 	}
@@ -1489,6 +1528,10 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 		goto out;
 	}
 
+	if (kvb_oversubscribed(&p))
+		fprintf(stderr,
+			"kvbench: warning: up to %d threads on %d CPU%s: threads share CPUs, so their ns/op includes waiting for one\n",
+			kvb_oversubscribed(&p), p.ncpus, p.ncpus == 1 ? "" : "s");
 	if (!p.quiet)
 		fprintf(stderr,
 			"kvbench: %d cases x %u run%s, about %.0f s; %d CPUs, %lu keys, %s\n",
@@ -1500,6 +1543,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	for (ti = 0; ti < p.ntargets && !atomic_load(&kvb_interrupted); ti++) {
 		struct kvb_target t = p.targets[ti];
 		int skip = nodev && (t.kind == KVB_KERNEL || t.kind == KVB_NOP);
+		const char *why = nodev_why;
 
 		if (t.kind == KVB_KERNEL && !skip && within_budget(&s, 0)) {
 			close_fd(s.b);
@@ -1511,24 +1555,27 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 			} else {
 				if (!orig[0] && read_backend(p.sysfs, orig, sizeof(orig)))
 					orig[0] = 0;
-				if (switch_backend(p.sysfs, t.name))
+				if (switch_backend(p.sysfs, t.name, switch_why,
+						   sizeof(switch_why))) {
 					skip = 1;
-				else
+					why = switch_why;
+				} else {
 					switched = 1;
+				}
 			}
 		}
-		run_target(&s, &t, skip);
+		run_target(&s, &t, skip, why);
 	}
 	close_fd(s.b);
 	if (switched && orig[0])
-		switch_backend(p.sysfs, orig);
+		switch_backend(p.sysfs, orig, switch_why, sizeof(switch_why));
 
 	if (atomic_load(&kvb_interrupted) && !p.quiet)
 		fprintf(stderr, "\nkvbench: interrupted; printing the %d cases measured\n",
 			s.nres);
 	if (s.skipped)
 		fprintf(stderr,
-			"kvbench: the budget of %.0f s ran out after %.0f s: %d of %d cases skipped, from '%s' on\n",
+			"kvbench: the budget of %g s ran out after %.0f s: %d of %d cases skipped, from '%s' on\n",
 			p.budget, (now_ns() - s.t0) / 1e9, s.skipped, s.total,
 			s.first_skipped);
 	ret = save_reports(&s, 1);
@@ -1542,6 +1589,7 @@ out:
 	for (ti = 0; ti < s.nres; ti++)
 		kvb_result_free(&s.res[ti]);
 	free(s.res);
+	free(s.skips);
 	kvb_bench_free(s.b);
 	free_params(&p);
 	return ret;

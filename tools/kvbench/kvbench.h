@@ -116,11 +116,19 @@ struct kvb_result {
 	int interrupted;
 };
 
-/* What became of the plan, for the JSON report. */
+/* A case of the plan that did not run, and why. */
+struct kvb_skip {
+	char label[160];	/* "rcu get threads=2 batch=64 fd=per-thread" */
+	char why[160];		/* "the --budget of 600 s ran out" */
+};
+
+/* What became of the plan, for the reports. */
 struct kvb_outcome {
 	int interrupted;	/* Ctrl-C: the results are those measured so far */
 	int complete;		/* 0 while the run goes on (a report midway) */
 	int skipped;		/* cases left out because --budget ran out */
+	const struct kvb_skip *skips;	/* every case that did not run */
+	int nskips;
 };
 
 /* params.c */
@@ -255,7 +263,9 @@ void kvb_result_free(struct kvb_result *r);
 /* output.c */
 void kvb_compute_ratios(struct kvb_result *r, int n);
 void kvb_print_table(FILE *f, const struct kvb_params *p,
-		     const struct kvb_result *r, int n);
+		     const struct kvb_result *r, int n,
+		     const struct kvb_outcome *o);
+int kvb_oversubscribed(const struct kvb_params *p);
 void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_result *r, int n,
 		    const struct kvb_outcome *o);

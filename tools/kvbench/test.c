@@ -680,7 +680,7 @@ static void test_output(void)
 
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	kvb_print_table(f, &p, r, 3);
+	kvb_print_table(f, &p, r, 3, NULL);
 	fclose(f);
 	ok(strstr(buf, "ops/s") && strstr(buf, "p99.9") && strstr(buf, "rwlock") &&
 	   strstr(buf, "90:10") && strstr(buf, "1 op in 64 timed"),
@@ -955,6 +955,100 @@ static void test_cli_options(const char *k)
 	ok(st == 0 && strstr(out, "about"), "bench -k 2Ki --budget 10m is accepted");
 }
 
+/* The table: columns line up for any name, skipped cases, oversubscription. */
+static void test_table(const char *k)
+{
+	static const char * const names[] = { "nop", "kthread-percpu", "rcu" };
+	struct kvb_skip skips[2] = {
+		{ "rwlock get threads=1 batch=1 fd=per-thread", "the --budget of 5 s ran out" },
+		{ "kthread get threads=1 batch=1 fd=per-thread", "/dev/kvbench: Permission denied" },
+	};
+	struct kvb_outcome o = { .complete = 1, .skips = skips, .nskips = 2 };
+	struct kvb_result r[3];
+	struct kvb_params p;
+	double runs[2] = { 1, 2 };
+	char *buf = NULL, *line, *save, out[16384];
+	size_t len = 0, hlen = 0;
+	unsigned int thr[2] = { 1, 4 };
+	int rows = 0, aligned = 1, marked = 0, i, st;
+	FILE *f;
+
+	kvb_params_defaults(&p);
+	p.ncpus = 2;
+	p.threads.v = thr;
+	p.threads.n = 2;
+	fake_results(r, runs);
+	for (i = 0; i < 3; i++)
+		snprintf(r[i].target, sizeof(r[i].target), "%s", names[i]);
+	r[2].mix = (struct kvb_mix){ 50, 25, 25 };
+	r[2].threads = 4;
+	kvb_compute_ratios(r, 3);
+	f = open_memstream(&buf, &len);
+	kvb_print_table(f, &p, r, 3, &o);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "backend ", 8)) {
+			hlen = strlen(line);
+			continue;
+		}
+		if (!hlen || rows == 3)
+			continue;
+		rows++;
+		/* every row as long as the header: fixed-width cells after the name */
+		if (strlen(line) != hlen) {
+			printf("# %zu vs header %zu: %s\n", strlen(line), hlen, line);
+			aligned = 0;
+		}
+		marked += !!strstr(line, "   4* ");
+	}
+	ok(rows == 3 && aligned, "table: kthread-percpu and 50:25:25 rows line up with the header");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_table(f, &p, r, 3, &o);
+	fclose(f);
+	ok(marked == 1 && strstr(buf, "* 1 case ran more threads than the 2 CPUs used"),
+	   "table: a case with more threads than CPUs is marked and footnoted");
+	ok(strstr(buf, "skipped: 2 cases did not run") &&
+	   strstr(buf, "rwlock get threads=1 batch=1 fd=per-thread") &&
+	   strstr(buf, "the --budget of 5 s ran out") && strstr(buf, "Permission denied"),
+	   "table: the skipped cases are listed with the reason");
+	ok(kvb_oversubscribed(&p) == 4, "kvb_oversubscribed: 4 threads on 2 CPUs");
+	p.threads.n = 1;
+	ok(!kvb_oversubscribed(&p), "kvb_oversubscribed: 1 thread on 2 CPUs is not");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_table(f, &p, r, 2, NULL);
+	fclose(f);
+	ok(!strstr(buf, "skipped") && !strstr(buf, "more threads than"),
+	   "table: no footnotes when nothing was skipped or oversubscribed");
+	free(buf);
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "bench warns when threads exceed CPUs");
+		skip("no kvbench binary given", "bench lists the cases it could not run");
+		return;
+	}
+	st = run(out, sizeof(out),
+		 "%s bench -q --cpus 1 -b user-rwlock -t 1,3 -m get -n 200 -w 0 2>&1", k);
+	ok(st == 0 && strstr(out, "warning: up to 3 threads on 1 CPU") &&
+	   strstr(out, "* 1 case ran more threads than the 1 CPU used"),
+	   "bench warns (stderr and footnote) when threads exceed CPUs");
+	st = run(out, sizeof(out),
+		 "%s bench -q -d /nonexistent/kvbench -b nop,user-rwlock -t 1 -m get -n 200 -w 0 2>/dev/null",
+		 k);
+	ok(st == 1 && strstr(out, "user-rwlock ") && strstr(out, "skipped: 1 case did not run") &&
+	   strstr(out, "nop nop threads=1") && strstr(out, "No such file or directory"),
+	   "bench lists the cases it could not run, and why");
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -m get,set -D 0.2 -w 0 --budget 0.3 2>/dev/null",
+		 k);
+	ok(st == 0 && strstr(out, "skipped: 1 case did not run") &&
+	   strstr(out, "user-rwlock set threads=1") && strstr(out, "the --budget of 0.3 s ran out"),
+	   "bench lists the cases the budget left out");
+}
+
 /* For the VM smoke test, where there is no python3. */
 static int check_json_file(const char *path)
 {
@@ -999,6 +1093,7 @@ int main(int argc, char **argv)
 	test_cli();
 	test_suffixes();
 	test_cli_options(kvbench_bin);
+	test_table(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);
