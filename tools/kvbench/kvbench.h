@@ -270,8 +270,12 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_result *r, int n,
 		    const struct kvb_outcome *o);
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
-int kvb_plot(const char *file, const struct kvb_result *r, int n);
 int kvb_plot_csv(const char *csv, const char *out);
+
+/* plot.c */
+int kvb_plot(const char *file, const struct kvb_result *r, int n);
+int kvb_plot_script(FILE *g, const char *file, const struct kvb_result *r,
+		    int n);
 
 /* main.c helpers shared with bench.c */
 int kvb_open_device(const char *path);

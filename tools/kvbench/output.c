@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 
 #include "kvbench.h"
 
@@ -450,82 +449,4 @@ bad:
 	free(r);
 	fclose(f);
 	return -1;
-}
-
-static int same_series(const struct kvb_result *a, const struct kvb_result *b)
-{
-	return !strcmp(a->target, b->target) && a->batch == b->batch &&
-	       a->fdmode == b->fdmode && !memcmp(&a->mix, &b->mix, sizeof(a->mix));
-}
-
-/* ops/s against threads, one line per (backend, mix, batch, fd). */
-int kvb_plot(const char *file, const struct kvb_result *r, int n)
-{
-	const char *dot = strrchr(file, '.');
-	int svg = dot && !strcmp(dot, ".svg");
-	char *seen = calloc(n ? n : 1, 1);
-	FILE *g;
-	int i, j, first = 1, status;
-
-	if (!seen)
-		return -1;
-	if (strchr(file, '"') || strchr(file, '\n')) {
-		fprintf(stderr, "kvbench: --plot: unusable file name\n");
-		free(seen);
-		return -1;
-	}
-	g = popen("gnuplot", "w");
-	if (!g) {
-		fprintf(stderr, "kvbench: --plot: cannot run gnuplot: %s\n", strerror(errno));
-		free(seen);
-		return -1;
-	}
-	fprintf(g, "set terminal %s size 1000,650\nset output \"%s\"\n",
-		svg ? "svg" : "png", file);
-	fprintf(g, "set title \"kvbench: throughput vs threads\"\nset xlabel \"threads\"\n");
-	fprintf(g, "set ylabel \"ops/s (log)\"\nset key outside right\nset grid\n");
-	fprintf(g, "set logscale y\nset format y \"%%.0s%%c\"\n");
-	fprintf(g, "set xtics 1\nset offsets 0.2, 0.2, 0, 0\n");
-	fprintf(g, "plot");
-	for (i = 0; i < n; i++) {
-		char m[32];
-
-		if (seen[i])
-			continue;
-		for (j = i; j < n; j++)
-			if (same_series(&r[i], &r[j]))
-				seen[j] = 1;
-		kvb_mix_name(&r[i].mix, m, sizeof(m));
-		fprintf(g, "%s '-' using 1:2 with linespoints title \"%s%s%s",
-			first ? "" : ",", r[i].target,
-			r[i].kind == KVB_NOP ? "" : " ", r[i].kind == KVB_NOP ? "" : m);
-		if (r[i].batch > 1)
-			fprintf(g, " batch=%u", r[i].batch);
-		fprintf(g, "%s\"", r[i].fdmode == KVB_FD_SHARED ? " shared-fd" : "");
-		first = 0;
-	}
-	if (first)
-		fprintf(g, " 0 notitle");
-	fputc('\n', g);
-	memset(seen, 0, n);
-	for (i = 0; i < n; i++) {
-		if (seen[i])
-			continue;
-		for (j = i; j < n; j++) {
-			if (!same_series(&r[i], &r[j]))
-				continue;
-			seen[j] = 1;
-			fprintf(g, "%u %.1f\n", r[j].threads, r[j].ops_per_sec);
-		}
-		fprintf(g, "e\n");
-	}
-	free(seen);
-	status = pclose(g);
-	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "kvbench: --plot: gnuplot failed%s\n",
-			WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
-			" (not installed? apt-get install gnuplot-nox)" : "");
-		return -1;
-	}
-	return 0;
 }

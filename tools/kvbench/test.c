@@ -1049,6 +1049,129 @@ static void test_table(const char *k)
 	   "bench lists the cases the budget left out");
 }
 
+/* How often needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/* Results of targets x mixes x batches x threads, with nop once per thread count. */
+static int grid(struct kvb_result *r, const unsigned int *thr, int nthr)
+{
+	static const char * const targets[] = { "rwlock", "kthread-percpu", "user-rwlock" };
+	static const struct kvb_mix mixes[] = { { 100, 0, 0 }, { 90, 10, 0 }, { 50, 50, 0 } };
+	static const unsigned int batches[] = { 1, 64 };
+	int n = 0, t, m, b, i;
+
+	for (i = 0; i < nthr; i++) {
+		memset(&r[n], 0, sizeof(r[n]));
+		snprintf(r[n].target, sizeof(r[n].target), "nop");
+		r[n].kind = KVB_NOP;
+		r[n].threads = thr[i];
+		r[n].batch = 1;
+		r[n++].ops_per_sec = 1e6 * thr[i];
+	}
+	for (t = 0; t < 3; t++)
+		for (m = 0; m < 3; m++)
+			for (b = 0; b < 2; b++)
+				for (i = 0; i < nthr; i++) {
+					if (t == 2 && b)	/* no BATCH in userspace */
+						continue;
+					memset(&r[n], 0, sizeof(r[n]));
+					snprintf(r[n].target, sizeof(r[n].target), "%s", targets[t]);
+					r[n].kind = t == 2 ? KVB_USER_RWLOCK : KVB_KERNEL;
+					r[n].mix = mixes[m];
+					r[n].threads = thr[i];
+					r[n].batch = batches[b];
+					r[n++].ops_per_sec = 1e5 * (t + 1) * (b * 4 + 1) * thr[i];
+				}
+	return n;
+}
+
+/* PNG: the width and height in the IHDR chunk, or 0. */
+static void png_size(const char *path, unsigned int *w, unsigned int *h)
+{
+	unsigned char b[24] = { 0 };
+	FILE *f = fopen(path, "re");
+
+	*w = 0;
+	*h = 0;
+	if (!f)
+		return;
+	if (fread(b, 1, sizeof(b), f) == sizeof(b) && !memcmp(b, "\x89PNG", 4) &&
+	    !memcmp(b + 12, "IHDR", 4)) {
+		*w = (unsigned int)b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
+		*h = (unsigned int)b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
+	}
+	fclose(f);
+}
+
+/* The chart: small multiples, bars at two thread counts, lines beyond. */
+static void test_plot(void)
+{
+	static const unsigned int two[] = { 1, 2 }, four[] = { 1, 2, 4, 8 };
+	struct kvb_result r[64];
+	char *buf = NULL, out[256], dir[] = "/tmp/kvbench-test-XXXXXX", png[64];
+	size_t len = 0;
+	unsigned int w, h;
+	int n;
+	FILE *f;
+
+	n = grid(r, two, 2);
+	f = open_memstream(&buf, &len);
+	ok(!kvb_plot_script(f, "x.png", r, n), "plot: a script for 2 thread counts");
+	fclose(f);
+	/* 3 mixes x 2 batch rows, the userspace map only in the first row */
+	ok(count_of(buf, "set origin") == 7 && count_of(buf, "\nset title") == 6 &&
+	   strstr(buf, "'90:10 GET:SET, BATCH(64)'") && strstr(buf, "'get only, single ops'"),
+	   "plot: one panel per mix and batch size, and a legend");
+	ok(strstr(buf, "histograms") && !strstr(buf, "linespoints") &&
+	   strstr(buf, "title '2 threads'") && count_of(buf, "title '1 thread'") == 1,
+	   "plot: bars at two thread counts, one legend for them");
+	ok(count_of(buf, "\"nop (floor)\"") == 6 && count_of(buf, "\"user-rwlock\"") == 3 &&
+	   count_of(buf, "\"kthread-percpu\"") == 6,
+	   "plot: nop in every panel, each target in the panels it ran in");
+	ok(strstr(buf, "set logscale y") && count_of(buf, "set yrange") == 2,
+	   "plot: every panel on the same log ops/s axis");
+	free(buf);
+
+	buf = NULL;
+	n = grid(r, four, 4);
+	f = open_memstream(&buf, &len);
+	ok(!kvb_plot_script(f, "x.svg", r, n), "plot: a script for 4 thread counts");
+	fclose(f);
+	ok(!strstr(buf, "histograms") && strstr(buf, "set logscale x 2") &&
+	   /* nop, rwlock, kthread-percpu in 6 panels, user-rwlock in 3, legend 4 */
+	   count_of(buf, " dt 1 lc rgb ") == 6 + 6 + 6 + 3 + 4 &&
+	   strstr(buf, "title 'kthread-percpu'") && strstr(buf, "set terminal svg"),
+	   "plot: lines for 4 thread counts, one per target and panel, one legend entry each");
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ok(kvb_plot_script(f, "x.png", r, 0) && kvb_plot_script(f, "it's.png", r, n),
+	   "plot: nothing to draw, or an unusable file name, is an error");
+	fclose(f);
+	free(buf);
+
+	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1") || !mkdtemp(dir)) {
+		skip("no gnuplot", "plot: gnuplot draws the panels");
+		return;
+	}
+	n = grid(r, two, 2);
+	snprintf(png, sizeof(png), "%s/p.png", dir);
+	ok(!kvb_plot(png, r, n), "plot: gnuplot draws 3 x 2 panels without an error");
+	png_size(png, &w, &h);
+	ok(w >= 1200 && h > w / 2, "plot: the PNG is sized for 3 x 2 panels (%ux%u)", w, h);
+	run(out, sizeof(out), "rm -rf %s", dir);
+}
+
 /* For the VM smoke test, where there is no python3. */
 static int check_json_file(const char *path)
 {
@@ -1094,6 +1217,7 @@ int main(int argc, char **argv)
 	test_suffixes();
 	test_cli_options(kvbench_bin);
 	test_table(kvbench_bin);
+	test_plot();
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);
