@@ -277,6 +277,26 @@ int kvb_plot(const char *file, const struct kvb_result *r, int n);
 int kvb_plot_script(FILE *g, const char *file, const struct kvb_result *r,
 		    int n);
 
+/* devstats.c: kvbench stats, the device's sysfs files */
+struct kvb_sysfs_file {
+	char name[64];
+	char value[256];	/* newlines turned into spaces */
+	int writeonly;
+};
+
+struct kvb_sysfs_snap {
+	struct kvb_sysfs_file *files;	/* sorted by name */
+	int n;
+	double time;		/* CLOCK_MONOTONIC seconds, when read */
+};
+
+int kvb_sysfs_read(const char *dir, struct kvb_sysfs_snap *s, char *err,
+		   size_t errlen);
+void kvb_sysfs_print(FILE *out, const char *dir, const struct kvb_sysfs_snap *cur,
+		     const struct kvb_sysfs_snap *prev);
+void kvb_sysfs_free(struct kvb_sysfs_snap *s);
+int kvb_stats_main(int argc, char **argv);
+
 /* main.c helpers shared with bench.c */
 int kvb_open_device(const char *path);
 void kvb_device_hint(const char *path, int err);

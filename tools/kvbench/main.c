@@ -27,6 +27,7 @@ static const char help_text[] =
 	"  nop             issue KVBENCH_IOC_NOP (checks the device answers)\n"
 	"  bench [OPTS]    run the benchmark ('kvbench bench --help')\n"
 	"  plot CSV OUT    draw a 'bench -f csv' report with gnuplot (.png/.svg)\n"
+	"  stats [OPTS]    the device's sysfs statistics ('kvbench stats --help')\n"
 	"\n"
 	"Options:\n"
 	"  -d, --device PATH   device to use (default " KVB_DEFAULT_DEVICE ",\n"
@@ -219,6 +220,8 @@ int main(int argc, char **argv)
 		fputs(help_text, stdout);
 		return KVB_EXIT_OK;
 	}
+	if (!strcmp(cmd, "stats"))
+		return kvb_stats_main(argc - optind + 1, argv + optind - 1);
 	if (!strcmp(cmd, "bench"))
 		return kvb_bench_main(argc - optind + 1, argv + optind - 1, device);
 	if (!strcmp(cmd, "plot")) {

@@ -14,7 +14,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <linux/kvbench.h>
 
@@ -1172,6 +1174,128 @@ static void test_plot(void)
 	run(out, sizeof(out), "rm -rf %s", dir);
 }
 
+/* Write a fake sysfs file. */
+static int put(const char *dir, const char *name, const char *text, int mode)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "we");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	return chmod(path, mode);
+}
+
+/* kvbench stats against a fake sysfs directory: a test of the tool. */
+static void test_stats_cmd(const char *k)
+{
+	static const char * const files[][2] = {
+		{ "backend", "kthread\n" }, { "entries", "1024\n" }, { "bytes", "90112\n" },
+		{ "gets", "500\n" }, { "hits", "450\n" }, { "misses", "50\n" },
+		{ "sets", "10\n" }, { "dels", "0\n" }, { "batches", "3\n" },
+		{ "queue_hwm", "7\n" }, { "drain_mean", "3.25\n" }, { "queue_full", "2\n" },
+		{ "uevent", "MAJOR=10\nMINOR=122\nDEVNAME=kvbench\n" },
+		{ "future_file", "42\n" },
+	};
+	struct kvb_sysfs_snap a, b;
+	char dir[] = "/tmp/kvbench-test-XXXXXX", path[600], err[600];
+	char *buf = NULL, out[16384];
+	size_t len = 0, i;
+	struct timespec t0, t1;
+	int good = 1, st;
+	const char *g, *h, *bt;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		skip("no temporary directory", "kvbench stats");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		good &= !put(dir, files[i][0], files[i][1], 0444);
+	good &= !put(dir, "reset", "", 0200);
+	snprintf(path, sizeof(path), "%s/power", dir);
+	good &= !mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/subsystem", dir);
+	good &= !symlink("/nonexistent", path);
+	ok(good && !kvb_sysfs_read(dir, &a, err, sizeof(err)) && a.n == 15,
+	   "stats: reads the 15 regular files, not the directory or the link");
+	f = open_memstream(&buf, &len);
+	kvb_sysfs_print(f, dir, &a, NULL);
+	fclose(f);
+	g = strstr(buf, "\ngets ");
+	h = strstr(buf, "\nhits ");
+	bt = strstr(buf, "\nbatches ");
+	ok(strstr(buf, "[backend]\nbackend             kthread  the backend serving the map\n") &&
+	   strstr(buf, "[operations]") && strstr(buf, "[owner queues]") &&
+	   strstr(buf, "drain_mean             3.25") && g && h && bt && g < h && h < bt,
+	   "stats: grouped and labelled, counters in the ABI document's order");
+	ok(strstr(buf, "hit rate              90.0%  hits / gets") &&
+	   strstr(buf, "uevent       MAJOR=10 MINOR=122 DEVNAME=kvbench\n") &&
+	   strstr(buf, "[other]\nfuture_file              42\n") &&
+	   strstr(buf, "reset                     -  write 1 to zero the counters") &&
+	   !strstr(buf, "power") && !strstr(buf, "subsystem") && !strstr(buf, "/s "),
+	   "stats: hit rate, multi-line files, unknown and write-only files; no rates in one report");
+	free(buf);
+
+	good = !put(dir, "gets", "800\n", 0444) && !put(dir, "entries", "2000\n", 0444) &&
+	       !put(dir, "queue_full", "1\n", 0444) && !kvb_sysfs_read(dir, &b, err, sizeof(err));
+	b.time = a.time + 2;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (good)
+		kvb_sysfs_print(f, dir, &b, &a);
+	fclose(f);
+	ok(good && strstr(buf, "gets                    800      150.0/s") &&
+	   strstr(buf, "hits                    450        0.0/s") &&
+	   strstr(buf, "entries                2000               keys in the map\n") &&
+	   strstr(buf, "queue_full                1      (reset)"),
+	   "stats: per-second rates of the counters, none for gauges, a reset said");
+	free(buf);
+	kvb_sysfs_free(&a);
+	if (good)
+		kvb_sysfs_free(&b);
+	ok(kvb_sysfs_read("/nonexistent/kvbench", &a, err, sizeof(err)) &&
+	   strstr(err, "/nonexistent/kvbench: No such file"), "stats: a missing directory fails");
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "kvbench stats command line");
+		run(out, sizeof(out), "rm -rf %s", dir);
+		return;
+	}
+	st = run(out, sizeof(out), "%s stats --sysfs %s 2>&1", k, dir);
+	ok(st == 0 && strstr(out, "[operations]") && strstr(out, "gets                    800"),
+	   "kvbench stats --sysfs DIR: exit 0, the report");
+	st = run(out, sizeof(out), "%s stats --sysfs /nonexistent/kvbench 2>&1", k);
+	ok(st == 1 && strstr(out, "/nonexistent/kvbench: No such file or directory") &&
+	   strstr(out, "is the module loaded?"),
+	   "kvbench stats without the directory: exit 1, says to load the module");
+	st = run(out, sizeof(out), "%s stats --sysfs %s --watch 50ms --count 3 2>&1", k, dir);
+	ok(st == 0 && count_of(out, "# kvbench stats: ") == 3 &&
+	   count_of(out, "rates since the last report") == 2 &&
+	   count_of(out, "      0.0/s  GETs (hits + misses)") == 2,
+	   "kvbench stats --watch 50ms --count 3: three reports, rates in the last two");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st = run(out, sizeof(out),
+		 "timeout --preserve-status -s INT 0.5 %s stats --sysfs %s --watch 10 2>&1", k, dir);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ok(st == 0 && count_of(out, "# kvbench stats: ") == 1 &&
+	   t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9 < 5,
+	   "kvbench stats --watch 10: Ctrl-C stops it at once, exit 0");
+	st = run(out, sizeof(out), "%s stats --sysfs %s --count 2 2>&1", k, dir);
+	ok(st == 2 && strstr(out, "--count: only with --watch"), "stats --count without --watch: exit 2");
+	st = run(out, sizeof(out), "%s stats --watch 1h 2>&1", k);
+	ok(st == 2 && strstr(out, "--watch") && strstr(out, "'1h'"), "stats --watch 1h: exit 2");
+	st = run(out, sizeof(out), "%s stats --watch 2>&1", k);
+	ok(st == 2 && strstr(out, "option '--watch' requires an argument"),
+	   "stats --watch without its argument: 'requires an argument', exit 2");
+	st = run(out, sizeof(out), "%s stats --help 2>&1", k);
+	ok(st == 0 && strstr(out, "--sysfs DIR") && strstr(out, "--count K"), "stats --help exits 0");
+	run(out, sizeof(out), "rm -rf %s", dir);
+}
+
 /* For the VM smoke test, where there is no python3. */
 static int check_json_file(const char *path)
 {
@@ -1218,6 +1342,7 @@ int main(int argc, char **argv)
 	test_cli_options(kvbench_bin);
 	test_table(kvbench_bin);
 	test_plot();
+	test_stats_cmd(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);
