@@ -838,6 +838,7 @@ static const char bench_help[] =
 	"      --sample-every N  time one op in N for p50/p99/p99.9 (default 64;\n"
 	"                        0 = none; for --batch B: one call per N ops,\n"
 	"                        its time divided by B)\n"
+	"  -h, --help            show this help\n"
 	"\n"
 	"Counts (N) take the suffixes k, M, G (x1000) or Ki, Mi, Gi (x1024);\n"
 	"durations (SEC) are seconds, or take us, ms, s or m (minutes).\n"
