@@ -137,7 +137,7 @@ int kvb_sysfs_read(const char *dir, struct kvb_sysfs_snap *s, char *err,
 			continue;
 		}
 		f = &s->files[s->n++];
-		snprintf(f->name, sizeof(f->name), "%s", names[i]->d_name);
+		memcpy(f->name, names[i]->d_name, strlen(names[i]->d_name) + 1);
 		free(names[i]);
 		if (!(st.st_mode & 0444)) {
 			f->writeonly = 1;
