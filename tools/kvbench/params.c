@@ -264,7 +264,7 @@ int kvb_parse_seconds(const char *s, double *sec, char *err, size_t errlen)
 		const char *unit;
 		double mul;
 	} units[] = {
-		{ "", 1 }, { "us", 1e-6 }, { "ms", 1e-3 }, { "s", 1 }, { "m", 60 },
+		{ "", 1 }, { "us", 0.000001 }, { "ms", 0.001 }, { "s", 1 }, { "m", 60 },
 	};
 	char *end;
 	double v;

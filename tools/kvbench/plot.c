@@ -27,6 +27,7 @@ static const char * const colors[] = {
 	"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
 	"#000000", "#F0E442", "#8C564B", "#7F3C8D", "#11A579", "#3969AC",
 };
+
 #define NOP_COLOR	"#888888"
 /* Bars: one shade per thread count, light to dark. */
 static const char * const bar_colors[] = { "#9ECAE1", "#2171B5" };
@@ -223,6 +224,32 @@ static const char *series_color(const struct plot *pl, int s)
 	return colors[k % ARRAY_SIZE(colors)];
 }
 
+/*
+ * One series of one panel. Bars: a row, the name then ops/s per thread
+ * count ("-" where missing). Lines: a data set (index) of threads, ops/s.
+ */
+static void series_data(FILE *g, const struct plot *pl, int m, int b, int s)
+{
+	const char *name = pl->series[s];
+	int t;
+
+	if (pl->bars)
+		fprintf(g, "\"%s%s\"", name, strcmp(name, "nop") ? "" : " (floor)");
+	else
+		fprintf(g, "# %d %s\n", s, name);
+	for (t = 0; t < pl->nthr; t++) {
+		const struct kvb_result *x = point(pl, m, b, name, pl->threads[t]);
+
+		if (pl->bars && x)
+			fprintf(g, " %.1f", x->ops_per_sec);
+		else if (pl->bars)
+			fprintf(g, " -");
+		else if (x)
+			fprintf(g, "%u %.1f\n", x->threads, x->ops_per_sec);
+	}
+	fprintf(g, pl->bars ? "\n" : "\n\n");
+}
+
 /* The data of every panel, as gnuplot datablocks $P<m>_<b>. */
 static void datablocks(FILE *g, const struct plot *pl)
 {
@@ -238,32 +265,7 @@ static void datablocks(FILE *g, const struct plot *pl)
 					any |= !!point(pl, m, b, pl->series[s], pl->threads[t]);
 				if (!any)
 					continue;
-				if (pl->bars) {
-					/* a row per series: name, then ops/s per thread count */
-					fprintf(g, "\"%s%s\"", pl->series[s],
-						strcmp(pl->series[s], "nop") ? "" : " (floor)");
-					for (t = 0; t < pl->nthr; t++) {
-						const struct kvb_result *x =
-							point(pl, m, b, pl->series[s], pl->threads[t]);
-
-						if (x)
-							fprintf(g, " %.1f", x->ops_per_sec);
-						else
-							fprintf(g, " -");
-					}
-					fputc('\n', g);
-					continue;
-				}
-				/* lines: one gnuplot data set (index) per series */
-				fprintf(g, "# %d %s\n", s, pl->series[s]);
-				for (t = 0; t < pl->nthr; t++) {
-					const struct kvb_result *x =
-						point(pl, m, b, pl->series[s], pl->threads[t]);
-
-					if (x)
-						fprintf(g, "%u %.1f\n", x->threads, x->ops_per_sec);
-				}
-				fprintf(g, "\n\n");
+				series_data(g, pl, m, b, s);
 			}
 			fprintf(g, "EOD\n");
 		}
@@ -304,9 +306,9 @@ static void plot_lines(FILE *g, const struct plot *pl, int m, int b)
 			any |= !!point(pl, m, b, pl->series[s], pl->threads[t]);
 		if (!any)
 			continue;
-		fprintf(g, "%s$P%d_%d index %d using 1:2 with linespoints lw 2 pt 7 ps 0.8 dt %d lc rgb '%s' notitle",
-			first ? "" : ", ", m, b, idx++, shared ? 2 : 1,
-			series_color(pl, s));
+		fprintf(g, "%s$P%d_%d index %d using 1:2 ", first ? "" : ", ", m, b, idx++);
+		fprintf(g, "with linespoints lw 2 pt 7 ps 0.8 dt %d lc rgb '%s' notitle",
+			shared ? 2 : 1, series_color(pl, s));
 		first = 0;
 	}
 	if (first)
@@ -333,10 +335,13 @@ static void legend(FILE *g, const struct plot *pl, double y, double h,
 	int i;
 
 	fprintf(g, "set origin 0,%f\nset size 1,%f\n", y, h);
-	fprintf(g, "unset border\nunset xtics\nunset ytics\nunset title\nunset xlabel\nunset ylabel\n");
+	fprintf(g, "unset border\nunset xtics\nunset ytics\n");
+	fprintf(g, "unset title\nunset xlabel\nunset ylabel\n");
 	fprintf(g, "unset logscale\nset xrange [0:1]\nset yrange [0:1]\nset style data lines\n");
-	fprintf(g, "set key at screen 0.5,%f center center horizontal maxcols %d reverse Left width 2 samplen 3 font ',11'\n",
-		y + h / 2, per_row);
+	/* "center" twice: horizontally and vertically, at that point */
+	fprintf(g, "set key at screen 0.5,%f center", y + h / 2);
+	fprintf(g, " center horizontal maxcols %d reverse Left width 2 samplen 3 font ',11'\n",
+		per_row);
 	fprintf(g, "plot ");
 	if (pl->bars) {
 		for (i = 0; i < pl->nthr; i++)
@@ -385,7 +390,8 @@ static void script(FILE *g, const struct plot *pl, const char *file, int svg)
 	fprintf(g, "set output '%s'\n", file);
 	fprintf(g, "set datafile missing '-'\nset encoding utf8\n");
 	datablocks(g, pl);
-	fprintf(g, "set multiplot title 'kvbench: throughput, ops/s over all threads (log scale, higher is better)' font ',13'\n");
+	fprintf(g, "set multiplot title 'kvbench: throughput, ops/s over all threads");
+	fprintf(g, " (log scale, higher is better)' font ',13'\n");
 	fprintf(g, "set lmargin 9\nset rmargin 2\nset tmargin 2\nset bmargin %d\n",
 		pl->bars ? 6 : 5);
 	fprintf(g, "set logscale y\nset yrange [%g:%g]\nset format y '%%.0s%%c'\n",
@@ -394,7 +400,8 @@ static void script(FILE *g, const struct plot *pl, const char *file, int svg)
 	fprintf(g, "set border 3\nset tics nomirror\nunset key\n");
 	if (pl->bars) {
 		fprintf(g, "set style data histograms\nset style histogram clustered gap 1\n");
-		fprintf(g, "set style fill solid 0.9 noborder\nset xtics rotate by 30 right scale 0\n");
+		fprintf(g, "set style fill solid 0.9 noborder\n");
+		fprintf(g, "set xtics rotate by 30 right scale 0\n");
 	} else {
 		fprintf(g, "set logscale x 2\nset xrange [%g:%g]\nset xtics (",
 			pl->threads[0] / 1.2, pl->threads[pl->nthr - 1] * 1.2);

@@ -893,7 +893,7 @@ static void test_suffixes(void)
 	for (i = 0; i < ARRAY_SIZE(durations); i++) {
 		sec = -1;
 		if (kvb_parse_seconds(durations[i].s, &sec, err, sizeof(err)) ||
-		    fabs(sec - durations[i].sec) > 1e-12) {
+		    fabs(sec - durations[i].sec) > 0.000000000001) {
 			printf("# duration '%s': %g, want %g\n", durations[i].s, sec,
 			       durations[i].sec);
 			good = 0;
@@ -963,7 +963,8 @@ static void test_table(const char *k)
 	static const char * const names[] = { "nop", "kthread-percpu", "rcu" };
 	struct kvb_skip skips[2] = {
 		{ "rwlock get threads=1 batch=1 fd=per-thread", "the --budget of 5 s ran out" },
-		{ "kthread get threads=1 batch=1 fd=per-thread", "/dev/kvbench: Permission denied" },
+		{ "kthread get threads=1 batch=1 fd=per-thread",
+		  "/dev/kvbench: Permission denied" },
 	};
 	struct kvb_outcome o = { .complete = 1, .skips = skips, .nskips = 2 };
 	struct kvb_result r[3];
@@ -1069,7 +1070,7 @@ static int grid(struct kvb_result *r, const unsigned int *thr, int nthr)
 	static const char * const targets[] = { "rwlock", "kthread-percpu", "user-rwlock" };
 	static const struct kvb_mix mixes[] = { { 100, 0, 0 }, { 90, 10, 0 }, { 50, 50, 0 } };
 	static const unsigned int batches[] = { 1, 64 };
-	int n = 0, t, m, b, i;
+	int n = 0, t, m, b, i, k;
 
 	for (i = 0; i < nthr; i++) {
 		memset(&r[n], 0, sizeof(r[n]));
@@ -1079,20 +1080,22 @@ static int grid(struct kvb_result *r, const unsigned int *thr, int nthr)
 		r[n].batch = 1;
 		r[n++].ops_per_sec = 1e6 * thr[i];
 	}
-	for (t = 0; t < 3; t++)
-		for (m = 0; m < 3; m++)
-			for (b = 0; b < 2; b++)
-				for (i = 0; i < nthr; i++) {
-					if (t == 2 && b)	/* no BATCH in userspace */
-						continue;
-					memset(&r[n], 0, sizeof(r[n]));
-					snprintf(r[n].target, sizeof(r[n].target), "%s", targets[t]);
-					r[n].kind = t == 2 ? KVB_USER_RWLOCK : KVB_KERNEL;
-					r[n].mix = mixes[m];
-					r[n].threads = thr[i];
-					r[n].batch = batches[b];
-					r[n++].ops_per_sec = 1e5 * (t + 1) * (b * 4 + 1) * thr[i];
-				}
+	/* every (target, mix, batch, threads); no BATCH in userspace */
+	for (k = 0; k < 3 * 3 * 2 * nthr; k++) {
+		t = k / (3 * 2 * nthr);
+		m = k / (2 * nthr) % 3;
+		b = k / nthr % 2;
+		i = k % nthr;
+		if (t == 2 && b)
+			continue;
+		memset(&r[n], 0, sizeof(r[n]));
+		snprintf(r[n].target, sizeof(r[n].target), "%s", targets[t]);
+		r[n].kind = t == 2 ? KVB_USER_RWLOCK : KVB_KERNEL;
+		r[n].mix = mixes[m];
+		r[n].threads = thr[i];
+		r[n].batch = batches[b];
+		r[n++].ops_per_sec = 1e5 * (t + 1) * (b * 4 + 1) * thr[i];
+	}
 	return n;
 }
 
@@ -1279,20 +1282,23 @@ static void test_stats_cmd(const char *k)
 	   "kvbench stats --watch 50ms --count 3: three reports, rates in the last two");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	st = run(out, sizeof(out),
-		 "timeout --preserve-status -s INT 0.5 %s stats --sysfs %s --watch 10 2>&1", k, dir);
+		 "timeout --preserve-status -s INT 0.5 %s stats --sysfs %s --watch 10 2>&1",
+		 k, dir);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ok(st == 0 && count_of(out, "# kvbench stats: ") == 1 &&
 	   t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9 < 5,
 	   "kvbench stats --watch 10: Ctrl-C stops it at once, exit 0");
 	st = run(out, sizeof(out), "%s stats --sysfs %s --count 2 2>&1", k, dir);
-	ok(st == 2 && strstr(out, "--count: only with --watch"), "stats --count without --watch: exit 2");
+	ok(st == 2 && strstr(out, "--count: only with --watch"),
+	   "stats --count without --watch: exit 2");
 	st = run(out, sizeof(out), "%s stats --watch 1h 2>&1", k);
 	ok(st == 2 && strstr(out, "--watch") && strstr(out, "'1h'"), "stats --watch 1h: exit 2");
 	st = run(out, sizeof(out), "%s stats --watch 2>&1", k);
 	ok(st == 2 && strstr(out, "option '--watch' requires an argument"),
 	   "stats --watch without its argument: 'requires an argument', exit 2");
 	st = run(out, sizeof(out), "%s stats --help 2>&1", k);
-	ok(st == 0 && strstr(out, "--sysfs DIR") && strstr(out, "--count K"), "stats --help exits 0");
+	ok(st == 0 && strstr(out, "--sysfs DIR") && strstr(out, "--count K"),
+	   "stats --help exits 0");
 	run(out, sizeof(out), "rm -rf %s", dir);
 }
 
