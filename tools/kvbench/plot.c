@@ -378,8 +378,8 @@ static void script(FILE *g, const struct plot *pl, const char *file, int svg)
 	int w = PANEL_W * pl->nmix, h, m, b, t, per_row, lh;
 	double top, ph, pw;
 
-	if (w < 640)
-		w = 640;
+	if (w < 760)	/* room for the title */
+		w = 760;
 	lh = LEGEND_H + 20 * (legend_rows(pl, w, &per_row) - 1);
 	h = TITLE_H + lh + PANEL_H * pl->nbatch;
 	top = (double)(TITLE_H + lh) / h;
