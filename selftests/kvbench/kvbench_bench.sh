@@ -23,11 +23,20 @@
 #   KVBENCH_BENCH_BACKENDS="rwlock rcu kthread kthread-percpu rhashtable"
 # Arguments are passed on to `kvbench bench`.
 #
-# Exit status: 0 when every case passed, 1 when one failed; 4 (KSFT_SKIP)
-# when it cannot run here (not root, no module support, module or tool not
-# available).
+#   KSRC=<linux source tree>         where to find the kselftest framework's
+#                                    ktap_helpers.sh when this script is not
+#                                    in a kernel tree or a kselftest install
+#                                    (default ~/.cache/kvbench/src/linux-source-6.12,
+#                                    as the Makefile); KSFT_KTAP_HELPERS=<file>
+#                                    names the file itself
+#
+# The KTAP lines come from the framework's ktap_helpers.sh.
+#
+# Exit status: 0 when every case passed, 1 when one failed (also when the
+# module loads but /dev/kvbench does not appear: a failing test line); 4
+# (KSFT_SKIP) when it cannot run here (not root, no module support, module,
+# tool or kselftest framework not available), with a "1..0 # SKIP" line.
 
-ksft_skip=4
 dir=$(cd "$(dirname "$0")" && pwd)
 loaded=0
 made_node=0
@@ -39,12 +48,38 @@ threads=${KVBENCH_BENCH_THREADS:-1}
 mix=${KVBENCH_BENCH_MIX:-get}
 backends=${KVBENCH_BENCH_BACKENDS:-rwlock rcu kthread kthread-percpu rhashtable}
 
-echo "TAP version 13"
+# In a kernel tree or a kselftest install the framework is beside us.
+ktap=
+for f in "${KSFT_KTAP_HELPERS:-}" "$dir/../kselftest/ktap_helpers.sh" \
+	 "${KSRC:-$HOME/.cache/kvbench/src/linux-source-6.12}/tools/testing/selftests/kselftest/ktap_helpers.sh"; do
+	if [ -n "$f" ] && [ -r "$f" ]; then
+		ktap=$f
+		break
+	fi
+done
+if [ -z "$ktap" ]; then
+	echo "TAP version 13"
+	echo "1..0 # SKIP kvbench_bench.sh: the kselftest framework's ktap_helpers.sh was not found (set KSRC=<linux source tree> or KSFT_KTAP_HELPERS=<file>)"
+	exit 4
+fi
+# shellcheck source=/dev/null # the kernel's, found above
+. "$ktap"
+
+ktap_print_header
 
 skip()
 {
-	echo "1..0 # SKIP kvbench_bench.sh: $*"
-	exit $ksft_skip
+	ktap_skip_all "kvbench_bench.sh: $*"
+	exit "$KSFT_SKIP"
+}
+
+# The run cannot start: one failing test line, and out.
+fail_setup()
+{
+	ktap_set_plan 1
+	ktap_print_msg "$2"
+	ktap_test_fail "$1"
+	ktap_finished
 }
 
 # shellcheck disable=SC2317 # run by the EXIT trap
@@ -117,14 +152,15 @@ done
 if [ ! -c /dev/kvbench ]; then
 	devnum=$(cat /sys/class/misc/kvbench/dev 2>/dev/null)
 	if [ -z "$devnum" ]; then
-		echo "1..0 # /dev/kvbench did not appear"
-		exit 1
+		fail_setup "/dev/kvbench appears" \
+			"/dev/kvbench did not appear in 5 s and /sys/class/misc/kvbench/dev is missing"
 	fi
-	mknod -m 600 /dev/kvbench c "${devnum%%:*}" "${devnum##*:}" || exit 1
+	mknod -m 600 /dev/kvbench c "${devnum%%:*}" "${devnum##*:}" ||
+		fail_setup "/dev/kvbench appears" "mknod /dev/kvbench c $devnum failed"
 	made_node=1
 fi
 
-tmp=$(mktemp -d) || exit 1
+tmp=$(mktemp -d) || fail_setup "temporary directory" "mktemp -d failed"
 list=nop
 for b in $backends; do
 	list=$list,$b
@@ -137,10 +173,12 @@ echo "# kvbench bench -b $list -t $threads -m $mix -D $duration -w $warmup${*:+ 
 st=$?
 sed -e 's/^/# /' "$tmp/bench.err"
 
-# One test line per result in the report, with a diagnostic line before it.
-# Then one failing line per case the report lacks: a backend with no result
+# One test per result in the report, with a diagnostic line before it.
+# Then one failing test per case the report lacks: a backend with no result
 # at all, or without a mix/threads/batch/fd combination that another backend
-# has. Last, a line for the tool's exit status.
+# has. Last, a test of the tool's exit status. awk writes one record per
+# test (ok or fail, name, diagnostics; tab-separated), ktap_helpers.sh the
+# KTAP.
 awk -v expected="nop $backends" -v st="$st" '
 function val(line, key,    s) {
 	s = line
@@ -200,12 +238,12 @@ function add(line, d) {
 		why = why ", ratio to NOP is " ratio
 	if (intr != "false")
 		why = why ", interrupted"
-	d = sprintf("# %s: %s ops/s, %s ns/op, p99 %s, %sx NOP", name,
+	d = sprintf("%s: %s ops/s, %s ns/op, p99 %s, %sx NOP", name,
 		ops, ns, pos(p99) ? p99 " ns" : "n/a", ratio)
 	if (why == "")
-		add("ok " n + 1 " " name, d)
+		add("ok\t" name, d)
 	else
-		add("not ok " n + 1 " " name, d "\n# " name ": " substr(why, 3))
+		add("fail\t" name, d "\t" name ": " substr(why, 3))
 	seen[backend] = 1
 	backend = ""
 }
@@ -214,30 +252,35 @@ END {
 	for (i = 1; i in want; i++) {
 		w = want[i]
 		if (!(w in seen)) {
-			add("not ok " n + 1 " " w, "# " w ": no result in the report")
+			add("fail\t" w, w ": no result in the report")
 			continue
 		}
 		for (k in combos) {
 			split(k, part, SUBSEP)
 			if (part[1] == class(w) && !((w, part[2]) in have))
-				add("not ok " n + 1 " " w part[2],
-				    "# " w part[2] ": no result in the report")
+				add("fail\t" w part[2], w part[2] ": no result in the report")
 		}
 	}
 	if (st == 0)
-		add("ok " n + 1 " kvbench bench exit status", "# kvbench bench exited 0")
+		add("ok\tkvbench bench exit status", "kvbench bench exited 0")
 	else
-		add("not ok " n + 1 " kvbench bench exit status",
-		    "# kvbench bench exited with status " st)
-	print "1.." n
-	for (i = 1; i <= n; i++) {
-		print diag[i]
-		print res[i]
-		if (res[i] ~ /^not ok/)
-			failed++
-	}
-	printf "# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:0 error:0\n",
-		n - failed, failed
-	exit failed != 0
-}' "$tmp/bench.json"
-exit $?
+		add("fail\tkvbench bench exit status",
+		    "kvbench bench exited with status " st)
+	for (i = 1; i <= n; i++)
+		print res[i] "\t" diag[i]
+}' "$tmp/bench.json" >"$tmp/tests"
+
+ktap_set_plan "$(($(wc -l <"$tmp/tests")))"
+tab=$(printf '\t')
+while IFS=$tab read -r result name diag why; do
+	ktap_print_msg "$diag"
+	if [ -n "$why" ]; then
+		ktap_print_msg "$why"
+	fi
+	if [ "$result" = ok ]; then
+		ktap_test_pass "$name"
+	else
+		ktap_test_fail "$name"
+	fi
+done <"$tmp/tests"
+ktap_finished

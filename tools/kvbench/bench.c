@@ -697,6 +697,10 @@ static const char bench_help[] =
 	"      --sample-every N  time one op in N for p50/p99/p99.9 (default 64;\n"
 	"                        0 = none; for --batch B: one call per N ops,\n"
 	"                        its time divided by B)\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Counts (N) take the suffixes k, M, G (x1000) or Ki, Mi, Gi (x1024);\n"
+	"durations (SEC) are seconds, or take us, ms, s or m (minutes).\n"
 	"\n"
 	"ns/op is per thread (threads / ops/s). Exit status: 0, 1 when a case\n"
 	"failed or could not run, 2 on usage errors, 130 after Ctrl-C (which\n"
@@ -939,13 +943,14 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	int c, idx, i, digits = 1;
 	unsigned long n, cpus = 0;
 
-	opterr = 0;
+	/* getopt's own messages: "option '--keys' requires an argument" */
+	argv[0] = "kvbench bench";
+	opterr = 1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "b:t:m:k:D:w:n:r:f:o:d:qh", opts, &idx)) != -1) {
 		if (c == '?' || c == ':') {
-			snprintf(err, sizeof(err), "unknown option or missing argument '%s'",
-				 argv[optind - 1]);
-			return bench_usage(NULL, err);
+			fprintf(stderr, "Try 'kvbench bench --help' for more information.\n");
+			return KVB_EXIT_USAGE;
 		}
 		for (i = 0; opts[i].name; i++)
 			if (opts[i].val == c)
@@ -1147,6 +1152,8 @@ struct kvb_session {
 	int skipped;		/* cases the budget left out */
 	int unavailable;	/* cases of targets this machine cannot run */
 	char first_skipped[160];
+	struct kvb_skip *skips;	/* every case that did not run, and why */
+	int nskips;
 	__u64 t0;		/* when the first case started */
 	int write_err;		/* a report could not be written */
 };
@@ -1158,6 +1165,8 @@ static void print_report(FILE *f, struct kvb_session *s, enum kvb_format fmt,
 		.interrupted = atomic_load(&kvb_interrupted),
 		.complete = complete,
 		.skipped = s->skipped,
+		.skips = s->skips,
+		.nskips = s->nskips,
 	};
 
 	if (fmt == KVB_JSON)
@@ -1165,7 +1174,7 @@ static void print_report(FILE *f, struct kvb_session *s, enum kvb_format fmt,
 	else if (fmt == KVB_CSV)
 		kvb_print_csv(f, s->res, s->nres);
 	else
-		kvb_print_table(f, s->p, s->res, s->nres);
+		kvb_print_table(f, s->p, s->res, s->nres, &o);
 }
 
 /*
@@ -1252,6 +1261,34 @@ static void case_label(const struct kvb_target *t, const struct kvb_case *c,
 		 c->fdmode == KVB_FD_NONE ? "" : kvb_fd_name(c->fdmode));
 }
 
+/* Remember a case that did not run, for the end of the table. */
+static void add_skip(struct kvb_session *s, const char *label, const char *why)
+{
+	struct kvb_skip *k;
+
+	if (!s->skips || s->nskips >= s->total)
+		return;
+	k = &s->skips[s->nskips++];
+	snprintf(k->label, sizeof(k->label), "%s", label);
+	snprintf(k->why, sizeof(k->why), "%s", why);
+}
+
+/* Every case of a target this machine cannot run: left out, not failed. */
+static void list_unavailable(struct kvb_session *s, const struct kvb_target *t,
+			     const char *why)
+{
+	int ncase = cases_of(s->p, t), i;
+	struct kvb_case c;
+	char label[160];
+
+	for (i = 0; i < ncase; i++) {
+		case_at(s->p, t, i, &c);
+		case_label(t, &c, label, sizeof(label));
+		add_skip(s, label, why);
+	}
+	s->unavailable += ncase;
+}
+
 /* Does a case of this cost still fit the budget? Once not, none does. */
 static int within_budget(struct kvb_session *s, double cost)
 {
@@ -1262,9 +1299,12 @@ static int within_budget(struct kvb_session *s, double cost)
 	return (now_ns() - s->t0) / 1e9 + cost <= p->budget;
 }
 
-/* All cases of one target. skip: count them as failed, run none. */
+/*
+ * All cases of one target. skip: count them as failed, run none, and list
+ * them as skipped for the reason why.
+ */
 static void run_target(struct kvb_session *s, const struct kvb_target *t,
-		       int skip)
+		       int skip, const char *why)
 {
 	const struct kvb_params *p = s->p;
 	int ncase = cases_of(p, t), i, rc;
@@ -1278,13 +1318,18 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 		case_at(p, t, i, &c);
 		case_label(t, &c, label, sizeof(label));
 		if (!within_budget(s, case_seconds(p, t, &c, p->repeat))) {
+			char b[64];
+
 			if (!s->skipped++)
 				snprintf(s->first_skipped, sizeof(s->first_skipped),
 					 "%s", label);
+			snprintf(b, sizeof(b), "the --budget of %g s ran out", p->budget);
+			add_skip(s, label, b);
 			continue;
 		}
 		if (skip) {
 			s->failed++;
+			add_skip(s, label, why);
 			continue;
 		}
 		progress(p, idx, s->total, NULL, label);
@@ -1294,8 +1339,11 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 				fputc('\n', stderr);
 			s->failed++;
 			/* The target is unusable: count its other cases as failed. */
-			if (rc == -2)
+			if (rc == -2) {
 				skip = 1;
+				why = "the target cannot run here (said on stderr)";
+			}
+			add_skip(s, label, rc == -2 ? why : "the case failed (said on stderr)");
 			continue;
 		}
 		progress(p, idx, s->total, r, label);
@@ -1312,6 +1360,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	struct kvb_session s = { .p = &p };
 	struct sigaction sa;
 	int ti, nodev = 0;
+	char nodev_why[160] = "";
 	int ret;
 
 	kvb_params_defaults(&p);
@@ -1336,8 +1385,9 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	}
 	p.clock_ns = clock_cost();
 	s.res = calloc(s.total ? s.total : 1, sizeof(*s.res));
+	s.skips = calloc(s.total ? s.total : 1, sizeof(*s.skips));
 	s.b = kvb_bench_new(&p);
-	if (!s.res || !s.b) {
+	if (!s.res || !s.skips || !s.b) {
 		fprintf(stderr, "kvbench: out of memory\n");
 		ret = KVB_EXIT_FAIL;
 		goto out;
@@ -1360,6 +1410,10 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 			int fd = kvb_open_device(p.device);
 
 			nodev = fd < 0;
+			if (nodev)
+				snprintf(nodev_why, sizeof(nodev_why), "%s: %s%s",
+					 p.device, strerror(errno),
+					 errno == ENOENT ? " (module not loaded?)" : "");
 			if (fd >= 0)
 				close(fd);
 			break;
@@ -1373,6 +1427,10 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 		goto out;
 	}
 
+	if (kvb_oversubscribed(&p))
+		fprintf(stderr,
+			"kvbench: warning: up to %d threads on %d CPU%s: threads share CPUs, so their ns/op includes waiting for one\n",
+			kvb_oversubscribed(&p), p.ncpus, p.ncpus == 1 ? "" : "s");
 	if (!p.quiet)
 		fprintf(stderr,
 			"kvbench: %d cases x %u run%s, about %.0f s; %d CPUs, %lu keys, %s\n",
@@ -1384,19 +1442,25 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	for (ti = 0; ti < p.ntargets && !atomic_load(&kvb_interrupted); ti++) {
 		struct kvb_target t = p.targets[ti];
 		int skip = nodev && (t.ops->flags & KVB_T_DEVICE);
+		const char *why = nodev_why;
 
 		close_fd(s.b);
 		if (t.ops->begin && !skip && within_budget(&s, 0)) {
-			int rc = t.ops->begin(s.b, &t);
+			int rc;
 
+			snprintf(s.b->why, sizeof(s.b->why), "said on stderr");
+			rc = t.ops->begin(s.b, &t);
 			/* Not on this machine (said): left out, not failed. */
 			if (rc > 0) {
-				s.unavailable += cases_of(&p, &t);
+				list_unavailable(&s, &t, s.b->why);
 				continue;
 			}
-			skip = rc < 0;
+			if (rc < 0) {
+				skip = 1;
+				why = s.b->why;
+			}
 		}
-		run_target(&s, &t, skip);
+		run_target(&s, &t, skip, why);
 	}
 	close_fd(s.b);
 	kvb_restore_backend(s.b);
@@ -1406,7 +1470,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 			s.nres);
 	if (s.skipped)
 		fprintf(stderr,
-			"kvbench: the budget of %.0f s ran out after %.0f s: %d of %d cases skipped, from '%s' on\n",
+			"kvbench: the budget of %g s ran out after %.0f s: %d of %d cases skipped, from '%s' on\n",
 			p.budget, (now_ns() - s.t0) / 1e9, s.skipped, s.total,
 			s.first_skipped);
 	ret = save_reports(&s, 1);
@@ -1420,6 +1484,7 @@ out:
 	for (ti = 0; ti < s.nres; ti++)
 		kvb_result_free(&s.res[ti]);
 	free(s.res);
+	free(s.skips);
 	kvb_bench_free(s.b);
 	free_params(&p);
 	return ret;

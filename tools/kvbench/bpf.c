@@ -49,6 +49,7 @@ static int htab_begin(struct kvb_bench *b, struct kvb_target *t)
 		fprintf(stderr,
 			"kvbench: %s: skipped: a BPF hash map needs values of 1 byte or more\n",
 			t->name);
+		snprintf(b->why, sizeof(b->why), "BPF map values need 1 byte or more");
 		return 1;
 	}
 	memset(&attr, 0, sizeof(attr));
@@ -62,6 +63,8 @@ static int htab_begin(struct kvb_bench *b, struct kvb_target *t)
 		fprintf(stderr,
 			"kvbench: %s: skipped: cannot create a BPF hash map (%s); it needs root or CAP_BPF\n",
 			t->name, strerror(errno));
+		snprintf(b->why, sizeof(b->why), "a BPF map needs root or CAP_BPF (%s)",
+			 strerror(errno));
 		return 1;
 	}
 	if (fd < 0) {

@@ -31,9 +31,12 @@ void kvb_device_hint(const char *path, int err)
 int kvb_open_device(const char *path)
 {
 	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int err = errno;
 
-	if (fd < 0)
-		kvb_device_hint(path, errno);
+	if (fd < 0) {
+		kvb_device_hint(path, err);
+		errno = err;	/* for the caller's list of skipped cases */
+	}
 	return fd;
 }
 
@@ -59,7 +62,9 @@ int kvb_read_backend(const char *sysfs, char *buf, size_t len)
 	return 0;
 }
 
-int kvb_switch_backend(const char *sysfs, const char *name)
+/* why: what went wrong, for the list of skipped cases (NULL: not wanted). */
+int kvb_switch_backend(const char *sysfs, const char *name, char *why,
+		       size_t whylen)
 {
 	char path[512], now[KVB_NAME_MAX];
 	int fd, err = 0;
@@ -74,11 +79,18 @@ int kvb_switch_backend(const char *sysfs, const char *name)
 	if (err) {
 		fprintf(stderr, "kvbench: cannot switch the backend to '%s' (%s): %s\n",
 			name, path, strerror(err));
+		if (why)
+			snprintf(why, whylen, "cannot switch the backend: %s%s",
+				 strerror(err),
+				 err == EINVAL ? " (unknown to the module?)" : "");
 		return -1;
 	}
 	if (kvb_read_backend(sysfs, now, sizeof(now)) || strcmp(now, name)) {
 		fprintf(stderr, "kvbench: wrote '%s' to %s but it reads back '%s'\n",
 			name, path, now);
+		if (why)
+			snprintf(why, whylen, "the backend did not switch (it reads '%s')",
+				 now);
 		return -1;
 	}
 	return 0;
@@ -88,7 +100,7 @@ int kvb_switch_backend(const char *sysfs, const char *name)
 void kvb_restore_backend(struct kvb_bench *b)
 {
 	if (b->orig_backend[0])
-		kvb_switch_backend(b->p->sysfs, b->orig_backend);
+		kvb_switch_backend(b->p->sysfs, b->orig_backend, NULL, 0);
 }
 
 static __u64 ptr(const void *p)
@@ -122,7 +134,7 @@ static int kernel_begin(struct kvb_bench *b, struct kvb_target *t)
 		if (!b->orig_backend[0] &&
 		    kvb_read_backend(p->sysfs, b->orig_backend, sizeof(b->orig_backend)))
 			b->orig_backend[0] = 0;
-		if (kvb_switch_backend(p->sysfs, t->name))
+		if (kvb_switch_backend(p->sysfs, t->name, b->why, sizeof(b->why)))
 			return -1;
 	}
 	return dev_begin(b, t);

@@ -186,11 +186,19 @@ struct kvb_result {
 	int interrupted;
 };
 
-/* What became of the plan, for the JSON report. */
+/* A case of the plan that did not run, and why. */
+struct kvb_skip {
+	char label[160];	/* "rcu get threads=2 batch=64 fd=per-thread" */
+	char why[160];		/* "the --budget of 600 s ran out" */
+};
+
+/* What became of the plan, for the reports. */
 struct kvb_outcome {
 	int interrupted;	/* Ctrl-C: the results are those measured so far */
 	int complete;		/* 0 while the run goes on (a report midway) */
 	int skipped;		/* cases left out because --budget ran out */
+	const struct kvb_skip *skips;	/* every case that did not run */
+	int nskips;
 };
 
 /* params.c */
@@ -317,6 +325,7 @@ struct kvb_bench {
 	int fd;
 	int filled;		/* the target's map holds every key */
 	char orig_backend[KVB_NAME_MAX];	/* before the first switch, or "" */
+	char why[160];		/* why ->begin failed, for the skipped list */
 };
 
 void kvb_params_defaults(struct kvb_params *p);
@@ -336,19 +345,46 @@ void kvb_result_free(struct kvb_result *r);
 /* output.c */
 void kvb_compute_ratios(struct kvb_result *r, int n);
 void kvb_print_table(FILE *f, const struct kvb_params *p,
-		     const struct kvb_result *r, int n);
+		     const struct kvb_result *r, int n,
+		     const struct kvb_outcome *o);
+int kvb_oversubscribed(const struct kvb_params *p);
 void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_result *r, int n,
 		    const struct kvb_outcome *o);
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
-int kvb_plot(const char *file, const struct kvb_result *r, int n);
 int kvb_plot_csv(const char *csv, const char *out);
+
+/* plot.c */
+int kvb_plot(const char *file, const struct kvb_result *r, int n);
+int kvb_plot_script(FILE *g, const char *file, const struct kvb_result *r,
+		    int n);
+
+/* devstats.c: kvbench stats, the device's sysfs files */
+struct kvb_sysfs_file {
+	char name[64];
+	char value[256];	/* newlines turned into spaces */
+	int writeonly;
+};
+
+struct kvb_sysfs_snap {
+	struct kvb_sysfs_file *files;	/* sorted by name */
+	int n;
+	double time;		/* CLOCK_MONOTONIC seconds, when read */
+};
+
+int kvb_sysfs_read(const char *dir, struct kvb_sysfs_snap *s, char *err,
+		   size_t errlen);
+void kvb_sysfs_print(FILE *out, const char *dir, const struct kvb_sysfs_snap *cur,
+		     const struct kvb_sysfs_snap *prev);
+void kvb_sysfs_free(struct kvb_sysfs_snap *s);
+int kvb_stats_main(int argc, char **argv);
 
 /* device.c, shared with main.c */
 int kvb_open_device(const char *path);
 void kvb_device_hint(const char *path, int err);
 int kvb_read_backend(const char *sysfs, char *buf, size_t len);
-int kvb_switch_backend(const char *sysfs, const char *name);
+int kvb_switch_backend(const char *sysfs, const char *name, char *why,
+		       size_t whylen);
 void kvb_restore_backend(struct kvb_bench *b);
 
 #endif /* KVBENCH_TOOL_H */

@@ -27,11 +27,13 @@ static const char help_text[] =
 	"  nop             issue KVBENCH_IOC_NOP (checks the device answers)\n"
 	"  bench [OPTS]    run the benchmark ('kvbench bench --help')\n"
 	"  plot CSV OUT    draw a 'bench -f csv' report with gnuplot (.png/.svg)\n"
+	"  stats [OPTS]    the device's sysfs statistics ('kvbench stats --help')\n"
 	"\n"
 	"Options:\n"
 	"  -d, --device PATH   device to use (default " KVB_DEFAULT_DEVICE ",\n"
 	"                      or $KVBENCH_DEVICE)\n"
-	"  -b, --buffer-size N first GET buffer (default 4096; grown on ERANGE)\n"
+	"      --buffer-size N first GET buffer in bytes (default 4096; grown\n"
+	"                      on ERANGE; 4Ki = 4096, 4k = 4000)\n"
 	"  -h, --help          show this help\n"
 	"\n"
 	"Exit status: 0 on success, 1 if the operation failed, 2 on usage errors.\n"
@@ -176,7 +178,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "device", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "buffer-size", required_argument, NULL, 'b' },
+		{ "buffer-size", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *device = getenv("KVBENCH_DEVICE");
@@ -187,8 +189,13 @@ int main(int argc, char **argv)
 
 	if (!device || !*device)
 		device = KVB_DEFAULT_DEVICE;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+d:hb:", opts, NULL)) != -1) {
+	/*
+	 * getopt says what is wrong ("option '--device' requires an
+	 * argument"), under the name the user knows.
+	 */
+	argv[0] = "kvbench";
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "+d:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			device = optarg;
@@ -196,14 +203,14 @@ int main(int argc, char **argv)
 		case 'h':
 			fputs(help_text, stdout);
 			return KVB_EXIT_OK;
-		case 'b':
+		case 'B':
 			if (kvb_parse_count(optarg, 0, KVB_MAX_VALUE, &bufsize,
 					    err, sizeof(err)))
-				return usage_error("--buffer-size %s", err);
+				return usage_error("--buffer-size: %s", err);
 			break;
 		default:
-			return usage_error("unknown or incomplete option '%s'",
-					   argv[optind - 1]);
+			fprintf(stderr, "Try 'kvbench --help' for more information.\n");
+			return KVB_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc)
@@ -213,6 +220,8 @@ int main(int argc, char **argv)
 		fputs(help_text, stdout);
 		return KVB_EXIT_OK;
 	}
+	if (!strcmp(cmd, "stats"))
+		return kvb_stats_main(argc - optind + 1, argv + optind - 1);
 	if (!strcmp(cmd, "bench"))
 		return kvb_bench_main(argc - optind + 1, argv + optind - 1, device);
 	if (!strcmp(cmd, "plot")) {

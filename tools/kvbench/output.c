@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 
 #include "kvbench.h"
 
@@ -98,26 +97,87 @@ static void cell(FILE *f, double v, int width, int prec)
 		fprintf(f, " %*s", width, "-");
 }
 
-void kvb_print_table(FILE *f, const struct kvb_params *p,
-		     const struct kvb_result *r, int n)
+/* The widest of a title and a column's cells, so every row lines up. */
+static int col_width(const char *title, const struct kvb_result *r, int n,
+		     int mix)
 {
+	int w = strlen(title), i;
+
+	for (i = 0; i < n; i++) {
+		char m[32];
+		int len;
+
+		if (mix) {
+			if (r[i].kind == KVB_NOP)
+				snprintf(m, sizeof(m), "-");
+			else
+				kvb_mix_name(&r[i].mix, m, sizeof(m));
+			len = strlen(m);
+		} else {
+			len = strlen(r[i].target);
+		}
+		if (len > w)
+			w = len;
+	}
+	return w;
+}
+
+/* The largest thread count of the plan above the CPUs used, or 0. */
+int kvb_oversubscribed(const struct kvb_params *p)
+{
+	unsigned int max = 0;
+	int i;
+
+	for (i = 0; i < p->threads.n; i++)
+		if (p->threads.v[i] > max)
+			max = p->threads.v[i];
+	return p->ncpus > 0 && max > (unsigned int)p->ncpus ? (int)max : 0;
+}
+
+static void footnotes(FILE *f, const struct kvb_params *p,
+		      const struct kvb_result *r, int n,
+		      const struct kvb_outcome *o)
+{
+	int i, over = 0;
+
+	for (i = 0; p && i < n; i++)
+		over += p->ncpus > 0 && r[i].threads > (unsigned int)p->ncpus;
+	if (over)
+		fprintf(f,
+			"\n* %d case%s ran more threads than the %d CPU%s used: threads shared CPUs, so\n"
+			"  their ns/op and latencies include waiting for a CPU, not only the operation.\n",
+			over, over == 1 ? "" : "s", p->ncpus, p->ncpus == 1 ? "" : "s");
+	if (!o || !o->nskips)
+		return;
+	fprintf(f, "\nskipped: %d case%s did not run\n", o->nskips,
+		o->nskips == 1 ? "" : "s");
+	for (i = 0; i < o->nskips; i++)
+		fprintf(f, "  %-48s %s\n", o->skips[i].label, o->skips[i].why);
+}
+
+void kvb_print_table(FILE *f, const struct kvb_params *p,
+		     const struct kvb_result *r, int n,
+		     const struct kvb_outcome *o)
+{
+	int tw = col_width("backend", r, n, 0), mw = col_width("mix", r, n, 1);
 	int i;
 
 	if (p)
 		header(f, p);
-	fprintf(f, "\n%-12s %-8s %4s %5s %-10s %12s %9s %7s %8s %8s %8s %8s %11s\n",
-		"backend", "mix", "thr", "batch", "fd", "ops/s", "ns/op", "spread",
-		"p50", "p99", "p99.9", "cost/nop", "tput/rwlock");
+	fprintf(f, "\n%-*s %-*s %5s %5s %-10s %12s %9s %7s %8s %8s %8s %8s %11s\n",
+		tw, "backend", mw, "mix", "thr", "batch", "fd", "ops/s", "ns/op",
+		"spread", "p50", "p99", "p99.9", "cost/nop", "tput/rwlock");
 	for (i = 0; i < n; i++) {
+		int over = p && p->ncpus > 0 && r[i].threads > (unsigned int)p->ncpus;
 		char m[32];
 
 		if (r[i].kind == KVB_NOP)
 			snprintf(m, sizeof(m), "-");
 		else
 			kvb_mix_name(&r[i].mix, m, sizeof(m));
-		fprintf(f, "%-12s %-8s %4u %5u %-10s %12.0f", r[i].target, m,
-			r[i].threads, r[i].batch, kvb_fd_name(r[i].fdmode),
-			r[i].ops_per_sec);
+		fprintf(f, "%-*s %-*s %4u%s %5u %-10s %12.0f", tw, r[i].target,
+			mw, m, r[i].threads, over ? "*" : " ", r[i].batch,
+			kvb_fd_name(r[i].fdmode), r[i].ops_per_sec);
 		cell(f, r[i].ns_per_op, 9, 1);
 		if (r[i].runs > 1)
 			fprintf(f, " %6.1f%%", r[i].spread_pct);
@@ -139,6 +199,7 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 	fprintf(f,
 		"\nns/op and p50..p99.9 (ns) are per operation of one thread; spread = (max-min)/median of the runs;\n"
 		"cost/nop = ns/op / nop ns/op at the same threads; tput/rwlock = ops/s / rwlock ops/s in the same case.\n");
+	footnotes(f, p, r, n, o);
 }
 
 static void jstr(FILE *f, const char *s)
@@ -399,82 +460,4 @@ bad:
 	free(r);
 	fclose(f);
 	return -1;
-}
-
-static int same_series(const struct kvb_result *a, const struct kvb_result *b)
-{
-	return !strcmp(a->target, b->target) && a->batch == b->batch &&
-	       a->fdmode == b->fdmode && !memcmp(&a->mix, &b->mix, sizeof(a->mix));
-}
-
-/* ops/s against threads, one line per (backend, mix, batch, fd). */
-int kvb_plot(const char *file, const struct kvb_result *r, int n)
-{
-	const char *dot = strrchr(file, '.');
-	int svg = dot && !strcmp(dot, ".svg");
-	char *seen = calloc(n ? n : 1, 1);
-	FILE *g;
-	int i, j, first = 1, status;
-
-	if (!seen)
-		return -1;
-	if (strchr(file, '"') || strchr(file, '\n')) {
-		fprintf(stderr, "kvbench: --plot: unusable file name\n");
-		free(seen);
-		return -1;
-	}
-	g = popen("gnuplot", "w");
-	if (!g) {
-		fprintf(stderr, "kvbench: --plot: cannot run gnuplot: %s\n", strerror(errno));
-		free(seen);
-		return -1;
-	}
-	fprintf(g, "set terminal %s size 1000,650\nset output \"%s\"\n",
-		svg ? "svg" : "png", file);
-	fprintf(g, "set title \"kvbench: throughput vs threads\"\nset xlabel \"threads\"\n");
-	fprintf(g, "set ylabel \"ops/s (log)\"\nset key outside right\nset grid\n");
-	fprintf(g, "set logscale y\nset format y \"%%.0s%%c\"\n");
-	fprintf(g, "set xtics 1\nset offsets 0.2, 0.2, 0, 0\n");
-	fprintf(g, "plot");
-	for (i = 0; i < n; i++) {
-		char m[32];
-
-		if (seen[i])
-			continue;
-		for (j = i; j < n; j++)
-			if (same_series(&r[i], &r[j]))
-				seen[j] = 1;
-		kvb_mix_name(&r[i].mix, m, sizeof(m));
-		fprintf(g, "%s '-' using 1:2 with linespoints title \"%s%s%s",
-			first ? "" : ",", r[i].target,
-			r[i].kind == KVB_NOP ? "" : " ", r[i].kind == KVB_NOP ? "" : m);
-		if (r[i].batch > 1)
-			fprintf(g, " batch=%u", r[i].batch);
-		fprintf(g, "%s\"", r[i].fdmode == KVB_FD_SHARED ? " shared-fd" : "");
-		first = 0;
-	}
-	if (first)
-		fprintf(g, " 0 notitle");
-	fputc('\n', g);
-	memset(seen, 0, n);
-	for (i = 0; i < n; i++) {
-		if (seen[i])
-			continue;
-		for (j = i; j < n; j++) {
-			if (!same_series(&r[i], &r[j]))
-				continue;
-			seen[j] = 1;
-			fprintf(g, "%u %.1f\n", r[j].threads, r[j].ops_per_sec);
-		}
-		fprintf(g, "e\n");
-	}
-	free(seen);
-	status = pclose(g);
-	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "kvbench: --plot: gnuplot failed%s\n",
-			WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
-			" (not installed? apt-get install gnuplot-nox)" : "");
-		return -1;
-	}
-	return 0;
 }

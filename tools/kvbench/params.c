@@ -253,36 +253,65 @@ int kvb_parse_dist(const char *s, enum kvb_dist *dist, double *theta,
 	return 0;
 }
 
-/* "2", "1.5", "1.5s", "500ms", "2m" */
+/*
+ * A duration: a number of seconds, or a number with one of the units us,
+ * ms, s or m (minutes): "2", "1.5s", "500ms", "10m". Nothing else: "2h",
+ * "1M" or "5sec" is an error, not a guess.
+ */
 int kvb_parse_seconds(const char *s, double *sec, char *err, size_t errlen)
 {
+	static const struct {
+		const char *unit;
+		double mul;
+	} units[] = {
+		{ "", 1 }, { "us", 0.000001 }, { "ms", 0.001 }, { "s", 1 }, { "m", 60 },
+	};
 	char *end;
 	double v;
+	size_t i;
 
+	if ((*s < '0' || *s > '9') && *s != '.')
+		goto bad;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || !isfinite(v) || v < 0)
 		goto bad;
-	if (!strcmp(end, "ms"))
-		v /= 1000;
-	else if (!strcmp(end, "m"))
-		v *= 60;
-	else if (*end && strcmp(end, "s"))
-		goto bad;
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (!strcmp(end, units[i].unit))
+			break;
+	if (i == ARRAY_SIZE(units))
+		return fail(err, errlen,
+			    "'%s' is not a duration: a number of seconds, or with one of the units us, ms, s, m (minutes), like 500ms, 1.5s or 10m",
+			    s);
+	v *= units[i].mul;
 	if (v > 86400)
-		goto bad;
+		return fail(err, errlen, "'%s' is more than a day", s);
 	*sec = v;
 	return 0;
 bad:
-	return fail(err, errlen, "'%s' is not a duration (like 2, 1.5s or 500ms)", s);
+	return fail(err, errlen, "'%s' is not a duration (like 2, 500ms, 1.5s or 10m)", s);
 }
 
-/* A decimal count, with an optional k (x1024) or m (x1024*1024) suffix. */
+/*
+ * A decimal count with an optional suffix: k, M, G are SI (x1000, x10^6,
+ * x10^9), Ki, Mi, Gi binary (x1024, x2^20, x2^30): "64", "4Ki", "1M". Any
+ * other suffix ("1m", "4K", "2kb") is an error: "m" could be mega or
+ * mebi, and is minutes in a duration.
+ */
 int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
 		    unsigned long long *out, char *err, size_t errlen)
 {
-	unsigned long long v, mul = 1;
+	static const struct {
+		const char *suffix;
+		unsigned long long mul;
+	} suffixes[] = {
+		{ "", 1 },
+		{ "k", 1000ULL }, { "M", 1000000ULL }, { "G", 1000000000ULL },
+		{ "Ki", 1ULL << 10 }, { "Mi", 1ULL << 20 }, { "Gi", 1ULL << 30 },
+	};
+	unsigned long long v, mul;
 	char *end;
+	size_t i;
 
 	if (*s < '0' || *s > '9')
 		goto bad;
@@ -290,20 +319,20 @@ int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
 	v = strtoull(s, &end, 10);
 	if (errno)
 		goto bad;
-	if (*end == 'k' || *end == 'K')
-		mul = 1024;
-	else if (*end == 'm' || *end == 'M')
-		mul = 1024 * 1024;
-	else if (*end)
-		goto bad;
-	if (mul != 1 && end[1])
-		goto bad;
+	for (i = 0; i < ARRAY_SIZE(suffixes); i++)
+		if (!strcmp(end, suffixes[i].suffix))
+			break;
+	if (i == ARRAY_SIZE(suffixes))
+		return fail(err, errlen,
+			    "'%s' has an unknown suffix '%s': use k, M, G (x1000) or Ki, Mi, Gi (x1024)",
+			    s, end);
+	mul = suffixes[i].mul;
 	if (v > hi / mul || v * mul < lo || v * mul > hi)
 		return fail(err, errlen, "'%s' is outside %llu..%llu", s, lo, hi);
 	*out = v * mul;
 	return 0;
 bad:
-	return fail(err, errlen, "'%s' is not a number (like 64, 4k or 1m)", s);
+	return fail(err, errlen, "'%s' is not a number (like 64, 4Ki or 1M)", s);
 }
 
 /*

@@ -51,7 +51,7 @@ ok() {
 ok $? "kvbench set"
 [ "$("$kvb" get smoke-key)" = smoke-value ]
 ok $? "kvbench get prints the value"
-[ "$("$kvb" -b 2 get smoke-key)" = smoke-value ]
+[ "$("$kvb" --buffer-size 2 get smoke-key)" = smoke-value ]
 ok $? "kvbench get retries with a larger buffer on ERANGE"
 "$kvb" del smoke-key
 ok $? "kvbench del"

@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/bpf.h>
@@ -332,9 +334,9 @@ static void test_dist_and_counts(void)
 	   kvb_parse_seconds("1h", &sec, err, sizeof(err)),
 	   "bad durations refused");
 	ok(!kvb_parse_count("64", 0, 1 << 20, &v, err, sizeof(err)) && v == 64 &&
-	   !kvb_parse_count("4k", 0, 1 << 20, &v, err, sizeof(err)) && v == 4096 &&
-	   !kvb_parse_count("1m", 0, 1 << 20, &v, err, sizeof(err)) && v == 1 << 20,
-	   "counts 64, 4k, 1m");
+	   !kvb_parse_count("4Ki", 0, 1 << 20, &v, err, sizeof(err)) && v == 4096 &&
+	   !kvb_parse_count("1Mi", 0, 1 << 20, &v, err, sizeof(err)) && v == 1 << 20,
+	   "counts 64, 4Ki, 1Mi");
 	ok(kvb_parse_count("k", 0, 100, &v, err, sizeof(err)) &&
 	   kvb_parse_count("5x", 0, 100, &v, err, sizeof(err)) &&
 	   kvb_parse_count("4kk", 0, 1 << 20, &v, err, sizeof(err)) &&
@@ -823,10 +825,10 @@ static void test_fdless(void)
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	kvb_print_table(f, NULL, r, 2);
+	kvb_print_table(f, NULL, r, 2, NULL);
 	fclose(f);
-	ok(strstr(buf, "\nuser-rwlock  get         2     1 -     ") &&
-	   strstr(buf, "\nnop          -           2     1 per-thread "),
+	ok(strstr(buf, "\nuser-rwlock get    2      1 -          ") &&
+	   strstr(buf, "\nnop         -      2      1 per-thread "),
 	   "table: fd '-' for a target without an fd");
 	free(buf);
 }
@@ -935,7 +937,7 @@ static void test_output(void)
 
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	kvb_print_table(f, &p, r, 3);
+	kvb_print_table(f, &p, r, 3, NULL);
 	fclose(f);
 	ok(strstr(buf, "ops/s") && strstr(buf, "p99.9") && strstr(buf, "rwlock") &&
 	   strstr(buf, "90:10") && strstr(buf, "1 op in 64 timed"),
@@ -1108,6 +1110,470 @@ static void test_plan(const char *k)
 	run(out, sizeof(out), "rm -rf %s", dir);
 }
 
+/* Suffixes: SI and binary for counts, time units for durations; no guessing. */
+static void test_suffixes(void)
+{
+	static const struct {
+		const char *s;
+		unsigned long long v;
+	} counts[] = {
+		{ "7", 7 }, { "4k", 4000 }, { "2M", 2000000 }, { "3G", 3000000000ULL },
+		{ "4Ki", 4096 }, { "2Mi", 2 << 20 }, { "3Gi", 3ULL << 30 },
+	};
+	static const char * const bad_counts[] = {
+		"1m", "4K", "1g", "2kb", "1KiB", "3mi", "1 k", "1.5k", "k1",
+	};
+	static const struct {
+		const char *s;
+		double sec;
+	} durations[] = {
+		{ "2", 2 }, { "250us", 0.00025 }, { "500ms", 0.5 }, { "1.5s", 1.5 },
+		{ "10m", 600 }, { ".5", 0.5 },
+	};
+	static const char * const bad_durations[] = {
+		"1h", "1M", "5sec", "2 s", "1mi", "1ns", "ms", "2S", "1d", "inf",
+	};
+	unsigned long long v;
+	char err[256];
+	double sec;
+	size_t i;
+	int good = 1;
+
+	for (i = 0; i < ARRAY_SIZE(counts); i++) {
+		v = 0;
+		if (kvb_parse_count(counts[i].s, 0, 1ULL << 40, &v, err, sizeof(err)) ||
+		    v != counts[i].v) {
+			printf("# count '%s': %llu, want %llu\n", counts[i].s, v, counts[i].v);
+			good = 0;
+		}
+	}
+	ok(good, "counts: k, M, G are x1000, Ki, Mi, Gi are x1024");
+	good = 1;
+	for (i = 0; i < ARRAY_SIZE(bad_counts); i++) {
+		err[0] = 0;
+		if (!kvb_parse_count(bad_counts[i], 0, 1ULL << 40, &v, err, sizeof(err)) ||
+		    !strstr(err, bad_counts[i])) {
+			printf("# count '%s' accepted or not named: %s\n", bad_counts[i], err);
+			good = 0;
+		}
+	}
+	ok(good, "counts: m, K, g and other suffixes are refused, naming the input");
+	ok(kvb_parse_count("1m", 0, 1ULL << 40, &v, err, sizeof(err)) &&
+	   strstr(err, "Ki, Mi, Gi") && strstr(err, "k, M, G"),
+	   "a refused count suffix says which ones exist");
+	good = 1;
+	for (i = 0; i < ARRAY_SIZE(durations); i++) {
+		sec = -1;
+		if (kvb_parse_seconds(durations[i].s, &sec, err, sizeof(err)) ||
+		    fabs(sec - durations[i].sec) > 0.000000000001) {
+			printf("# duration '%s': %g, want %g\n", durations[i].s, sec,
+			       durations[i].sec);
+			good = 0;
+		}
+	}
+	ok(good, "durations: seconds, us, ms, s and m (minutes)");
+	good = 1;
+	for (i = 0; i < ARRAY_SIZE(bad_durations); i++) {
+		err[0] = 0;
+		if (!kvb_parse_seconds(bad_durations[i], &sec, err, sizeof(err)) ||
+		    !strstr(err, bad_durations[i])) {
+			printf("# duration '%s' accepted or not named: %s\n",
+			       bad_durations[i], err);
+			good = 0;
+		}
+	}
+	ok(good, "durations: h, M, sec and other units are refused, naming the input");
+}
+
+/* One meaning per option letter; getopt's own message for a missing argument. */
+static void test_cli_options(const char *k)
+{
+	char out[8192];
+	int st;
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "command line option tests");
+		return;
+	}
+	st = run(out, sizeof(out), "%s -b 100 get x 2>&1", k);
+	ok(st == 2 && strstr(out, "invalid option -- 'b'") && strstr(out, "kvbench --help"),
+	   "-b is not an option at the top level (it is bench's --backends)");
+	st = run(out, sizeof(out), "%s --buffer-size 1Ki -d /dev/null get x 2>&1", k);
+	ok(st == 1 && strstr(out, "get 'x'"), "--buffer-size takes a count (1Ki)");
+	st = run(out, sizeof(out), "%s --buffer-size 1m get x 2>&1", k);
+	ok(st == 2 && strstr(out, "--buffer-size") && strstr(out, "'1m'"),
+	   "--buffer-size 1m: exit 2, an ambiguous suffix");
+	st = run(out, sizeof(out), "%s -d 2>&1", k);
+	ok(st == 2 && strstr(out, "kvbench: option requires an argument -- 'd'"),
+	   "-d without its argument: getopt's 'requires an argument', exit 2");
+	st = run(out, sizeof(out), "%s --device 2>&1", k);
+	ok(st == 2 && strstr(out, "option '--device' requires an argument"),
+	   "--device without its argument: 'requires an argument', exit 2");
+	st = run(out, sizeof(out), "%s bench --keys 2>&1", k);
+	ok(st == 2 && strstr(out, "kvbench bench: option '--keys' requires an argument") &&
+	   strstr(out, "kvbench bench --help"),
+	   "bench --keys without its argument: 'requires an argument', exit 2");
+	st = run(out, sizeof(out), "%s bench -q -t 2>&1", k);
+	ok(st == 2 && strstr(out, "option requires an argument -- 't'"),
+	   "bench -t without its argument: 'requires an argument', exit 2");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop -t 1 -k 1m 2>&1", k);
+	ok(st == 2 && strstr(out, "--keys") && strstr(out, "'1m'"),
+	   "bench -k 1m: exit 2 (M or Mi?)");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop -t 1 -D 1h 2>&1", k);
+	ok(st == 2 && strstr(out, "--duration") && strstr(out, "'1h'"),
+	   "bench -D 1h: exit 2 (no such unit)");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop -t 1 --budget 1M 2>&1", k);
+	ok(st == 2 && strstr(out, "--budget") && strstr(out, "'1M'"),
+	   "bench --budget 1M: exit 2 (a count suffix is no duration)");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop -t 1 -k 2Ki --budget 10m 2>&1", k);
+	ok(st == 0 && strstr(out, "about"), "bench -k 2Ki --budget 10m is accepted");
+}
+
+/* The table: columns line up for any name, skipped cases, oversubscription. */
+static void test_table(const char *k)
+{
+	static const char * const names[] = { "nop", "kthread-percpu", "rcu" };
+	struct kvb_skip skips[2] = {
+		{ "rwlock get threads=1 batch=1 fd=per-thread", "the --budget of 5 s ran out" },
+		{ "kthread get threads=1 batch=1 fd=per-thread",
+		  "/dev/kvbench: Permission denied" },
+	};
+	struct kvb_outcome o = { .complete = 1, .skips = skips, .nskips = 2 };
+	struct kvb_result r[3];
+	struct kvb_params p;
+	double runs[2] = { 1, 2 };
+	char *buf = NULL, *line, *save, out[16384];
+	size_t len = 0, hlen = 0;
+	unsigned int thr[2] = { 1, 4 };
+	int rows = 0, aligned = 1, marked = 0, i, st;
+	FILE *f;
+
+	kvb_params_defaults(&p);
+	p.ncpus = 2;
+	p.threads.v = thr;
+	p.threads.n = 2;
+	fake_results(r, runs);
+	for (i = 0; i < 3; i++)
+		snprintf(r[i].target, sizeof(r[i].target), "%s", names[i]);
+	r[2].mix = (struct kvb_mix){ 50, 25, 25 };
+	r[2].threads = 4;
+	kvb_compute_ratios(r, 3);
+	f = open_memstream(&buf, &len);
+	kvb_print_table(f, &p, r, 3, &o);
+	fclose(f);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "backend ", 8)) {
+			hlen = strlen(line);
+			continue;
+		}
+		if (!hlen || rows == 3)
+			continue;
+		rows++;
+		/* every row as long as the header: fixed-width cells after the name */
+		if (strlen(line) != hlen) {
+			printf("# %zu vs header %zu: %s\n", strlen(line), hlen, line);
+			aligned = 0;
+		}
+		marked += !!strstr(line, "   4* ");
+	}
+	ok(rows == 3 && aligned, "table: kthread-percpu and 50:25:25 rows line up with the header");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_table(f, &p, r, 3, &o);
+	fclose(f);
+	ok(marked == 1 && strstr(buf, "* 1 case ran more threads than the 2 CPUs used"),
+	   "table: a case with more threads than CPUs is marked and footnoted");
+	ok(strstr(buf, "skipped: 2 cases did not run") &&
+	   strstr(buf, "rwlock get threads=1 batch=1 fd=per-thread") &&
+	   strstr(buf, "the --budget of 5 s ran out") && strstr(buf, "Permission denied"),
+	   "table: the skipped cases are listed with the reason");
+	ok(kvb_oversubscribed(&p) == 4, "kvb_oversubscribed: 4 threads on 2 CPUs");
+	p.threads.n = 1;
+	ok(!kvb_oversubscribed(&p), "kvb_oversubscribed: 1 thread on 2 CPUs is not");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_table(f, &p, r, 2, NULL);
+	fclose(f);
+	ok(!strstr(buf, "skipped") && !strstr(buf, "more threads than"),
+	   "table: no footnotes when nothing was skipped or oversubscribed");
+	free(buf);
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "bench warns when threads exceed CPUs");
+		skip("no kvbench binary given", "bench lists the cases it could not run");
+		return;
+	}
+	st = run(out, sizeof(out),
+		 "%s bench -q --cpus 1 -b user-rwlock -t 1,3 -m get -n 200 -w 0 2>&1", k);
+	ok(st == 0 && strstr(out, "warning: up to 3 threads on 1 CPU") &&
+	   strstr(out, "* 1 case ran more threads than the 1 CPU used"),
+	   "bench warns (stderr and footnote) when threads exceed CPUs");
+	st = run(out, sizeof(out),
+		 "%s bench -q -d /nonexistent/kvbench -b nop,user-rwlock -t 1 -m get -n 200 -w 0 2>/dev/null",
+		 k);
+	ok(st == 1 && strstr(out, "user-rwlock ") && strstr(out, "skipped: 1 case did not run") &&
+	   strstr(out, "nop nop threads=1") && strstr(out, "No such file or directory"),
+	   "bench lists the cases it could not run, and why");
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -m get,set -D 0.2 -w 0 --budget 0.3 2>/dev/null",
+		 k);
+	ok(st == 0 && strstr(out, "skipped: 1 case did not run") &&
+	   strstr(out, "user-rwlock set threads=1") && strstr(out, "the --budget of 0.3 s ran out"),
+	   "bench lists the cases the budget left out");
+}
+
+/* How often needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
+/* Results of targets x mixes x batches x threads, with nop once per thread count. */
+static int grid(struct kvb_result *r, const unsigned int *thr, int nthr)
+{
+	static const char * const targets[] = { "rwlock", "kthread-percpu", "user-rwlock" };
+	static const struct kvb_mix mixes[] = { { 100, 0, 0 }, { 90, 10, 0 }, { 50, 50, 0 } };
+	static const unsigned int batches[] = { 1, 64 };
+	int n = 0, t, m, b, i, k;
+
+	for (i = 0; i < nthr; i++) {
+		memset(&r[n], 0, sizeof(r[n]));
+		snprintf(r[n].target, sizeof(r[n].target), "nop");
+		r[n].kind = KVB_NOP;
+		r[n].threads = thr[i];
+		r[n].batch = 1;
+		r[n++].ops_per_sec = 1e6 * thr[i];
+	}
+	/* every (target, mix, batch, threads); no BATCH in userspace */
+	for (k = 0; k < 3 * 3 * 2 * nthr; k++) {
+		t = k / (3 * 2 * nthr);
+		m = k / (2 * nthr) % 3;
+		b = k / nthr % 2;
+		i = k % nthr;
+		if (t == 2 && b)
+			continue;
+		memset(&r[n], 0, sizeof(r[n]));
+		snprintf(r[n].target, sizeof(r[n].target), "%s", targets[t]);
+		r[n].kind = t == 2 ? KVB_USER_RWLOCK : KVB_KERNEL;
+		r[n].mix = mixes[m];
+		r[n].threads = thr[i];
+		r[n].batch = batches[b];
+		r[n++].ops_per_sec = 1e5 * (t + 1) * (b * 4 + 1) * thr[i];
+	}
+	return n;
+}
+
+/* PNG: the width and height in the IHDR chunk, or 0. */
+static void png_size(const char *path, unsigned int *w, unsigned int *h)
+{
+	unsigned char b[24] = { 0 };
+	FILE *f = fopen(path, "re");
+
+	*w = 0;
+	*h = 0;
+	if (!f)
+		return;
+	if (fread(b, 1, sizeof(b), f) == sizeof(b) && !memcmp(b, "\x89PNG", 4) &&
+	    !memcmp(b + 12, "IHDR", 4)) {
+		*w = (unsigned int)b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19];
+		*h = (unsigned int)b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
+	}
+	fclose(f);
+}
+
+/* The chart: small multiples, bars at two thread counts, lines beyond. */
+static void test_plot(void)
+{
+	static const unsigned int two[] = { 1, 2 }, four[] = { 1, 2, 4, 8 };
+	struct kvb_result r[64];
+	char *buf = NULL, out[256], dir[] = "/tmp/kvbench-test-XXXXXX", png[64];
+	size_t len = 0;
+	unsigned int w, h;
+	int n;
+	FILE *f;
+
+	n = grid(r, two, 2);
+	f = open_memstream(&buf, &len);
+	ok(!kvb_plot_script(f, "x.png", r, n), "plot: a script for 2 thread counts");
+	fclose(f);
+	/* 3 mixes x 2 batch rows, the userspace map only in the first row */
+	ok(count_of(buf, "set origin") == 7 && count_of(buf, "\nset title") == 6 &&
+	   strstr(buf, "'90:10 GET:SET, BATCH(64)'") && strstr(buf, "'get only, single ops'"),
+	   "plot: one panel per mix and batch size, and a legend");
+	ok(strstr(buf, "histograms") && !strstr(buf, "linespoints") &&
+	   strstr(buf, "title '2 threads'") && count_of(buf, "title '1 thread'") == 1,
+	   "plot: bars at two thread counts, one legend for them");
+	ok(count_of(buf, "\"nop (floor)\"") == 6 && count_of(buf, "\"user-rwlock\"") == 3 &&
+	   count_of(buf, "\"kthread-percpu\"") == 6,
+	   "plot: nop in every panel, each target in the panels it ran in");
+	ok(strstr(buf, "set logscale y") && count_of(buf, "set yrange") == 2,
+	   "plot: every panel on the same log ops/s axis");
+	free(buf);
+
+	buf = NULL;
+	n = grid(r, four, 4);
+	f = open_memstream(&buf, &len);
+	ok(!kvb_plot_script(f, "x.svg", r, n), "plot: a script for 4 thread counts");
+	fclose(f);
+	ok(!strstr(buf, "histograms") && strstr(buf, "set logscale x 2") &&
+	   /* nop, rwlock, kthread-percpu in 6 panels, user-rwlock in 3, legend 4 */
+	   count_of(buf, " dt 1 lc rgb ") == 6 + 6 + 6 + 3 + 4 &&
+	   strstr(buf, "title 'kthread-percpu'") && strstr(buf, "set terminal svg"),
+	   "plot: lines for 4 thread counts, one per target and panel, one legend entry each");
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ok(kvb_plot_script(f, "x.png", r, 0) && kvb_plot_script(f, "it's.png", r, n),
+	   "plot: nothing to draw, or an unusable file name, is an error");
+	fclose(f);
+	free(buf);
+
+	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1") || !mkdtemp(dir)) {
+		skip("no gnuplot", "plot: gnuplot draws the panels");
+		return;
+	}
+	n = grid(r, two, 2);
+	snprintf(png, sizeof(png), "%s/p.png", dir);
+	ok(!kvb_plot(png, r, n), "plot: gnuplot draws 3 x 2 panels without an error");
+	png_size(png, &w, &h);
+	ok(w >= 1200 && h > w / 2, "plot: the PNG is sized for 3 x 2 panels (%ux%u)", w, h);
+	run(out, sizeof(out), "rm -rf %s", dir);
+}
+
+/* Write a fake sysfs file. */
+static int put(const char *dir, const char *name, const char *text, int mode)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "we");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	return chmod(path, mode);
+}
+
+/* kvbench stats against a fake sysfs directory: a test of the tool. */
+static void test_stats_cmd(const char *k)
+{
+	static const char * const files[][2] = {
+		{ "backend", "kthread\n" }, { "entries", "1024\n" }, { "bytes", "90112\n" },
+		{ "gets", "500\n" }, { "hits", "450\n" }, { "misses", "50\n" },
+		{ "sets", "10\n" }, { "dels", "0\n" }, { "batches", "3\n" },
+		{ "queue_hwm", "7\n" }, { "drain_mean", "3.25\n" }, { "queue_full", "2\n" },
+		{ "uevent", "MAJOR=10\nMINOR=122\nDEVNAME=kvbench\n" },
+		{ "future_file", "42\n" },
+	};
+	struct kvb_sysfs_snap a, b;
+	char dir[] = "/tmp/kvbench-test-XXXXXX", path[600], err[600];
+	char *buf = NULL, out[16384];
+	size_t len = 0, i;
+	struct timespec t0, t1;
+	int good = 1, st;
+	const char *g, *h, *bt;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		skip("no temporary directory", "kvbench stats");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		good &= !put(dir, files[i][0], files[i][1], 0444);
+	good &= !put(dir, "reset", "", 0200);
+	snprintf(path, sizeof(path), "%s/power", dir);
+	good &= !mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/subsystem", dir);
+	good &= !symlink("/nonexistent", path);
+	ok(good && !kvb_sysfs_read(dir, &a, err, sizeof(err)) && a.n == 15,
+	   "stats: reads the 15 regular files, not the directory or the link");
+	f = open_memstream(&buf, &len);
+	kvb_sysfs_print(f, dir, &a, NULL);
+	fclose(f);
+	g = strstr(buf, "\ngets ");
+	h = strstr(buf, "\nhits ");
+	bt = strstr(buf, "\nbatches ");
+	ok(strstr(buf, "[backend]\nbackend             kthread  the backend serving the map\n") &&
+	   strstr(buf, "[operations]") && strstr(buf, "[owner queues]") &&
+	   strstr(buf, "drain_mean             3.25") && g && h && bt && g < h && h < bt,
+	   "stats: grouped and labelled, counters in the ABI document's order");
+	ok(strstr(buf, "hit rate              90.0%  hits / gets") &&
+	   strstr(buf, "uevent       MAJOR=10 MINOR=122 DEVNAME=kvbench\n") &&
+	   strstr(buf, "[other]\nfuture_file              42\n") &&
+	   strstr(buf, "reset                     -  write 1 to zero the counters") &&
+	   !strstr(buf, "power") && !strstr(buf, "subsystem") && !strstr(buf, "/s "),
+	   "stats: hit rate, multi-line files, unknown and write-only files; no rates in one report");
+	free(buf);
+
+	good = !put(dir, "gets", "800\n", 0444) && !put(dir, "entries", "2000\n", 0444) &&
+	       !put(dir, "queue_full", "1\n", 0444) && !kvb_sysfs_read(dir, &b, err, sizeof(err));
+	b.time = a.time + 2;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (good)
+		kvb_sysfs_print(f, dir, &b, &a);
+	fclose(f);
+	ok(good && strstr(buf, "gets                    800      150.0/s") &&
+	   strstr(buf, "hits                    450        0.0/s") &&
+	   strstr(buf, "entries                2000               keys in the map\n") &&
+	   strstr(buf, "queue_full                1      (reset)"),
+	   "stats: per-second rates of the counters, none for gauges, a reset said");
+	free(buf);
+	kvb_sysfs_free(&a);
+	if (good)
+		kvb_sysfs_free(&b);
+	ok(kvb_sysfs_read("/nonexistent/kvbench", &a, err, sizeof(err)) &&
+	   strstr(err, "/nonexistent/kvbench: No such file"), "stats: a missing directory fails");
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "kvbench stats command line");
+		run(out, sizeof(out), "rm -rf %s", dir);
+		return;
+	}
+	st = run(out, sizeof(out), "%s stats --sysfs %s 2>&1", k, dir);
+	ok(st == 0 && strstr(out, "[operations]") && strstr(out, "gets                    800"),
+	   "kvbench stats --sysfs DIR: exit 0, the report");
+	st = run(out, sizeof(out), "%s stats --sysfs /nonexistent/kvbench 2>&1", k);
+	ok(st == 1 && strstr(out, "/nonexistent/kvbench: No such file or directory") &&
+	   strstr(out, "is the module loaded?"),
+	   "kvbench stats without the directory: exit 1, says to load the module");
+	st = run(out, sizeof(out), "%s stats --sysfs %s --watch 50ms --count 3 2>&1", k, dir);
+	ok(st == 0 && count_of(out, "# kvbench stats: ") == 3 &&
+	   count_of(out, "rates since the last report") == 2 &&
+	   count_of(out, "      0.0/s  GETs (hits + misses)") == 2,
+	   "kvbench stats --watch 50ms --count 3: three reports, rates in the last two");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st = run(out, sizeof(out),
+		 "timeout --preserve-status -s INT 0.5 %s stats --sysfs %s --watch 10 2>&1",
+		 k, dir);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ok(st == 0 && count_of(out, "# kvbench stats: ") == 1 &&
+	   t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9 < 5,
+	   "kvbench stats --watch 10: Ctrl-C stops it at once, exit 0");
+	st = run(out, sizeof(out), "%s stats --sysfs %s --count 2 2>&1", k, dir);
+	ok(st == 2 && strstr(out, "--count: only with --watch"),
+	   "stats --count without --watch: exit 2");
+	st = run(out, sizeof(out), "%s stats --watch 1h 2>&1", k);
+	ok(st == 2 && strstr(out, "--watch") && strstr(out, "'1h'"), "stats --watch 1h: exit 2");
+	st = run(out, sizeof(out), "%s stats --watch 2>&1", k);
+	ok(st == 2 && strstr(out, "option '--watch' requires an argument"),
+	   "stats --watch without its argument: 'requires an argument', exit 2");
+	st = run(out, sizeof(out), "%s stats --help 2>&1", k);
+	ok(st == 0 && strstr(out, "--sysfs DIR") && strstr(out, "--count K"),
+	   "stats --help exits 0");
+	run(out, sizeof(out), "rm -rf %s", dir);
+}
+
 /* For the VM smoke test, where there is no python3. */
 static int check_json_file(const char *path)
 {
@@ -1153,6 +1619,11 @@ int main(int argc, char **argv)
 	test_fdless();
 	test_cli();
 	test_bpf_unprivileged();
+	test_suffixes();
+	test_cli_options(kvbench_bin);
+	test_table(kvbench_bin);
+	test_plot();
+	test_stats_cmd(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);

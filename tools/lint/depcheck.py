@@ -16,7 +16,7 @@ A Makefile counts by its recipe lines and its $(shell ...) calls, with make's
 variables taken as expansions.
 
 Not commands: shell builtins and keywords, the functions the same file
-defines, words with an expansion ("$VM", $(CC)) and relative paths
+defines (or a kselftest library it sources, SOURCED_LIBS), words with an expansion ("$VM", $(CC)) and relative paths
 (./kvbench, tools/...): they are the repository's own. An absolute path
 (/bin/busybox) counts as its last component. A command run through a
 function of ours (check.sh's `build NAME make ...`) is not seen.
@@ -56,6 +56,18 @@ GUEST_STRINGS = {
 # Guest commands that are not busybox applets: kvbench-vm puts bash into
 # the base initramfs.
 NOT_BUSYBOX = {'bash'}
+
+# Libraries of the kselftest framework that scripts source from a kernel
+# tree (they are not copied here): the functions each defines, as in Linux
+# 6.12. A script that names the library and sources a file may call them.
+SOURCED_LIBS = {
+    'ktap_helpers.sh': set('''
+        ktap_print_header ktap_print_msg ktap_set_plan ktap_skip_all
+        __ktap_test ktap_test_pass ktap_test_skip ktap_test_fail
+        ktap_test_result ktap_exit_fail_msg ktap_finished
+        ktap_print_totals'''.split()),
+}
+SOURCE_CMD = re.compile(r'(?:^|[;&|(]|\bthen|\bdo)\s*(?:\.|source)\s+\S', re.M)
 
 BUILTINS = set('''
     : . [ alias bg bind break builtin caller cd command compgen complete
@@ -685,7 +697,12 @@ def main(argv):
 
     def check_script(path, text, line0, guest):
         sc = Script(text, line0).parse()
-        check(path, sc.calls, sc.funcs, guest)
+        funcs = set(sc.funcs)
+        if SOURCE_CMD.search(text):
+            for lib, names in SOURCED_LIBS.items():
+                if lib in text:
+                    funcs |= names
+        check(path, sc.calls, funcs, guest)
         for body, line in sc.guest:
             check_script(path, body, line, True)
 

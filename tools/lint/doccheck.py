@@ -18,6 +18,22 @@ Three lists are compared, in both directions:
                      the errno table of Documentation/userspace-api/kvbench.rst
                      (first column headed "errno")
 
+and the command line of tools/kvbench, in both directions too:
+
+  options            every option in each --help text (the top level's and
+                     each subcommand's: the string arrays of
+                     tools/kvbench/*.c that start "Usage: kvbench") against
+                     the option tables of tools/kvbench/README.md (rows whose
+                     first cell starts with `-`; the section "## kvbench
+                     SUB" documents subcommand SUB, "## Commands" the top
+                     level), with the same short letter; each --help
+                     against the getopt_long() option table and short
+                     options of its file; and a short letter means the
+                     same long option in every command
+  backends           every backend the module defines (.name = "..." in
+                     module/*.c) and every target the tool knows is named
+                     in bench --help and in the README's --backends row
+
 The C files are read with comments, strings and character literals blanked
 out, so prose such as "Return: 0 or -ENOSPC" in a comment counts for nothing.
 The call graph is built from identifiers: a function that names another
@@ -29,12 +45,19 @@ only to callers that handle it (e.g. -EEXIST meaning "retry") is excused by
 a line "<ERRNO> <function> <why>" in tools/lint/doccheck-exceptions.
 
 Usage: doccheck.py [REPO]     (default: two levels above this script)
+       doccheck.py --self-test  checks that the checker finds an
+                                undocumented option, a documented option
+                                that does not exist, a short letter that
+                                differs, and a backend left out
 Prints one line per mismatch and exits 1 when there is any, 0 otherwise.
 """
 
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 from collections import defaultdict
 
 import docutils.core
@@ -48,6 +71,9 @@ ERRNO_DOC = 'Documentation/userspace-api/kvbench.rst'
 CLASS_DIR = '/sys/class/misc/kvbench/'
 PARAM_DIR = '/sys/module/kvbench/parameters/'
 EXCEPTIONS = 'tools/lint/doccheck-exceptions'
+TOOL_DIR = 'tools/kvbench'
+TOOL_DOC = 'tools/kvbench/README.md'
+TOP = '(top level)'
 
 # Kernel-internal codes and what a caller of ioctl(2) sees instead.
 ERRNO_TRANSLATED = {
@@ -436,7 +462,285 @@ def compare(code, docs, code_what, doc_what, code_has, problems):
                         (docs[name], doc_what, code_what, name, code_has))
 
 
+def c_string_arrays(path, macros):
+    """{name: (text, line)} of each "char name[] = "..." "..." ;" in a C
+    file, the literals joined and macros that are strings expanded."""
+    with open(path, encoding='utf-8') as f:
+        text = f.read()
+    out = {}
+    lit = r'"(?:\\.|[^"\\\n])*"'
+    for m in re.finditer(r'\bchar\s+(\w+)\s*\[\s*\]\s*=\s*((?:\s*(?:%s|[A-Z_][A-Z0-9_]*))+)\s*;'
+                         % lit, text):
+        parts = re.findall(r'%s|[A-Z_][A-Z0-9_]*' % lit, m.group(2))
+        val = ''
+        for part in parts:
+            if part.startswith('"'):
+                val += part[1:-1].encode('utf-8').decode('unicode_escape')
+            else:
+                val += macros.get(part, '')
+        out[m.group(1)] = (val, text.count('\n', 0, m.start()) + 1)
+    return out
+
+
+def tool_macros(repo):
+    """The tool's string macros (#define NAME "value")."""
+    macros = {}
+    for rel in sorted(os.listdir(os.path.join(repo, TOOL_DIR))):
+        if rel.endswith(('.c', '.h')):
+            with open(os.path.join(repo, TOOL_DIR, rel), encoding='utf-8') as f:
+                for m in re.finditer(r'^#define\s+(\w+)\s+"([^"]*)"', f.read(), re.M):
+                    macros[m.group(1)] = m.group(2)
+    return macros
+
+
+HELP_OPT_RE = re.compile(r'^ {2,}(?:(-[A-Za-z0-9]),\s+)?(--[a-z][a-z0-9-]*)')
+DOC_OPT_RE = re.compile(r'`(?:(-[A-Za-z0-9]),\s*)?(--[a-z][a-z0-9-]*)')
+
+
+def help_texts(repo):
+    """[(command, file, line, text)] of every --help text of the tool."""
+    macros = tool_macros(repo)
+    out = []
+    for rel in sorted(os.listdir(os.path.join(repo, TOOL_DIR))):
+        if not rel.endswith('.c'):
+            continue
+        for name, (text, line) in sorted(c_string_arrays(
+                os.path.join(repo, TOOL_DIR, rel), macros).items()):
+            m = re.match(r'Usage: kvbench(?: +(\S+))?', text)
+            if not m:
+                continue
+            cmd = m.group(1) if m.group(1) and re.fullmatch(
+                r'[a-z][a-z0-9-]*', m.group(1)) else TOP
+            out.append((cmd, '%s/%s' % (TOOL_DIR, rel), line, text))
+    return out
+
+
+def help_options(text):
+    """{long: short or None} of the option lines of a --help text."""
+    opts = {}
+    for line in text.split('\n'):
+        m = HELP_OPT_RE.match(line)
+        if m:
+            opts[m.group(2)] = m.group(1)
+    return opts
+
+
+def doc_options(repo, problems):
+    """{command: {long: (short, line)}} of the README's option tables."""
+    out = defaultdict(dict)
+    try:
+        with open(os.path.join(repo, TOOL_DOC), encoding='utf-8') as f:
+            lines = f.read().split('\n')
+    except OSError as e:
+        problems.append('%s: %s' % (TOOL_DOC, e.strerror))
+        return out
+    cmd, fence = None, False
+    for n, line in enumerate(lines, 1):
+        if line.startswith('```'):
+            fence = not fence
+        if fence:
+            continue
+        m = re.match(r'^## +(.*)$', line)
+        if m:
+            head = m.group(1).strip()
+            k = re.match(r'kvbench +([a-z][a-z0-9-]*)\b', head)
+            cmd = k.group(1) if k else TOP if head == 'Commands' else None
+            continue
+        if cmd is None or not line.startswith('|'):
+            continue
+        cells = line.split('|')
+        if len(cells) < 3 or not cells[1].strip().startswith('`-'):
+            continue
+        for o in DOC_OPT_RE.finditer(cells[1]):
+            out[cmd][o.group(2)] = (o.group(1), '%s:%d' % (TOOL_DOC, n))
+    return out
+
+
+def getopt_tables(path):
+    """The long option names of the getopt_long() tables of a C file, and
+    the short option letters of its getopt_long() calls."""
+    with open(path, encoding='utf-8') as f:
+        text = f.read()
+    longs = set(re.findall(r'\{\s*"([a-z][a-z0-9-]*)"\s*,\s*'
+                           r'(?:no|required|optional)_argument', text))
+    shorts = set()
+    for m in re.finditer(r'getopt_long\s*\([^,]+,[^,]+,\s*"([^"]*)"', text):
+        shorts.update('-' + c for c in m.group(1) if c.isalnum())
+    return longs, shorts
+
+
+def check_cli(repo, problems):
+    """The --help texts against the README and the getopt tables."""
+    helps = help_texts(repo)
+    docs = doc_options(repo, problems)
+    if not helps:
+        problems.append('%s/*.c: no --help text ("Usage: kvbench ...") found'
+                        % TOOL_DIR)
+        return 0
+    letters = defaultdict(set)
+    by_file = defaultdict(lambda: [set(), set()])
+    seen = set()
+    for cmd, rel, line, text in helps:
+        where = '%s:%d' % (rel, line)
+        name = 'kvbench' + ('' if cmd == TOP else ' ' + cmd)
+        opts = help_options(text)
+        seen.add(cmd)
+        doc = docs.get(cmd, {})
+        section = 'the "## %s" section of %s' % (
+            'Commands' if cmd == TOP else 'kvbench ' + cmd, TOOL_DOC)
+        for o in sorted(set(opts) - set(doc)):
+            problems.append('%s: %s --help lists %s, %s does not document it'
+                            % (where, name, o, section))
+        for o in sorted(set(doc) - set(opts)):
+            problems.append('%s: documents %s for %s, which its --help (%s) '
+                            'does not list' % (doc[o][1], o, name, where))
+        for o in sorted(set(opts) & set(doc)):
+            if opts[o] != doc[o][0]:
+                problems.append('%s: %s %s is "%s" in --help (%s), "%s" here'
+                                % (doc[o][1], name, o,
+                                   ', '.join(filter(None, (opts[o], o))),
+                                   where,
+                                   ', '.join(filter(None, (doc[o][0], o)))))
+        for o, short in opts.items():
+            if short:
+                letters[short].add((o, name))
+            by_file[rel][0].add(o)
+            if short:
+                by_file[rel][1].add(short)
+    for cmd in sorted(set(docs) - seen):
+        problems.append('%s: an option table for "kvbench %s", a command '
+                        'with no --help text' %
+                        (min(w for _, w in docs[cmd].values()), cmd))
+    for short, uses in sorted(letters.items()):
+        if len({o for o, _ in uses}) > 1:
+            problems.append('%s means %s: one meaning per letter' % (
+                short, ', '.join('%s in %s' % (o, n) for o, n in sorted(uses))))
+    for rel, (hopts, hshorts) in sorted(by_file.items()):
+        longs, shorts = getopt_tables(os.path.join(repo, rel))
+        if not longs:
+            continue
+        for o in sorted({'--' + x for x in longs} - hopts):
+            problems.append('%s: getopt_long() takes %s, its --help does '
+                            'not list it' % (rel, o))
+        for o in sorted(hopts - {'--' + x for x in longs}):
+            problems.append('%s: --help lists %s, getopt_long() does not '
+                            'take it' % (rel, o))
+        for o in sorted(hshorts - shorts):
+            problems.append('%s: --help lists %s, the short options of '
+                            'getopt_long() do not have it' % (rel, o))
+        for o in sorted(shorts - hshorts):
+            problems.append('%s: getopt_long() takes %s, its --help does '
+                            'not list it' % (rel, o))
+    return sum(len(help_options(t)) for _, _, _, t in helps)
+
+
+def check_backends(repo, problems):
+    """Every backend and target is named in bench --help and the README's
+    --backends row."""
+    names = set()
+    for src in module_sources(repo):
+        for m in re.finditer(r'\.name\s*=\s*"([a-z][a-z0-9-]*)"',
+                             open(os.path.join(repo, src.rel),
+                                  encoding='utf-8').read()):
+            if m.group(1) != 'kvbench':
+                names.add(m.group(1))
+    for rel in sorted(os.listdir(os.path.join(repo, TOOL_DIR))):
+        if rel.endswith('.c'):
+            with open(os.path.join(repo, TOOL_DIR, rel), encoding='utf-8') as f:
+                names.update(re.findall(r'\{\s*"([a-z][a-z0-9-]*)"\s*,\s*KVB_[A-Z_]+\s*\}',
+                                        f.read()))
+    bench = [(rel, line, t) for cmd, rel, line, t in help_texts(repo)
+             if cmd == 'bench']
+    row = None
+    try:
+        with open(os.path.join(repo, TOOL_DOC), encoding='utf-8') as f:
+            for n, line in enumerate(f, 1):
+                if line.startswith('|') and '--backends' in line.split('|')[1]:
+                    row = (n, line)
+                    break
+    except OSError:
+        pass
+    if row is None:
+        problems.append('%s: no option table row for --backends' % TOOL_DOC)
+    for name in sorted(names):
+        word = r'(?<![\w-])%s(?![\w-])' % re.escape(name)
+        if row and not re.search(r'`%s`' % re.escape(name), row[1]):
+            problems.append('%s:%d: the --backends row does not name the '
+                            'backend %s' % (TOOL_DOC, row[0], name))
+        for rel, line, text in bench:
+            if not re.search(word, text):
+                problems.append('%s:%d: bench --help does not name the '
+                                'backend %s' % (rel, line, name))
+    return names
+
+
+def self_test():
+    """Break a copy of the repository's CLI docs and code in known ways;
+    the checker must find each."""
+    repo = os.path.normpath(os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+    cases = [
+        ('an undocumented option', '%s/bench.c' % TOOL_DIR,
+         '"  -q, --quiet ', '"      --frobnicate      undocumented\\n"\n\t"  -q, --quiet ',
+         'bench --help lists --frobnicate'),
+        ('a documented option that does not exist', TOOL_DOC,
+         '| `--dry-run` |', '| `--no-such-option` | nothing |\n| `--dry-run` |',
+         'documents --no-such-option for kvbench bench'),
+        ('a short letter that differs', TOOL_DOC,
+         '| `-k, --keys N` |', '| `-K, --keys N` |',
+         '--keys is "-k, --keys" in --help'),
+        ('an option getopt_long() does not take', '%s/main.c' % TOOL_DIR,
+         '{ "buffer-size", required_argument', '{ "buffer-sz", required_argument',
+         'getopt_long() does not take it'),
+        ('a backend left out', TOOL_DOC, '`kthread-percpu`', '`kthread_percpu`',
+         'does not name the backend kthread-percpu'),
+        ('a letter with two meanings', '%s/main.c' % TOOL_DIR,
+         ('"      --buffer-size N ', '"+d:h"'), ('"  -b, --buffer-size N ', '"+d:hb:"'),
+         '-b means --backends in kvbench bench, --buffer-size in kvbench'),
+    ]
+    failed = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for sub in ('module', 'Documentation', TOOL_DIR, 'tools/lint'):
+            shutil.copytree(os.path.join(repo, sub), os.path.join(tmp, sub),
+                            ignore=shutil.ignore_patterns('*.o', '*.ko', 'asan',
+                                                          'tsan', '.*'))
+        clean = subprocess.run([sys.executable, os.path.abspath(__file__), tmp],
+                               capture_output=True, text=True, check=False)
+        ok = clean.returncode == 0
+        print('%s 1 - the repository as it is passes' % ('ok' if ok else 'not ok'))
+        if not ok:
+            print(''.join('# ' + l + '\n' for l in clean.stdout.splitlines()), end='')
+            failed += 1
+        for i, (what, rel, old, new, expect) in enumerate(cases, 2):
+            path = os.path.join(tmp, rel)
+            with open(path, encoding='utf-8') as f:
+                orig = f.read()
+            olds, news = ((old,), (new,)) if isinstance(old, str) else (old, new)
+            broken = orig
+            for o, n in zip(olds, news):
+                broken = broken.replace(o, n, 1)
+            if any(o not in orig for o in olds):
+                print('not ok %d - %s: "%s" not found in %s' % (i, what, olds, rel))
+                failed += 1
+                continue
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write(broken)
+            r = subprocess.run([sys.executable, os.path.abspath(__file__), tmp],
+                               capture_output=True, text=True, check=False)
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write(orig)
+            ok = r.returncode == 1 and expect in r.stdout
+            print('%s %d - %s is found' % ('ok' if ok else 'not ok', i, what))
+            if not ok:
+                print(''.join('# ' + l + '\n' for l in r.stdout.splitlines()), end='')
+                failed += 1
+    print('1..%d' % (len(cases) + 1))
+    return 1 if failed else 0
+
+
 def main():
+    if sys.argv[1:] == ['--self-test']:
+        return self_test()
     repo = sys.argv[1] if len(sys.argv) > 1 else os.path.normpath(
         os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
     problems, notes = [], []
@@ -505,6 +809,11 @@ def main():
     print('docs: %d parameters, %d sysfs files (table), %d ABI entries, '
           '%d errnos' % (len(doc_params), len(doc_files), len(abi_files),
                          len(doc_errnos)))
+    nopts = check_cli(repo, problems)
+    backends = check_backends(repo, problems)
+    print('cli: %d options in %d --help texts, %d backends and targets '
+          '(%s), against %s' % (nopts, len(help_texts(repo)), len(backends),
+                                ' '.join(sorted(backends)), TOOL_DOC))
     for n in notes:
         print('note: ' + n)
     for p in problems:

@@ -11,7 +11,9 @@
 #   userspace   tools/kvbench and selftests/kvbench with -Werror, the
 #               tool's unit tests under ASan+UBSan
 #   rst         every Documentation/**/*.rst parses with docutils, no warning
-#   doccheck    parameters, sysfs files and ioctl errnos: code == docs
+#   doccheck    parameters, sysfs files and ioctl errnos: code == docs;
+#               the CLI's --help texts == tools/kvbench/README.md (and its
+#               self-test: it fails on an undocumented option)
 #   ShellCheck  every shell script in the repository (gate "shellcheck")
 #   deps        every command that a shell script or Makefile recipe calls is
 #               in tools/deps.txt; those the busybox VM runs are applets
@@ -270,6 +272,9 @@ gate_rst() {
 
 gate_doccheck() {
 	need_python_docutils
+	# First that the checker still finds what it must (it fails on an
+	# undocumented option, ...), then the tree.
+	python3 "$LINT_DIR/doccheck.py" --self-test
 	python3 "$LINT_DIR/doccheck.py" "$ROOT"
 }
 

@@ -319,6 +319,11 @@ make_payload() {
 	if [[ -d $WORK/kselftest-install ]]; then
 		cp -a "$WORK/kselftest-install" "$dir/kselftest"
 	fi
+	# kvbench_bench.sh prints its KTAP with the framework's helpers, found
+	# at ../kselftest/ as in a kernel tree (the kernel's file, not a copy
+	# kept in this repository).
+	mkdir -p "$dir/kselftest"
+	cp "$KSRC/tools/testing/selftests/kselftest/ktap_helpers.sh" "$dir/kselftest/"
 	write_ksft_env "$dir"
 	write_driver "$dir/run-suites.sh"
 }
