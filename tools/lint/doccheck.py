@@ -647,7 +647,7 @@ def check_backends(repo, problems):
     for rel in sorted(os.listdir(os.path.join(repo, TOOL_DIR))):
         if rel.endswith('.c'):
             with open(os.path.join(repo, TOOL_DIR, rel), encoding='utf-8') as f:
-                names.update(re.findall(r'\{\s*"([a-z][a-z0-9-]*)"\s*,\s*KVB_[A-Z_]+\s*\}',
+                names.update(re.findall(r'\{\s*"([a-z][a-z0-9-]*)"\s*,\s*&?kvb_[a-z_]+_ops\s*\}',
                                         f.read()))
     bench = [(rel, line, t) for cmd, rel, line, t in help_texts(repo)
              if cmd == 'bench']
