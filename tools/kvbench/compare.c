@@ -559,6 +559,17 @@ static void si(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.1f", v);
 }
 
+/* A time in ns, in a unit that keeps it short: "845.2ns", "12.34us". */
+static void dur(char *buf, size_t len, double ns)
+{
+	if (ns < 1e4)
+		snprintf(buf, len, "%.1fns", ns);
+	else if (ns < 1e7)
+		snprintf(buf, len, "%.2fus", ns / 1e3);
+	else
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+}
+
 /* "1.235M ±2.1%": the median and the 95% CI half-width of the mean. */
 static void center(char *buf, size_t len, const double *v, unsigned int n)
 {
@@ -671,7 +682,9 @@ static int compare_reports(FILE *f, struct cmp_report *o, struct cmp_report *n,
 		print_delta(f, 9, row.d_tput, row.significant);
 		lo = x->threads * 1e9 / kvb_median(x->runs, x->n);
 		ln = x->threads * 1e9 / kvb_median(n->c[j].runs, n->c[j].n);
-		fprintf(f, " %8.1fns %8.1fns", lo, ln);
+		dur(a, sizeof(a), lo);
+		dur(b, sizeof(b), ln);
+		fprintf(f, " %10s %10s", a, b);
 		print_delta(f, 9, row.d_lat, row.significant);
 		snprintf(a, sizeof(a), "%u+%u", x->n, n->c[j].n);
 		fprintf(f, " %6.3f %5s\n", row.p, a);
