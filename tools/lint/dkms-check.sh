@@ -55,13 +55,18 @@ bail() {
 [[ $(id -u) -eq 0 ]] || bail "dkms needs root"
 [[ -f $ROOT/dkms.conf ]] || bail "no $ROOT/dkms.conf"
 
+# dkms.conf as dkms reads it: sourced by bash (PACKAGE_VERSION comes from
+# the VERSION file), in a shell of its own.
 conf_value() {
-	sed -n "s/^$1=\"\{0,1\}\([^\"]*\)\"\{0,1\}[[:space:]]*$/\1/p" "$ROOT/dkms.conf" | tail -n 1
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	bash -c '. "$1" >/dev/null && printf "%s\n" "${!2}"' conf "$ROOT/dkms.conf" "$1"
 }
-NAME=$(conf_value PACKAGE_NAME)
-VERSION=$(conf_value PACKAGE_VERSION)
+NAME=$(conf_value PACKAGE_NAME) || NAME=
+VERSION=$(conf_value PACKAGE_VERSION) || VERSION=
 [[ -n $NAME && -n $VERSION ]] ||
 	bail "dkms.conf: no PACKAGE_NAME or PACKAGE_VERSION"
+[[ $VERSION == "$(cat "$ROOT/VERSION")" ]] ||
+	bail "dkms.conf says version $VERSION, the VERSION file $(cat "$ROOT/VERSION")"
 SRC=/usr/src/$NAME-$VERSION
 MOD=$NAME/$VERSION
 
