@@ -32,7 +32,8 @@
 
 atomic_bool kvb_interrupted;
 
-#define KVB_SEED_LIMIT		(1ULL << 53)
+/* --seed and drawn seeds stay below 2^53: a JSON number keeps them exact. */
+#define KVB_SEED_LIMIT		9007199254740992ULL
 
 enum { PH_WARMUP = 1, PH_MEASURE, PH_STOP };
 
@@ -1234,12 +1235,14 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			break;
 		case 's':
 			if (parse_seed(optarg, &p->seed))
-				return bench_usage(opt, "must be a whole number from 0 to 2^53 - 1");
+				return bench_usage(opt,
+						   "must be a whole number from 0 to 2^53 - 1");
 			p->seed_given = 1;
 			break;
 		case 'y':
 			if (parse_pct(optarg, &p->noisy_pct))
-				return bench_usage(opt, "must be a percentage, 0 or more (10, 5.5, 10%)");
+				return bench_usage(opt,
+						   "must be a percentage, 0 or more (10, 5.5, 10%)");
 			break;
 		case 'q':
 			p->quiet = 1;

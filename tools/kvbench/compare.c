@@ -440,7 +440,8 @@ static int load_tree(const struct jnode *root, struct cmp_report *r,
 	int i, j;
 
 	if (!schema || strncmp(schema->str, "kvbench-bench/", 14)) {
-		snprintf(err, errlen, "not a kvbench bench report (no \"schema\": \"kvbench-bench/N\")");
+		snprintf(err, errlen,
+			 "not a kvbench bench report (no \"schema\": \"kvbench-bench/N\")");
 		return -1;
 	}
 	if (strcmp(schema->str, "kvbench-bench/1") && strcmp(schema->str, "kvbench-bench/2")) {

@@ -141,7 +141,8 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		"lat/op = threads x 1e9 / ops/s and p50..p99.9 (ns) are per operation of one thread;\n"
 		"ci95 = half the 95%% confidence interval of the mean ops/s, in %% of it; spread = (max-min)/median,\n"
 		"! = noisy: spread above %.0f%%; cost/nop = ns/op / nop ns/op at the same threads;\n"
-		"tput/rwlock = ops/s / rwlock ops/s in the same case.\n", p ? p->noisy_pct : KVB_NOISY_PCT);
+		"tput/rwlock = ops/s / rwlock ops/s in the same case.\n",
+		p ? p->noisy_pct : KVB_NOISY_PCT);
 }
 
 static void jstr(FILE *f, const char *s)

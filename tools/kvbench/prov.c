@@ -129,8 +129,10 @@ static void read_cmdline(struct kvb_prov *pv, int argc, char **argv)
 		if (!buf)
 			return;
 		for (i = 0, len = 0; i < (size_t)argc; i++) {
-			strcpy(buf + len, argv[i]);
-			len += strlen(argv[i]) + 1;
+			size_t n = strlen(argv[i]) + 1;
+
+			memcpy(buf + len, argv[i], n);
+			len += n;
 		}
 	}
 	for (i = 0; i < len; i++)

@@ -302,7 +302,7 @@ static void mwu_enum(const double *pool, unsigned int n, unsigned int na,
 		}
 	}
 	*all += 1;
-	if (fabs(mwu_stat(a, na, b, ib) - na * (double)ib / 2) >= dist - 1e-9)
+	if (fabs(mwu_stat(a, na, b, ib) - na * (double)ib / 2) >= dist - 0.000000001)
 		*hits += 1;
 }
 
