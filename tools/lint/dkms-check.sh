@@ -56,10 +56,14 @@ bail() {
 [[ -f $ROOT/dkms.conf ]] || bail "no $ROOT/dkms.conf"
 
 # dkms.conf as dkms reads it: sourced by bash (PACKAGE_VERSION comes from
-# the VERSION file), in a shell of its own.
+# the VERSION file), in a subshell.
 conf_value() {
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	bash -c '. "$1" >/dev/null && printf "%s\n" "${!2}"' conf "$ROOT/dkms.conf" "$1"
+	(
+		set +eu
+		# shellcheck source=/dev/null # dkms.conf is shell, not ours to check
+		. "$ROOT/dkms.conf" >/dev/null
+		printf '%s\n' "${!1}"
+	)
 }
 NAME=$(conf_value PACKAGE_NAME) || NAME=
 VERSION=$(conf_value PACKAGE_VERSION) || VERSION=
