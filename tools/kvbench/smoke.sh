@@ -71,8 +71,13 @@ ok $st "kvbench bench over all backends and baselines, 1 and 2 threads"
 "$dir/kvbench-test" --check-json "$tmp/smoke.json" >/dev/null
 ok $? "its JSON report is well-formed"
 # nop: 2; 5 kernel backends x 2 mixes x 2 batch sizes x 2; 2 baselines x 2 x 2
-[ "$(grep -c '"backend":' "$tmp/smoke.json")" = 50 ]
+# ("kind" is a key of results only: "backend" is a module parameter too)
+[ "$(grep -c '"kind":' "$tmp/smoke.json")" = 50 ]
 ok $? "it has the 50 expected cases"
+ver=$("$kvb" --version | cut -d ' ' -f 2)
+grep -q "\"module_version\": \"$ver\"" "$tmp/smoke.json" &&
+	grep -q '"backend_stats": { "reset": true' "$tmp/smoke.json"
+ok $? "it names the module's version ($ver) and has the backends' statistics"
 [ "$(grep -c '"errors": 0,' "$tmp/smoke.json")" = 50 ]
 ok $? "no operation failed"
 [ "$(cat /sys/class/misc/kvbench/backend)" = "$before" ]
