@@ -82,6 +82,9 @@ static void header(FILE *f, const struct kvb_params *p)
 			p->sample_every, p->clock_ns);
 	else
 		fprintf(f, "latency not sampled\n");
+	fprintf(f, "seed: %llu (--seed %llu replays the key sequences), kvbench %s%s%s\n",
+		(unsigned long long)p->seed, (unsigned long long)p->seed, kvb_version,
+		kvb_git_describe[0] ? " git " : "", kvb_git_describe);
 }
 
 static void cell(FILE *f, double v, int width, int prec)

@@ -712,7 +712,8 @@ static void test_output(void)
 	kvb_print_table(f, &p, r, 3);
 	fclose(f);
 	ok(strstr(buf, "ops/s") && strstr(buf, "p99.9") && strstr(buf, "rwlock") &&
-	   strstr(buf, "90:10") && strstr(buf, "1 op in 64 timed"),
+	   strstr(buf, "90:10") && strstr(buf, "1 op in 64 timed") &&
+	   strstr(buf, "seed: 7 (--seed 7 replays"),
 	   "table has the columns, the rows and the sampling rate");
 	ok(strstr(buf, " lat/op ") && strstr(buf, " ns/op ") && strstr(buf, "%!") &&
 	   strstr(buf, "5000.0") && strstr(buf, "2500.0") && strstr(buf, "above 10%"),
@@ -1163,6 +1164,14 @@ static void test_cli_stats(const char *k)
 		 k, k, k);
 	ok(st == 2 && strstr(out, "--seed: must be") && strstr(out, "--noisy: must be"),
 	   "bench --seed and --noisy out of range: exit 2");
+	/* One thread, N ops, no warm-up: the misses follow from the keys alone. */
+	st = run(out, sizeof(out),
+		 "for i in 1 2; do %s bench -q -b user-rwlock -t 1 -m 50:25:25 -n 20000 -w 0 --seed 5 -f json | grep -o '\"misses\": [0-9]*'; done",
+		 k);
+	ok(st == 0 && count(out, "\"misses\": ") == 2 && strlen(out) > 24 &&
+	   !strncmp(out, out + strlen(out) / 2, strlen(out) / 2) && !strstr(out, "\"misses\": 0\n"),
+	   "bench --seed 5 twice: the same operations and keys (the same misses: %.*s)",
+	   (int)strcspn(out, "\n"), out);
 	st = run(out, sizeof(out),
 		 "%s bench -q -b user-rwlock -t 1 -m get,set -n 2000 -w 0 -r 5 --json %s/a.json >/dev/null 2>&1 && %s compare %s/a.json %s/a.json",
 		 k, dir, k, dir, dir);
