@@ -74,7 +74,9 @@ ok $? "its JSON report is well-formed"
 # ("kind" is a key of results only: "backend" is a module parameter too)
 [ "$(grep -c '"kind":' "$tmp/smoke.json")" = 50 ]
 ok $? "it has the 50 expected cases"
-ver=$("$kvb" --version | cut -d ' ' -f 2)
+ver=$("$kvb" --version)
+ver=${ver#kvbench }
+ver=${ver%% *}
 grep -q "\"module_version\": \"$ver\"" "$tmp/smoke.json" &&
 	grep -q '"backend_stats": { "reset": true' "$tmp/smoke.json"
 ok $? "it names the module's version ($ver) and has the backends' statistics"
