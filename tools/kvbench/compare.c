@@ -699,7 +699,8 @@ static int compare_reports(FILE *f, struct cmp_report *o, struct cmp_report *n,
 		fprintf(f, "(no case is in both reports)\n");
 	fprintf(f,
 		"\nMann-Whitney U test over the runs' ops/s, two-sided, exact up to 20 runs in all;\n"
-		"~: no significant difference (p > alpha %.3g). delta: change of the median.\n"
+		"~: no significant difference (p > alpha %.3g). delta: change of the median;\n"
+		"±: half the 95%% confidence interval of the mean ops/s, in %% of the mean.\n"
 		"lat/op is threads x 1e9 / ops/s of each run, so it has the same p.\n", alpha);
 	if (worst_min_p > 0)
 		fprintf(f,
