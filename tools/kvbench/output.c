@@ -438,7 +438,7 @@ int kvb_plot_csv(const char *csv, const char *out)
 		"ops_per_sec",
 	};
 	char line[1024], *cols[NCOL + 1];
-	int idx[ARRAY_SIZE(need)], n = 0, cap = 0, i, ret;
+	int idx[ARRAY_SIZE(need)], n = 0, cap = 0, i, ret, ncols;
 	struct kvb_result *r = NULL, *nr;
 	FILE *f = fopen(csv, "re");
 
@@ -448,7 +448,9 @@ int kvb_plot_csv(const char *csv, const char *out)
 	}
 	if (!fgets(line, sizeof(line), f))
 		goto bad;
+	/* by name, and as many as the header has: older reports have fewer */
 	i = split_csv(line, cols, NCOL + 1);
+	ncols = i;
 	for (ret = 0; ret < (int)ARRAY_SIZE(need); ret++) {
 		idx[ret] = col_index(cols, i, need[ret]);
 		if (idx[ret] < 0)
@@ -457,7 +459,7 @@ int kvb_plot_csv(const char *csv, const char *out)
 	while (fgets(line, sizeof(line), f)) {
 		struct kvb_result *x;
 
-		if (split_csv(line, cols, NCOL + 1) < NCOL)
+		if (split_csv(line, cols, NCOL + 1) != ncols)
 			goto bad;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;

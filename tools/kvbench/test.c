@@ -1128,7 +1128,7 @@ static void test_prov(void)
 /* kvbench --version, compare, --seed, --noisy from the command line. */
 static void test_cli_stats(const char *k)
 {
-	char out[32768], dir[] = "/tmp/kvbench-test-XXXXXX", version[64] = "";
+	char out[32768], dir[] = "/tmp/kvbench-test-XXXXXX", version[64] = "", csv[512];
 	int st;
 
 	if (!k || access(k, X_OK) || !mkdtemp(dir)) {
@@ -1189,6 +1189,20 @@ static void test_cli_stats(const char *k)
 		 k, dir, k);
 	ok(st == 2 && strstr(out, "takes 2 reports") && strstr(out, "--alpha: must be"),
 	   "kvbench compare usage errors: exit 2");
+	/* The 22 columns of kvbench-bench/1, and one row. */
+	snprintf(csv, sizeof(csv), "%s%s%s\n%s%s\n",
+		 "backend,kind,mix,get,set,del,threads,batch,fd,runs,ops_per_sec,",
+		 "ns_per_op,spread_pct,p50_ns,p99_ns,p999_ns,samples,ops,misses,",
+		 "errors,cost_vs_nop,tput_vs_rwlock",
+		 "rcu,kernel,get,100,0,0,1,1,per-thread,3,558853.0,1789.40,2.00,",
+		 "1833,1943,21683,1,1,0,0,2.05,1.03");
+	put(dir, "v1.csv", csv);
+	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1"))
+		skip("no gnuplot", "kvbench plot reads a CSV report of schema 1 (22 columns)");
+	else
+		ok(!run(out, sizeof(out), "%s plot %s/v1.csv %s/v1.png 2>&1 && test -s %s/v1.png",
+			k, dir, dir, dir),
+		   "kvbench plot reads a CSV report of schema 1 (22 columns)");
 	st = run(out, sizeof(out), "%s compare --help", k);
 	ok(st == 0 && strstr(out, "Mann-Whitney"), "kvbench compare --help");
 	run(out, sizeof(out), "rm -rf %s", dir);
