@@ -928,3 +928,4 @@ module_exit(kvbench_exit);
 
 MODULE_DESCRIPTION("Key-value map behind interchangeable concurrency backends");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(KVBENCH_VERSION);

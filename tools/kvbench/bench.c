@@ -26,12 +26,16 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <linux/kvbench.h>
 
 #include "kvbench.h"
 
 atomic_bool kvb_interrupted;
+
+/* --seed and drawn seeds stay below 2^53: a JSON number keeps them exact. */
+#define KVB_SEED_LIMIT		9007199254740992ULL
 
 enum { PH_WARMUP = 1, PH_MEASURE, PH_STOP };
 
@@ -59,7 +63,8 @@ struct worker {
 	pthread_t thread;
 	struct kvb_ctx ctx;	/* what the row's operations act on */
 	int cpu;
-	__u64 rng;
+	__u64 rng;		/* operations and keys: kvb_thread_seed() */
+	__u64 srng;		/* the latency reservoir's own draws */
 	char *val;		/* value_size bytes: SET source, GET buffer */
 	struct kvbench_op *ops;	/* batch */
 	unsigned int *samples;
@@ -161,7 +166,7 @@ static void record(struct worker *w, __u64 ns)
 	if (w->nsamples < KVB_SAMPLE_CAP) {
 		w->samples[w->nsamples++] = v;
 	} else {
-		__u64 j = kvb_rand(&w->rng) % (w->seen + 1);
+		__u64 j = kvb_rand(&w->srng) % (w->seen + 1);
 
 		if (j < KVB_SAMPLE_CAP)
 			w->samples[j] = v;
@@ -367,9 +372,9 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	}
 	for (i = 0; i < threads; i++) {
 		w[i].run = r;
-		w[i].rng = 0x9E3779B97F4A7C15ULL * (i + 1) ^ now_ns();
-		if (!w[i].rng)
-			w[i].rng = 1;
+		/* --seed: the same keys and operations, run after run */
+		w[i].rng = kvb_thread_seed(p->seed, i);
+		w[i].srng = kvb_thread_seed(~p->seed, i);
 		w[i].val = malloc(p->value_size + 1);
 		w[i].samples = malloc(KVB_SAMPLE_CAP * sizeof(*w[i].samples));
 		w[i].ops = batch > 1 ? calloc(batch, sizeof(*w[i].ops)) : NULL;
@@ -553,8 +558,12 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 		return ret < 0 ? ret : -1;
 	}
 	res->ops_per_sec = kvb_median(res->run_ops, res->runs);
-	res->ns_per_op = res->ops_per_sec > 0 ? threads * 1e9 / res->ops_per_sec : NAN;
+	/* ns/op as Go's testing package: wall time per op over all threads */
+	res->ns_per_op = res->ops_per_sec > 0 ? 1e9 / res->ops_per_sec : NAN;
+	res->lat_per_op = res->ops_per_sec > 0 ? threads * 1e9 / res->ops_per_sec : NAN;
 	res->spread_pct = kvb_spread_pct(res->run_ops, res->runs);
+	kvb_summarize(res->run_ops, res->runs, &res->sum);
+	res->noisy = res->runs > 1 && res->spread_pct > p->noisy_pct;
 	res->samples = nall;
 	kvb_sort_u32(all, nall);
 	res->p50 = kvb_percentile(all, nall, 50);
@@ -633,6 +642,7 @@ void kvb_params_defaults(struct kvb_params *p)
 	p->sample_every = KVB_SAMPLE_EVERY;
 	p->pin = 1;
 	p->format = KVB_TABLE;
+	p->noisy_pct = KVB_NOISY_PCT;
 }
 
 static void on_signal(int sig)
@@ -697,12 +707,17 @@ static const char bench_help[] =
 	"      --sample-every N  time one op in N for p50/p99/p99.9 (default 64;\n"
 	"                        0 = none; for --batch B: one call per N ops,\n"
 	"                        its time divided by B)\n"
+	"      --seed N          seed of the key and operation sequences (0 to\n"
+	"                        2^53-1; default: drawn; the JSON has it either way)\n"
+	"      --noisy PCT       flag a case noisy (! in the table) when its runs'\n"
+	"                        spread is above PCT percent (default 10)\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Counts (N) take the suffixes k, M, G (x1000) or Ki, Mi, Gi (x1024);\n"
 	"durations (SEC) are seconds, or take us, ms, s or m (minutes).\n"
 	"\n"
-	"ns/op is per thread (threads / ops/s). Exit status: 0, 1 when a case\n"
+	"ns/op is Go's: wall time per operation over all threads (1e9 / ops/s);\n"
+	"lat/op is per thread (threads x 1e9 / ops/s). Exit status: 0, 1 when a case\n"
 	"failed or could not run, 2 on usage errors, 130 after Ctrl-C (which\n"
 	"stops at once and prints what was measured).\n";
 
@@ -903,6 +918,45 @@ static void free_params(struct kvb_params *p)
 	free(p->cpus);
 }
 
+/* --seed: decimal, below 2^53 so that every JSON reader keeps it exact. */
+static int parse_seed(const char *s, __u64 *seed)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v >= KVB_SEED_LIMIT)
+		return -1;
+	*seed = v;
+	return 0;
+}
+
+static int parse_pct(const char *s, double *pct)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || (*end && strcmp(end, "%")) || !(v >= 0) || !isfinite(v))
+		return -1;
+	*pct = v;
+	return 0;
+}
+
+/* No --seed: one from the kernel's generator, else the clock. */
+static __u64 draw_seed(void)
+{
+	__u64 v = 0;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
+		v = now_ns() ^ ((__u64)getpid() << 32);
+	return v & (KVB_SEED_LIMIT - 1);
+}
+
 static int parse_bench(int argc, char **argv, struct kvb_params *p)
 {
 	static const struct option opts[] = {
@@ -932,6 +986,8 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "budget", required_argument, NULL, 'U' },
 		{ "dry-run", no_argument, NULL, 'N' },
 		{ "cpus", required_argument, NULL, 'c' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "noisy", required_argument, NULL, 'y' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -1064,6 +1120,17 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			if (kvb_parse_count(optarg, 1, KVB_MAX_THREADS, &v, err, sizeof(err)))
 				return bench_usage(opt, err);
 			cpus = v;
+			break;
+		case 's':
+			if (parse_seed(optarg, &p->seed))
+				return bench_usage(opt,
+						   "must be a whole number from 0 to 2^53 - 1");
+			p->seed_given = 1;
+			break;
+		case 'y':
+			if (parse_pct(optarg, &p->noisy_pct))
+				return bench_usage(opt,
+						   "must be a percentage, 0 or more (10, 5.5, 10%)");
 			break;
 		case 'q':
 			p->quiet = 1;
@@ -1312,6 +1379,7 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 	for (i = 0; i < ncase && !atomic_load(&kvb_interrupted); i++) {
 		struct kvb_result *r = &s->res[s->nres];
 		int idx = s->nres + s->failed + s->skipped + s->unavailable + 1;
+		struct kvb_bstats before;
 		struct kvb_case c;
 		char label[160];
 
@@ -1333,7 +1401,11 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 			continue;
 		}
 		progress(p, idx, s->total, NULL, label);
+		if (t->ops->flags & KVB_T_BSTATS)
+			kvb_bstats_begin(p->sysfs, &before);
 		rc = kvb_run_case(s->b, t, c.mix, c.threads, c.batch, c.fdmode, r);
+		if (!rc && (t->ops->flags & KVB_T_BSTATS))
+			kvb_bstats_end(p->sysfs, &before, &r->bstats);
 		if (rc) {
 			if (!p->quiet && interactive())
 				fputc('\n', stderr);
@@ -1358,6 +1430,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 {
 	struct kvb_params p;
 	struct kvb_session s = { .p = &p };
+	struct kvb_prov prov = { 0 };
 	struct sigaction sa;
 	int ti, nodev = 0;
 	char nodev_why[160] = "";
@@ -1384,6 +1457,10 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 		return KVB_EXIT_OK;
 	}
 	p.clock_ns = clock_cost();
+	if (!p.seed_given)
+		p.seed = draw_seed();
+	kvb_prov_collect(&prov, KVB_SYS_MODULE, argc, argv);
+	p.prov = &prov;
 	s.res = calloc(s.total ? s.total : 1, sizeof(*s.res));
 	s.skips = calloc(s.total ? s.total : 1, sizeof(*s.skips));
 	s.b = kvb_bench_new(&p);
@@ -1486,6 +1563,7 @@ out:
 	free(s.res);
 	free(s.skips);
 	kvb_bench_free(s.b);
+	kvb_prov_free(&prov);
 	free_params(&p);
 	return ret;
 }

@@ -251,7 +251,8 @@ const struct kvb_target_ops kvb_nop_ops = {
 const struct kvb_target_ops kvb_kernel_ops = {
 	.kind = KVB_KERNEL,
 	.group = "kernel",
-	.flags = KVB_T_MIXES | KVB_T_BATCHES | KVB_T_FD | KVB_T_DEVICE,
+	.flags = KVB_T_MIXES | KVB_T_BATCHES | KVB_T_FD | KVB_T_DEVICE |
+		 KVB_T_BSTATS,
 	.begin = kernel_begin,
 	.thread_init = dev_thread_init,
 	.thread_fini = dev_thread_fini,

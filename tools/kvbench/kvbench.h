@@ -22,6 +22,8 @@
 /* By default one operation in 64 is timed for the latency columns. */
 #define KVB_SAMPLE_EVERY	64
 #define KVB_SAMPLE_CAP		65536
+/* A case whose runs' spread is above this many percent is flagged noisy. */
+#define KVB_NOISY_PCT		10
 
 /* Exit codes, as for any Unix tool. */
 #define KVB_EXIT_OK		0
@@ -76,6 +78,7 @@ struct kvb_ctx {
 #define KVB_T_FD	0x4	/* one case per --fd mode (else fd "-": none) */
 #define KVB_T_DEVICE	0x8	/* needs /dev/kvbench */
 #define KVB_T_RUN_MAP	0x10	/* builds a new map per run, filled each run */
+#define KVB_T_BSTATS	0x20	/* a module backend: its sysfs statistics per case */
 
 /*
  * One row of the target table: the benchmark's engine (bench.c) calls
@@ -160,6 +163,32 @@ struct kvb_params {
 	int dry_run;		/* print the plan and run nothing */
 	int ncpus;		/* CPUs this process may run on */
 	int *cpus;		/* their numbers, for pinning */
+	__u64 seed;		/* --seed, or drawn at start: see kvb_thread_seed() */
+	int seed_given;		/* --seed was given */
+	double noisy_pct;	/* --noisy: a spread above this flags a case */
+	const struct kvb_prov *prov;	/* what produced the report, or NULL */
+};
+
+/* Mean, median, sample standard deviation and 95% CI of a sample. */
+struct kvb_summary {
+	unsigned int n;
+	double mean, median, stddev;
+	double ci_lo, ci_hi;	/* Student's t interval of the mean; NAN for n < 2 */
+};
+
+/*
+ * The kernel backend's statistics over one case (sysfs, see
+ * Documentation/ABI/testing/sysfs-class-misc-kvbench). valid: they were
+ * read; reset: the counters were zeroed before the case, so queue_hwm and
+ * drain_mean are the case's own (otherwise queue_hwm is since load and
+ * drain_mean unknown: NAN).
+ */
+struct kvb_bstats {
+	int valid;
+	int reset;
+	unsigned long long queue_hwm;
+	double drain_mean;
+	unsigned long long queue_full;	/* delta over the case */
 };
 
 /* One row of the report: a case, measured params->repeat times. */
@@ -173,8 +202,12 @@ struct kvb_result {
 	unsigned int runs;
 	double *run_ops;	/* ops/s of each run */
 	double ops_per_sec;	/* median of run_ops */
-	double ns_per_op;	/* per thread: threads * 1e9 / ops_per_sec */
+	double ns_per_op;	/* as Go's: wall time per op, 1e9 / ops_per_sec */
+	double lat_per_op;	/* per thread: threads * 1e9 / ops_per_sec */
 	double spread_pct;	/* (max - min) / median of run_ops, in % */
+	struct kvb_summary sum;	/* mean, stddev, 95% CI of run_ops */
+	int noisy;		/* spread_pct above params->noisy_pct */
+	struct kvb_bstats bstats;	/* the backend's own statistics */
 	unsigned long long ops;	/* all runs */
 	unsigned long long misses;
 	unsigned long long errors;
@@ -229,6 +262,12 @@ void kvb_sort_u32(unsigned int *v, size_t n);
 double kvb_percentile(const unsigned int *sorted, size_t n, double pct);
 double kvb_median(const double *v, size_t n);
 double kvb_spread_pct(const double *v, size_t n);
+double kvb_t95(unsigned int df);
+void kvb_summarize(const double *v, unsigned int n, struct kvb_summary *s);
+__u64 kvb_thread_seed(__u64 run_seed, unsigned int thread);
+int kvb_mwu(const double *a, unsigned int na, const double *b, unsigned int nb,
+	    double *u, double *p);
+double kvb_mwu_min_p(unsigned int na, unsigned int nb);
 
 /*
  * A discrete sampler over 0..n-1 (Walker/Vose alias method: O(1) per draw).
@@ -378,6 +417,43 @@ void kvb_sysfs_print(FILE *out, const char *dir, const struct kvb_sysfs_snap *cu
 		     const struct kvb_sysfs_snap *prev);
 void kvb_sysfs_free(struct kvb_sysfs_snap *s);
 int kvb_stats_main(int argc, char **argv);
+
+/* prov.c: what produced a report */
+#define KVB_SYS_MODULE		"/sys/module/kvbench"
+#define KVB_PROV_MAX_PARAMS	32
+
+struct kvb_prov {
+	const char *tool_version;
+	const char *tool_git;	/* git describe at build time, "" if none */
+	char module_version[64];	/* "" when not loaded or no version */
+	char *cmdbuf;		/* the command line, NUL-separated */
+	char **argv;		/* into cmdbuf */
+	int argc;
+	char cpu_model[128];
+	long nproc;		/* CPUs online */
+	char accel[32];		/* $KVBENCH_ACCEL, or "unknown" */
+	int nparams;		/* -1: the module's parameters/ unreadable */
+	char param_name[KVB_PROV_MAX_PARAMS][48];
+	char param_value[KVB_PROV_MAX_PARAMS][80];
+};
+
+extern const char kvb_version[];
+extern const char kvb_git_describe[];
+void kvb_prov_collect(struct kvb_prov *pv, const char *sys_module,
+		      int argc, char **argv);
+void kvb_prov_free(struct kvb_prov *pv);
+int kvb_read_line(const char *path, char *buf, size_t len);
+int kvb_module_params(struct kvb_prov *pv, const char *dir);
+void kvb_bstats_begin(const char *sysfs, struct kvb_bstats *before);
+void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
+		    struct kvb_bstats *out);
+void kvb_json_str(FILE *f, const char *s);
+void kvb_print_version(FILE *f);
+
+/* compare.c: kvbench compare OLD.json NEW.json */
+int kvb_compare_main(int argc, char **argv);
+int kvb_compare_text(FILE *f, const char *old_json, const char *new_json,
+		     double alpha, char *err, size_t errlen);
 
 /* device.c, shared with main.c */
 int kvb_open_device(const char *path);

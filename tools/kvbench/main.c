@@ -28,6 +28,8 @@ static const char help_text[] =
 	"  bench [OPTS]    run the benchmark ('kvbench bench --help')\n"
 	"  plot CSV OUT    draw a 'bench -f csv' report with gnuplot (.png/.svg)\n"
 	"  stats [OPTS]    the device's sysfs statistics ('kvbench stats --help')\n"
+	"  compare OLD NEW compare two 'bench' JSON reports ('kvbench compare --help')\n"
+	"  version         print the tool's version (and git describe)\n"
 	"\n"
 	"Options:\n"
 	"  -d, --device PATH   device to use (default " KVB_DEFAULT_DEVICE ",\n"
@@ -35,6 +37,7 @@ static const char help_text[] =
 	"      --buffer-size N first GET buffer in bytes (default 4096; grown\n"
 	"                      on ERANGE; 4Ki = 4096, 4k = 4000)\n"
 	"  -h, --help          show this help\n"
+	"  -V, --version       print the tool's version\n"
 	"\n"
 	"Exit status: 0 on success, 1 if the operation failed, 2 on usage errors.\n"
 	"The device is root-only unless a udev rule opens it to a group.\n";
@@ -179,6 +182,7 @@ int main(int argc, char **argv)
 		{ "device", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "buffer-size", required_argument, NULL, 'B' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *device = getenv("KVBENCH_DEVICE");
@@ -195,13 +199,16 @@ int main(int argc, char **argv)
 	 */
 	argv[0] = "kvbench";
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "+d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			device = optarg;
 			break;
 		case 'h':
 			fputs(help_text, stdout);
+			return KVB_EXIT_OK;
+		case 'V':
+			kvb_print_version(stdout);
 			return KVB_EXIT_OK;
 		case 'B':
 			if (kvb_parse_count(optarg, 0, KVB_MAX_VALUE, &bufsize,
@@ -222,6 +229,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "stats"))
 		return kvb_stats_main(argc - optind + 1, argv + optind - 1);
+	if (!strcmp(cmd, "version")) {
+		if (optind < argc)
+			return usage_error("%s", "version takes no arguments");
+		kvb_print_version(stdout);
+		return KVB_EXIT_OK;
+	}
+	if (!strcmp(cmd, "compare"))
+		return kvb_compare_main(argc - optind + 1, argv + optind - 1);
 	if (!strcmp(cmd, "bench"))
 		return kvb_bench_main(argc - optind + 1, argv + optind - 1, device);
 	if (!strcmp(cmd, "plot")) {

@@ -13,7 +13,7 @@
 
 #include "kvbench.h"
 
-#define KVB_SCHEMA	"kvbench-bench/1"
+#define KVB_SCHEMA	"kvbench-bench/2"
 
 /* A target without an fd is set beside the per-thread fd rows. */
 static enum kvb_fd fd_like(enum kvb_fd fd)
@@ -87,6 +87,9 @@ static void header(FILE *f, const struct kvb_params *p)
 			p->sample_every, p->clock_ns);
 	else
 		fprintf(f, "latency not sampled\n");
+	fprintf(f, "seed: %llu (--seed %llu replays the key sequences), kvbench %s%s%s\n",
+		(unsigned long long)p->seed, (unsigned long long)p->seed, kvb_version,
+		kvb_git_describe[0] ? " git " : "", kvb_git_describe);
 }
 
 static void cell(FILE *f, double v, int width, int prec)
@@ -164,8 +167,8 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 
 	if (p)
 		header(f, p);
-	fprintf(f, "\n%-*s %-*s %5s %5s %-10s %12s %9s %7s %8s %8s %8s %8s %11s\n",
-		tw, "backend", mw, "mix", "thr", "batch", "fd", "ops/s", "ns/op",
+	fprintf(f, "\n%-*s %-*s %5s %5s %-10s %12s %6s %9s %9s %8s %8s %8s %8s %8s %11s\n",
+		tw, "backend", mw, "mix", "thr", "batch", "fd", "ops/s", "ci95", "ns/op", "lat/op",
 		"spread", "p50", "p99", "p99.9", "cost/nop", "tput/rwlock");
 	for (i = 0; i < n; i++) {
 		int over = p && p->ncpus > 0 && r[i].threads > (unsigned int)p->ncpus;
@@ -178,11 +181,17 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		fprintf(f, "%-*s %-*s %4u%s %5u %-10s %12.0f", tw, r[i].target,
 			mw, m, r[i].threads, over ? "*" : " ", r[i].batch,
 			kvb_fd_name(r[i].fdmode), r[i].ops_per_sec);
-		cell(f, r[i].ns_per_op, 9, 1);
-		if (r[i].runs > 1)
-			fprintf(f, " %6.1f%%", r[i].spread_pct);
+		if (r[i].runs > 1 && isfinite(r[i].sum.ci_hi) && r[i].sum.mean > 0)
+			fprintf(f, " %5.1f%%", (r[i].sum.ci_hi - r[i].sum.mean) /
+				r[i].sum.mean * 100);
 		else
-			fprintf(f, " %7s", "-");
+			fprintf(f, " %6s", "-");
+		cell(f, r[i].ns_per_op, 9, 1);
+		cell(f, r[i].lat_per_op, 9, 1);
+		if (r[i].runs > 1)
+			fprintf(f, " %6.1f%%%c", r[i].spread_pct, r[i].noisy ? '!' : ' ');
+		else
+			fprintf(f, " %7s ", "-");
 		cell(f, r[i].p50, 8, 0);
 		cell(f, r[i].p99, 8, 0);
 		cell(f, r[i].p999, 8, 0);
@@ -197,8 +206,12 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 	if (!n)
 		fprintf(f, "(no results)\n");
 	fprintf(f,
-		"\nns/op and p50..p99.9 (ns) are per operation of one thread; spread = (max-min)/median of the runs;\n"
-		"cost/nop = ns/op / nop ns/op at the same threads; tput/rwlock = ops/s / rwlock ops/s in the same case.\n");
+		"\nns/op = 1e9 / ops/s, wall time per operation over all threads (Go's ns/op);\n"
+		"lat/op = threads x 1e9 / ops/s and p50..p99.9 (ns) are per operation of one thread;\n"
+		"ci95 = half the 95%% confidence interval of the mean ops/s, in %% of it; spread = (max-min)/median,\n"
+		"! = noisy: spread above %.0f%%; cost/nop = ns/op / nop ns/op at the same threads;\n"
+		"tput/rwlock = ops/s / rwlock ops/s in the same case.\n",
+		p ? p->noisy_pct : KVB_NOISY_PCT);
 	footnotes(f, p, r, n, o);
 }
 
@@ -227,6 +240,68 @@ static void jnum(FILE *f, double v, int prec)
 		fputs("null", f);
 }
 
+/* What produced the report (prov.c); null when it was not collected. */
+static void print_provenance(FILE *f, const struct kvb_params *p)
+{
+	const struct kvb_prov *pv = p->prov;
+	int i;
+
+	fprintf(f, "  \"provenance\": ");
+	if (!pv) {
+		fprintf(f, "null,\n");
+		return;
+	}
+	fprintf(f, "{\n    \"tool_version\": ");
+	kvb_json_str(f, pv->tool_version);
+	fprintf(f, ",\n    \"git_describe\": ");
+	if (pv->tool_git[0])
+		kvb_json_str(f, pv->tool_git);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n    \"module_version\": ");
+	if (pv->module_version[0])
+		kvb_json_str(f, pv->module_version);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n    \"command_line\": [");
+	for (i = 0; i < pv->argc; i++) {
+		fputs(i ? ", " : "", f);
+		kvb_json_str(f, pv->argv[i]);
+	}
+	fprintf(f, "],\n    \"cpu_model\": ");
+	kvb_json_str(f, pv->cpu_model);
+	fprintf(f, ",\n    \"nproc\": %ld,\n    \"cpus_used\": [", pv->nproc);
+	for (i = 0; i < p->ncpus && p->cpus; i++)
+		fprintf(f, "%s%d", i ? ", " : "", p->cpus[i]);
+	fprintf(f, "],\n    \"accel\": ");
+	kvb_json_str(f, pv->accel);
+	fprintf(f, ",\n    \"module_parameters\": ");
+	if (pv->nparams < 0) {
+		fprintf(f, "null\n  },\n");
+		return;
+	}
+	fputc('{', f);
+	for (i = 0; i < pv->nparams; i++) {
+		fprintf(f, "%s\n      ", i ? "," : "");
+		kvb_json_str(f, pv->param_name[i]);
+		fprintf(f, ": ");
+		kvb_json_str(f, pv->param_value[i]);
+	}
+	fprintf(f, "%s}\n  },\n", pv->nparams ? "\n    " : "");
+}
+
+static void print_bstats(FILE *f, const struct kvb_bstats *b)
+{
+	if (!b->valid) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{ \"reset\": %s, \"queue_hwm\": %llu, \"drain_mean\": ",
+		b->reset ? "true" : "false", b->queue_hwm);
+	jnum(f, b->drain_mean, 2);
+	fprintf(f, ", \"queue_full\": %llu }", b->queue_full);
+}
+
 void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_result *r, int n,
 		    const struct kvb_outcome *o)
@@ -251,6 +326,7 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		o->interrupted ? "true" : "false");
 	fprintf(f, "  \"complete\": %s,\n  \"skipped_cases\": %d,\n",
 		o->complete ? "true" : "false", o->skipped);
+	print_provenance(f, p);
 	fprintf(f, "  \"params\": {\n    \"device\": ");
 	jstr(f, p->device);
 	fprintf(f, ",\n    \"keys\": %lu,\n    \"key_size\": %u,\n    \"value_size\": %u,\n",
@@ -273,6 +349,9 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 	jnum(f, p->budget > 0 ? p->budget : NAN, 0);
 	fprintf(f, ",\n    \"clock_read_ns\": ");
 	jnum(f, p->clock_ns, 1);
+	fprintf(f, ",\n    \"seed\": %llu,\n    \"seed_given\": %s,\n    \"noisy_pct\": ",
+		(unsigned long long)p->seed, p->seed_given ? "true" : "false");
+	jnum(f, p->noisy_pct, 1);
 	fprintf(f, "\n  },\n");
 	fprintf(f, "  \"results\": [");
 	for (i = 0; i < n; i++) {
@@ -300,10 +379,23 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 			fputs(j ? ", " : "", f);
 			jnum(f, x->run_ops[j], 1);
 		}
-		fprintf(f, "],\n      \"spread_pct\": ");
+		fprintf(f, "],\n      \"ops_per_sec_stats\": { \"mean\": ");
+		jnum(f, x->sum.mean, 1);
+		fprintf(f, ", \"median\": ");
+		jnum(f, x->sum.median, 1);
+		fprintf(f, ", \"stddev\": ");
+		jnum(f, x->sum.stddev, 1);
+		fprintf(f, ", \"ci95_low\": ");
+		jnum(f, x->sum.ci_lo, 1);
+		fprintf(f, ", \"ci95_high\": ");
+		jnum(f, x->sum.ci_hi, 1);
+		fprintf(f, " },\n      \"spread_pct\": ");
 		jnum(f, x->spread_pct, 2);
-		fprintf(f, ",\n      \"ns_per_op\": ");
+		fprintf(f, ",\n      \"noisy\": %s,\n      \"ns_per_op\": ",
+			x->noisy ? "true" : "false");
 		jnum(f, x->ns_per_op, 2);
+		fprintf(f, ",\n      \"lat_per_op_ns\": ");
+		jnum(f, x->lat_per_op, 2);
 		fprintf(f,
 			",\n      \"ops\": %llu,\n      \"misses\": %llu,\n      \"errors\": %llu,\n",
 			x->ops, x->misses, x->errors);
@@ -319,6 +411,8 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		jnum(f, x->cost_vs_nop, 4);
 		fprintf(f, ",\n      \"tput_vs_rwlock\": ");
 		jnum(f, x->tput_vs_rwlock, 4);
+		fprintf(f, ",\n      \"backend_stats\": ");
+		print_bstats(f, &x->bstats);
 		fprintf(f, ",\n      \"interrupted\": %s\n    }",
 			x->interrupted ? "true" : "false");
 	}
@@ -334,9 +428,10 @@ static void cnum(FILE *f, double v, int prec)
 
 static const char * const csv_cols[] = {
 	"backend", "kind", "mix", "get", "set", "del", "threads", "batch", "fd",
-	"runs", "ops_per_sec", "ns_per_op", "spread_pct", "p50_ns", "p99_ns",
-	"p999_ns", "samples", "ops", "misses", "errors", "cost_vs_nop",
-	"tput_vs_rwlock",
+	"runs", "ops_per_sec", "ns_per_op", "lat_per_op_ns", "spread_pct",
+	"p50_ns", "p99_ns", "p999_ns", "samples", "ops", "misses", "errors",
+	"cost_vs_nop", "tput_vs_rwlock", "ops_per_sec_mean", "ops_per_sec_stddev",
+	"ops_per_sec_ci95_low", "ops_per_sec_ci95_high", "noisy",
 };
 
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
@@ -360,6 +455,7 @@ void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
 			x->fdmode == KVB_FD_NONE ? "" : kvb_fd_name(x->fdmode), x->runs);
 		cnum(f, x->ops_per_sec, 1);
 		cnum(f, x->ns_per_op, 2);
+		cnum(f, x->lat_per_op, 2);
 		cnum(f, x->spread_pct, 2);
 		cnum(f, x->p50, 0);
 		cnum(f, x->p99, 0);
@@ -368,7 +464,11 @@ void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
 			x->errors);
 		cnum(f, x->cost_vs_nop, 4);
 		cnum(f, x->tput_vs_rwlock, 4);
-		fputc('\n', f);
+		cnum(f, x->sum.mean, 1);
+		cnum(f, x->sum.stddev, 1);
+		cnum(f, x->sum.ci_lo, 1);
+		cnum(f, x->sum.ci_hi, 1);
+		fprintf(f, ",%d\n", x->noisy);
 	}
 }
 
@@ -409,7 +509,7 @@ int kvb_plot_csv(const char *csv, const char *out)
 		"ops_per_sec",
 	};
 	char line[1024], *cols[NCOL + 1];
-	int idx[ARRAY_SIZE(need)], n = 0, cap = 0, i, ret;
+	int idx[ARRAY_SIZE(need)], n = 0, cap = 0, i, ret, ncols;
 	struct kvb_result *r = NULL, *nr;
 	FILE *f = fopen(csv, "re");
 
@@ -419,7 +519,9 @@ int kvb_plot_csv(const char *csv, const char *out)
 	}
 	if (!fgets(line, sizeof(line), f))
 		goto bad;
+	/* by name, and as many as the header has: older reports have fewer */
 	i = split_csv(line, cols, NCOL + 1);
+	ncols = i;
 	for (ret = 0; ret < (int)ARRAY_SIZE(need); ret++) {
 		idx[ret] = col_index(cols, i, need[ret]);
 		if (idx[ret] < 0)
@@ -428,7 +530,7 @@ int kvb_plot_csv(const char *csv, const char *out)
 	while (fgets(line, sizeof(line), f)) {
 		struct kvb_result *x;
 
-		if (split_csv(line, cols, NCOL + 1) < NCOL)
+		if (split_csv(line, cols, NCOL + 1) != ncols)
 			goto bad;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 16;

@@ -72,8 +72,15 @@ ok $st "kvbench bench over all backends, baselines and bpf-htab, 1 and 2 threads
 ok $? "its JSON report is well-formed"
 # nop: 2; 5 kernel backends x 2 mixes x 2 batch sizes x 2 threads;
 # bpf-htab (root: it runs) x 2 x 2 x 2; 2 baselines x 2 mixes x 2 threads
-[ "$(grep -c '"backend":' "$tmp/smoke.json")" = 58 ]
+# ("kind" is a key of results only: "backend" is a module parameter too)
+[ "$(grep -c '"kind":' "$tmp/smoke.json")" = 58 ]
 ok $? "it has the 58 expected cases"
+ver=$("$kvb" --version)
+ver=${ver#kvbench }
+ver=${ver%% *}
+grep -q "\"module_version\": \"$ver\"" "$tmp/smoke.json" &&
+	grep -q '"backend_stats": { "reset": true' "$tmp/smoke.json"
+ok $? "it names the module's version ($ver) and has the backends' statistics"
 [ "$(grep -c '"errors": 0,' "$tmp/smoke.json")" = 58 ]
 ok $? "no operation failed"
 [ "$(grep -c '"backend": "bpf-htab"' "$tmp/smoke.json")" = 8 ]

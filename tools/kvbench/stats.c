@@ -185,3 +185,187 @@ void kvb_zipf_free(struct kvb_zipf *z)
 	z->prob = NULL;
 	z->alias = NULL;
 }
+
+/*
+ * Two-sided 95% quantile of Student's t distribution with df degrees of
+ * freedom (t(0.975, df)), from the usual tables; the normal 1.960 beyond.
+ */
+double kvb_t95(unsigned int df)
+{
+	static const double t[] = {
+		NAN, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110,
+		2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+		2.052, 2.048, 2.045, 2.042,
+	};
+
+	if (df < ARRAY_SIZE(t))
+		return t[df];
+	if (df <= 40)
+		return 2.021;
+	if (df <= 60)
+		return 2.000;
+	if (df <= 120)
+		return 1.980;
+	return 1.960;
+}
+
+/* Mean, median, sample stddev (n - 1) and the t interval of the mean. */
+void kvb_summarize(const double *v, unsigned int n, struct kvb_summary *s)
+{
+	double sum = 0, sq = 0, half;
+	unsigned int i;
+
+	s->n = n;
+	s->mean = NAN;
+	s->median = kvb_median(v, n);
+	s->stddev = NAN;
+	s->ci_lo = NAN;
+	s->ci_hi = NAN;
+	if (!n)
+		return;
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	s->mean = sum / n;
+	if (n < 2)
+		return;
+	for (i = 0; i < n; i++)
+		sq += (v[i] - s->mean) * (v[i] - s->mean);
+	s->stddev = sqrt(sq / (n - 1));
+	half = kvb_t95(n - 1) * s->stddev / sqrt(n);
+	s->ci_lo = s->mean - half;
+	s->ci_hi = s->mean + half;
+}
+
+static __u64 splitmix64(__u64 x)
+{
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+/*
+ * The xorshift state of thread i in a run seeded with run_seed: the same
+ * pair gives the same key sequence, threads get unrelated ones, and the
+ * state is never 0 (xorshift would stay at 0).
+ */
+__u64 kvb_thread_seed(__u64 run_seed, unsigned int thread)
+{
+	__u64 s = splitmix64(run_seed ^ splitmix64(thread + 1ULL));
+
+	return s ? s : 0x9E3779B97F4A7C15ULL;
+}
+
+/* U of a against b: pairs (x in a, y in b) with x > y, ties count 1/2. */
+static double mwu_stat(const double *a, unsigned int na, const double *b,
+		       unsigned int nb)
+{
+	double u = 0;
+	unsigned int i, j;
+
+	for (i = 0; i < na; i++)
+		for (j = 0; j < nb; j++)
+			u += a[i] > b[j] ? 1 : a[i] == b[j] ? 0.5 : 0;
+	return u;
+}
+
+/* The exact test enumerates C(na + nb, na) splits: small samples only. */
+#define KVB_MWU_EXACT_MAX	20
+
+/*
+ * Count the splits of the pooled sample whose U is at least as far from
+ * its mean as the observed one: every way to choose na of the n values as
+ * "a" (exact, and exact under ties too: the permutation distribution of U
+ * given the data).
+ */
+static void mwu_enum(const double *pool, unsigned int n, unsigned int na,
+		     double dist, unsigned int *pick, unsigned int k,
+		     unsigned int from, double *hits, double *all)
+{
+	double a[KVB_MWU_EXACT_MAX], b[KVB_MWU_EXACT_MAX];
+	unsigned int i, j, ia = 0, ib = 0;
+
+	if (k < na) {
+		for (i = from; i + (na - k) <= n; i++) {
+			pick[k] = i;
+			mwu_enum(pool, n, na, dist, pick, k + 1, i + 1, hits, all);
+		}
+		return;
+	}
+	for (i = 0, j = 0; i < n; i++) {
+		if (j < na && pick[j] == i) {
+			a[ia++] = pool[i];
+			j++;
+		} else {
+			b[ib++] = pool[i];
+		}
+	}
+	*all += 1;
+	if (fabs(mwu_stat(a, na, b, ib) - na * (double)ib / 2) >= dist - 0.000000001)
+		*hits += 1;
+}
+
+/*
+ * Mann-Whitney U test, two-sided: *u is U of a against b (pairs with a > b,
+ * ties 1/2), *p the probability, with no difference between the two, of a
+ * U at least as far from na * nb / 2. Exact (by enumeration) when na + nb
+ * <= 20; beyond, the normal approximation with the tie correction and a
+ * continuity correction. Returns -1 when a sample is empty.
+ */
+int kvb_mwu(const double *a, unsigned int na, const double *b, unsigned int nb,
+	    double *u, double *p)
+{
+	unsigned int n = na + nb, i, pick[KVB_MWU_EXACT_MAX];
+	double pool[KVB_MWU_EXACT_MAX], mean = na * (double)nb / 2, dist;
+	double hits = 0, all = 0;
+
+	if (!na || !nb)
+		return -1;
+	*u = mwu_stat(a, na, b, nb);
+	dist = fabs(*u - mean);
+	if (n <= KVB_MWU_EXACT_MAX) {
+		for (i = 0; i < na; i++)
+			pool[i] = a[i];
+		for (i = 0; i < nb; i++)
+			pool[na + i] = b[i];
+		mwu_enum(pool, n, na, dist, pick, 0, 0, &hits, &all);
+		*p = hits / all;
+	} else {
+		double *all_v = malloc(n * sizeof(*all_v)), ties = 0, var, z;
+		unsigned int j, k;
+
+		if (!all_v)
+			return -1;
+		memcpy(all_v, a, na * sizeof(*a));
+		memcpy(all_v + na, b, nb * sizeof(*b));
+		qsort(all_v, n, sizeof(*all_v), cmp_double);
+		for (j = 0; j < n; j = k) {
+			for (k = j + 1; k < n && all_v[k] == all_v[j]; k++)
+				;
+			ties += (double)(k - j) * (k - j) * (k - j) - (k - j);
+		}
+		free(all_v);
+		var = na * (double)nb / 12 * ((n + 1) - ties / ((double)n * (n - 1)));
+		if (var <= 0) {
+			*p = 1;
+			return 0;
+		}
+		z = (dist - 0.5) / sqrt(var);
+		*p = z <= 0 ? 1 : erfc(z / sqrt(2));
+	}
+	if (*p > 1)
+		*p = 1;
+	return 0;
+}
+
+/* The smallest two-sided p the exact test can give: 2 / C(na + nb, na). */
+double kvb_mwu_min_p(unsigned int na, unsigned int nb)
+{
+	double c = 1;
+	unsigned int i;
+
+	for (i = 1; i <= na; i++)
+		c = c * (nb + i) / i;
+	return c > 0 && 2 / c < 1 ? 2 / c : 1;
+}

@@ -26,6 +26,9 @@
 
 #include "kvbench.h"
 
+/* Equal up to rounding: exact fractions computed in floating point. */
+#define TINY	0.000000000001
+
 static int test_num, test_fail, test_skip;
 static const char *kvbench_bin;
 
@@ -581,6 +584,12 @@ static void test_engine(void)
 		   r.p99 <= r.p999 && r.misses > 0,
 		   "engine runs %s, 2 threads, 80:15:5 zipf (%llu ops, %llu misses)",
 		   t[i].name, r.ops, r.misses);
+		ok(!rc && fabs(r.ns_per_op * r.ops_per_sec - 1e9) < 1 &&
+		   fabs(r.lat_per_op - 2 * r.ns_per_op) < 0.000001 && r.sum.n == 2 &&
+		   r.sum.ci_lo <= r.sum.mean && r.sum.mean <= r.sum.ci_hi &&
+		   r.noisy == (r.spread_pct > p.noisy_pct) && !r.bstats.valid,
+		   "%s at 2 threads: ns/op = 1e9 / ops/s, lat/op = 2 x ns/op, a CI around the mean",
+		   t[i].name);
 		if (!rc)
 			kvb_result_free(&r);
 	}
@@ -844,6 +853,8 @@ static void fake_results(struct kvb_result *r, double *runs)
 	r[0].run_ops = runs;
 	r[0].ops_per_sec = 400000;
 	r[0].ns_per_op = 2500;
+	r[0].lat_per_op = 2500;
+	kvb_summarize(runs, 1, &r[0].sum);
 	r[0].p50 = 2400;
 	r[0].p99 = 3000;
 	r[0].p999 = 9000;
@@ -853,6 +864,9 @@ static void fake_results(struct kvb_result *r, double *runs)
 	r[1].mix = (struct kvb_mix){ 90, 10, 0 };
 	r[1].ops_per_sec = 200000;
 	r[1].ns_per_op = 5000;
+	r[1].lat_per_op = 5000;
+	r[1].bstats = (struct kvb_bstats){ .valid = 1, .reset = 1, .queue_hwm = 3,
+					   .drain_mean = 1.5, .queue_full = 4 };
 	r[2] = r[1];
 	snprintf(r[2].target, sizeof(r[2].target), "we\"ird\\\n");
 	r[2].ops_per_sec = 100000;
@@ -862,6 +876,9 @@ static void fake_results(struct kvb_result *r, double *runs)
 	r[2].p999 = NAN;
 	r[2].runs = 2;
 	r[2].spread_pct = INFINITY;
+	r[2].noisy = 1;
+	r[2].bstats = (struct kvb_bstats){ 0 };
+	kvb_summarize(runs, 2, &r[2].sum);
 }
 
 static void test_output(void)
@@ -876,6 +893,8 @@ static void test_output(void)
 
 	kvb_params_defaults(&p);
 	p.ncpus = 2;
+	p.seed = 7;
+	p.seed_given = 1;
 	fake_results(r, runs);
 	kvb_compute_ratios(r, 3);
 	ok(r[0].cost_vs_nop == 1 && r[1].cost_vs_nop == 2 && isnan(r[0].tput_vs_rwlock) &&
@@ -886,8 +905,17 @@ static void test_output(void)
 	kvb_print_json(f, &p, r, 3, &(struct kvb_outcome){ .complete = 1 });
 	fclose(f);
 	ok(json_valid(buf), "JSON output is well-formed (NaN, infinity, quotes escaped)");
-	ok(strstr(buf, "\"schema\": \"kvbench-bench/1\"") && strstr(buf, "\"p99_9\": 9000") &&
+	ok(strstr(buf, "\"schema\": \"kvbench-bench/2\"") && strstr(buf, "\"p99_9\": 9000") &&
 	   strstr(buf, "\"p50\": null"), "JSON carries schema, latencies, nulls");
+	ok(strstr(buf, "\"ns_per_op\": 2500.00") && strstr(buf, "\"lat_per_op_ns\": 5000.00") &&
+	   strstr(buf, "\"noisy\": true") && strstr(buf, "\"noisy\": false") &&
+	   strstr(buf, "\"ops_per_sec_stats\": { \"mean\": 1.5, \"median\": 1.5") &&
+	   strstr(buf, "\"seed\": 7,") && strstr(buf, "\"seed_given\": true") &&
+	   strstr(buf, "\"provenance\": null") &&
+	   strstr(buf, "\"backend_stats\": { \"reset\": true, \"queue_hwm\": 3, \"drain") &&
+	   strstr(buf, "\"drain_mean\": 1.50, \"queue_full\": 4 }") &&
+	   strstr(buf, "\"backend_stats\": null"),
+	   "JSON: ns/op (Go's) beside lat/op, run statistics, noisy, seed, backend stats");
 	if (!has_python()) {
 		skip("no python3", "JSON accepted by python3 json.load");
 	} else {
@@ -932,7 +960,7 @@ static void test_output(void)
 			same = 0;
 		rows++;
 	}
-	ok(rows == 4 && same && cols == 22, "CSV: header + 3 rows, 22 columns each");
+	ok(rows == 4 && same && cols == 28, "CSV: header + 3 rows, 28 columns each");
 	free(buf);
 
 	buf = NULL;
@@ -940,8 +968,12 @@ static void test_output(void)
 	kvb_print_table(f, &p, r, 3, NULL);
 	fclose(f);
 	ok(strstr(buf, "ops/s") && strstr(buf, "p99.9") && strstr(buf, "rwlock") &&
-	   strstr(buf, "90:10") && strstr(buf, "1 op in 64 timed"),
+	   strstr(buf, "90:10") && strstr(buf, "1 op in 64 timed") &&
+	   strstr(buf, "seed: 7 (--seed 7 replays"),
 	   "table has the columns, the rows and the sampling rate");
+	ok(strstr(buf, " lat/op ") && strstr(buf, " ns/op ") && strstr(buf, "%!") &&
+	   strstr(buf, "5000.0") && strstr(buf, "2500.0") && strstr(buf, "above 10%"),
+	   "table: ns/op and lat/op side by side, the noisy case marked");
 	free(buf);
 }
 
@@ -949,7 +981,7 @@ static void test_plan(const char *k);
 
 static void test_cli(void)
 {
-	char out[8192];
+	char out[32768];
 	const char *k = kvbench_bin;
 	int st;
 
@@ -1198,6 +1230,12 @@ static void test_cli_options(const char *k)
 	st = run(out, sizeof(out), "%s -b 100 get x 2>&1", k);
 	ok(st == 2 && strstr(out, "invalid option -- 'b'") && strstr(out, "kvbench --help"),
 	   "-b is not an option at the top level (it is bench's --backends)");
+	st = run(out, sizeof(out), "%s compare --alpha 2>&1", k);
+	ok(st == 2 && strstr(out, "kvbench compare: option '--alpha' requires an argument"),
+	   "compare --alpha without its argument: getopt's message, exit 2");
+	st = run(out, sizeof(out), "%s compare --bogus a b 2>&1", k);
+	ok(st == 2 && strstr(out, "kvbench compare: unrecognized option '--bogus'"),
+	   "compare --bogus: getopt's message, exit 2");
 	st = run(out, sizeof(out), "%s --buffer-size 1Ki -d /dev/null get x 2>&1", k);
 	ok(st == 1 && strstr(out, "get 'x'"), "--buffer-size takes a count (1Ki)");
 	st = run(out, sizeof(out), "%s --buffer-size 1m get x 2>&1", k);
@@ -1571,6 +1609,344 @@ static void test_stats_cmd(const char *k)
 	st = run(out, sizeof(out), "%s stats --help 2>&1", k);
 	ok(st == 0 && strstr(out, "--sysfs DIR") && strstr(out, "--count K"),
 	   "stats --help exits 0");
+}
+
+static void test_summary(void)
+{
+	double v[] = { 1, 2, 3, 4, 5 }, one = 7;
+	struct kvb_summary s;
+	__u64 a, b, c;
+	int i, same = 1, differ = 0;
+
+	kvb_summarize(v, 5, &s);
+	/* stddev sqrt(2.5); half-width t(0.975, 4) * sd / sqrt(5) = 1.9630 */
+	ok(s.n == 5 && s.mean == 3 && s.median == 3 && fabs(s.stddev - 1.5811388) < 0.000001 &&
+	   fabs(s.ci_lo - (3 - 1.9630)) < 0.001 && fabs(s.ci_hi - (3 + 1.9630)) < 0.001,
+	   "summary of 1..5: mean, median, stddev, 95%% CI by hand");
+	kvb_summarize(&one, 1, &s);
+	ok(s.mean == 7 && s.median == 7 && isnan(s.stddev) && isnan(s.ci_lo) && isnan(s.ci_hi),
+	   "summary of one run: no stddev, no interval");
+	ok(kvb_t95(1) == 12.706 && kvb_t95(2) == 4.303 && kvb_t95(9) == 2.262 &&
+	   kvb_t95(30) == 2.042 && kvb_t95(1000) == 1.960, "t quantiles from the tables");
+
+	a = kvb_thread_seed(42, 0);
+	b = kvb_thread_seed(42, 1);
+	c = kvb_thread_seed(43, 0);
+	ok(a && b && c && a != b && a != c && a == kvb_thread_seed(42, 0) &&
+	   kvb_thread_seed(0, 0), "thread seeds: from the run seed and the index, never 0");
+	b = a;
+	c = kvb_thread_seed(42, 0);
+	for (i = 0; i < 1000; i++) {
+		__u64 x = kvb_rand(&b), y = kvb_rand(&c);
+
+		same &= x == y;
+	}
+	c = kvb_thread_seed(43, 0);
+	b = a;
+	for (i = 0; i < 1000; i++)
+		differ += kvb_rand(&b) != kvb_rand(&c);
+	ok(same && differ > 990, "the same seed gives the same sequence, another one another");
+}
+
+static void test_mwu(void)
+{
+	double a3[] = { 1, 2, 3 }, b3[] = { 4, 5, 6 }, t3[] = { 3, 4, 5 };
+	double a4[] = { 1, 2, 3, 4 }, b4[] = { 5, 6, 7, 8 };
+	double a5[] = { 1, 2, 3, 4, 5 }, b5[] = { 6, 7, 8, 9, 10 };
+	double u2a[] = { 1, 2, 3, 4, 7 }, u2b[] = { 5, 6, 8, 9, 10 };
+	double u3a[] = { 1, 2, 3, 5, 7 }, u3b[] = { 4, 6, 8, 9, 10 };
+	double same[] = { 10, 10, 10 }, big_a[15], big_b[15];
+	double u, p;
+	int i;
+
+	/* Two-sided exact p = 2 * P(U <= u) with C(n, na) equally likely splits. */
+	ok(!kvb_mwu(a3, 3, b3, 3, &u, &p) && u == 0 && fabs(p - 0.1) < TINY,
+	   "U test 3 vs 3 separated: U = 0, p = 2/20 = 0.1 (the smallest possible)");
+	ok(!kvb_mwu(b3, 3, a3, 3, &u, &p) && u == 9 && fabs(p - 0.1) < TINY,
+	   "U test 3 vs 3 the other way: U = 9, p = 0.1");
+	ok(fabs(kvb_mwu_min_p(3, 3) - 0.1) < TINY &&
+	   fabs(kvb_mwu_min_p(5, 5) - 2.0 / 252) < TINY && kvb_mwu_min_p(1, 1) == 1,
+	   "smallest possible p: 3+3 0.1, 5+5 2/252, 1+1 1");
+	ok(!kvb_mwu(a4, 4, b4, 4, &u, &p) && u == 0 && fabs(p - 2.0 / 70) < TINY,
+	   "U test 4 vs 4 separated: p = 2/70 = 0.0286");
+	ok(!kvb_mwu(a5, 5, b5, 5, &u, &p) && u == 0 && fabs(p - 2.0 / 252) < TINY,
+	   "U test 5 vs 5 separated: p = 2/252 = 0.0079");
+	/* U <= 2 in 1 + 1 + 2 = 4 of 252 splits: the 5+5 critical value at 0.05 */
+	ok(!kvb_mwu(u2a, 5, u2b, 5, &u, &p) && u == 2 && fabs(p - 8.0 / 252) < TINY,
+	   "U test 5 vs 5, U = 2: p = 8/252 = 0.0317 (table: significant at 0.05)");
+	/* U <= 3 in 4 + 3 = 7 of 252 splits */
+	ok(!kvb_mwu(u3a, 5, u3b, 5, &u, &p) && u == 3 && fabs(p - 14.0 / 252) < TINY,
+	   "U test 5 vs 5, U = 3: p = 14/252 = 0.0556 (table: not significant)");
+	ok(!kvb_mwu(same, 3, same, 3, &u, &p) && u == 4.5 && p == 1,
+	   "U test of identical samples: U = 4.5, p = 1");
+	/* one tie across (3, 3): U = 0.5; U <= 0.5 or >= 8.5 in 4 of 20 splits */
+	ok(!kvb_mwu(a3, 3, t3, 3, &u, &p) && u == 0.5 && fabs(p - 0.2) < TINY,
+	   "U test with a tie across the samples: U = 0.5, exact p = 4/20");
+	for (i = 0; i < 15; i++) {
+		big_a[i] = i;
+		big_b[i] = 15 + i;
+	}
+	/* normal approximation: z = (112.5 - 0.5) / sqrt(15 * 15 * 31 / 12) = 4.6455 */
+	ok(!kvb_mwu(big_a, 15, big_b, 15, &u, &p) && u == 0 &&
+	   fabs(p - erfc(4.6455 / sqrt(2))) < 0.0000001 && p < 0.00001,
+	   "U test 15 vs 15 (normal approximation): p = %.2g", p);
+	ok(!kvb_mwu(big_a, 15, big_a, 15, &u, &p) && p == 1,
+	   "U test 15 vs 15 identical: p = 1");
+	ok(kvb_mwu(a3, 0, b3, 3, &u, &p) == -1, "U test of an empty sample: an error");
+}
+
+/* A report in the tool's own schema, one case per (target, runs). */
+static void fake_report(char *buf, size_t len, const char *schema, int ncase,
+			const char * const *target, const double (*runs)[5], int nruns)
+{
+	size_t n = snprintf(buf, len, "{\"schema\": \"%s\", \"results\": [", schema);
+	int i, j;
+
+	for (i = 0; i < ncase; i++) {
+		n += snprintf(buf + n, len - n,
+			      "%s{\"backend\": \"%s\", \"mix\": {\"name\": \"get\"}, \"threads\": 2, \"batch\": 1, \"fd\": \"per-thread\", \"ops_per_sec_runs\": [",
+			      i ? ", " : "", target[i]);
+		for (j = 0; j < nruns; j++)
+			n += snprintf(buf + n, len - n, "%s%.1f", j ? ", " : "", runs[i][j]);
+		n += snprintf(buf + n, len - n, "]}");
+	}
+	snprintf(buf + n, len - n, "]}");
+}
+
+static int count(const char *s, const char *what)
+{
+	int n = 0;
+
+	for (s = strstr(s, what); s; s = strstr(s + 1, what))
+		n++;
+	return n;
+}
+
+static int compare_text(char *out, size_t len, const char *a, const char *b,
+			char *err, size_t errlen)
+{
+	FILE *f = fmemopen(out, len, "w");
+	int rows;
+
+	if (!f)
+		return -2;
+	rows = kvb_compare_text(f, a, b, 0.05, err, errlen);
+	fclose(f);
+	out[len - 1] = 0;
+	return rows;
+}
+
+static void test_compare(void)
+{
+	static const char * const one[] = { "rwlock" }, * const two[] = { "rwlock", "rcu" };
+	static const char * const other[] = { "rwlock", "kthread" };
+	static const double slow[2][5] = { { 100, 101, 102, 103, 104 }, { 50, 51, 52, 53, 54 } };
+	static const double fast[2][5] = { { 200, 201, 202, 203, 204 },
+					   { 50.5, 52.5, 51.5, 54.5, 53.5 } };
+	char a[2048], b[2048], out[4096], err[256];
+	int rows;
+
+	fake_report(a, sizeof(a), "kvbench-bench/2", 2, two, slow, 5);
+	rows = compare_text(out, sizeof(out), a, a, err, sizeof(err));
+	ok(rows == 2 && strstr(out, "p > alpha") && count(out, " ~ ") == 4 &&
+	   strstr(out, "1.000   5+5") && !strstr(out, "only in"),
+	   "compare: a report against itself: every row ~, p = 1");
+	fake_report(b, sizeof(b), "kvbench-bench/2", 2, two, fast, 5);
+	rows = compare_text(out, sizeof(out), a, b, err, sizeof(err));
+	ok(rows == 2 && strstr(out, "+98.04%") && strstr(out, "-49.50%") &&
+	   strstr(out, "0.008   5+5") && strstr(out, "rcu") && strstr(out, "0.690   5+5"),
+	   "compare: separated runs: +98.04%% ops/s, -49.50%% lat/op, p = 0.008; interleaved: ~");
+	fake_report(b, sizeof(b), "kvbench-bench/1", 2, other, fast, 3);
+	rows = compare_text(out, sizeof(out), a, b, err, sizeof(err));
+	ok(rows == 1 && strstr(out, "only in old: rcu get threads=2") &&
+	   strstr(out, "only in new: kthread get threads=2") &&
+	   strstr(out, "0.036   5+3") && !strstr(out, "smallest possible"),
+	   "compare: cases in one report only are listed; a v1 report reads too");
+	fake_report(b, sizeof(b), "kvbench-bench/2", 1, one, fast, 3);
+	fake_report(a, sizeof(a), "kvbench-bench/2", 1, one, slow, 3);
+	rows = compare_text(out, sizeof(out), a, b, err, sizeof(err));
+	ok(rows == 1 && strstr(out, "0.100   3+3") && strstr(out, " ~ ") &&
+	   strstr(out, "3 runs against 3 the smallest possible p is 0.100"),
+	   "compare: 3 runs against 3 cannot reach 0.05, and it says so");
+	ok(compare_text(out, sizeof(out), "{\"schema\": \"kvbench-bench/2\", \"results\": [}",
+			a, err, sizeof(err)) == -1 && strstr(err, "line 1, column 43"),
+	   "compare: malformed JSON: an error with line and column (%s)", err);
+	ok(compare_text(out, sizeof(out), "{\"schema\": \"kvbench-bench/2\", \"results\": [],}",
+			a, err, sizeof(err)) == -1 &&
+	   compare_text(out, sizeof(out), "{\"a\": 01}", a, err, sizeof(err)) == -1 &&
+	   compare_text(out, sizeof(out), "{\"a\": NaN}", a, err, sizeof(err)) == -1 &&
+	   compare_text(out, sizeof(out), "[1] x", a, err, sizeof(err)) == -1 &&
+	   compare_text(out, sizeof(out), "\"\\u12\"", a, err, sizeof(err)) == -1,
+	   "compare: the reader is strict (trailing comma, leading zero, NaN, trailing text, bad escape)");
+	ok(compare_text(out, sizeof(out), "{\"schema\": \"kvbench-bench/9\", \"results\": []}",
+			a, err, sizeof(err)) == -1 && strstr(err, "kvbench-bench/9") &&
+	   compare_text(out, sizeof(out), "{\"results\": []}", a, err, sizeof(err)) == -1 &&
+	   strstr(err, "not a kvbench bench report"),
+	   "compare: another schema, or none: an error naming it");
+	ok(compare_text(out, sizeof(out),
+			"{\"schema\": \"kvbench-bench/2\", \"results\": [{\"backend\": \"rcu\"}]}",
+			a, err, sizeof(err)) == -1 && strstr(err, "results[0]") &&
+	   compare_text(out, sizeof(out),
+			"{\"schema\": \"kvbench-bench/2\", \"results\": [{\"backend\": \"rcu\", \"mix\": {\"name\": \"get\"}, \"threads\": 1, \"batch\": 1, \"fd\": null, \"ops_per_sec_runs\": [1, \"x\"]}]}",
+			a, err, sizeof(err)) == -1 && strstr(err, "ops_per_sec_runs[1]"),
+	   "compare: a result without its fields, or a run that is not a number: an error");
+	ok(compare_text(out, sizeof(out), "{\"schema\": \"kvbench-bench/2\", \"results\": []}",
+			a, err, sizeof(err)) == 0 && strstr(out, "no case is in both"),
+	   "compare: nothing in common: 0 rows, said");
+}
+
+/* Write text to dir/name. */
+static int put_text(const char *dir, const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void test_prov(void)
+{
+	char dir[] = "/tmp/kvbench-test-XXXXXX", sub[64], out[256];
+	struct kvb_bstats before, after;
+	struct kvb_prov pv = { 0 };
+
+	if (!mkdtemp(dir)) {
+		skip("no temporary directory", "provenance and backend statistics");
+		return;
+	}
+	snprintf(sub, sizeof(sub), "%s/parameters", dir);
+	mkdir(sub, 0700);
+	put_text(sub, "queue_len", "256\n");
+	put_text(sub, "backend", "rcu\n");
+	put_text(dir, "version", "0.1\n");
+	kvb_prov_collect(&pv, dir, 0, NULL);
+	ok(pv.nparams == 2 && !strcmp(pv.param_name[0], "backend") &&
+	   !strcmp(pv.param_value[0], "rcu") && !strcmp(pv.param_name[1], "queue_len") &&
+	   !strcmp(pv.param_value[1], "256") && !strcmp(pv.module_version, "0.1") &&
+	   pv.argc > 0 && pv.nproc > 0 && pv.cpu_model[0],
+	   "provenance: module version, every parameter (sorted), command line, CPUs");
+	kvb_prov_free(&pv);
+	snprintf(sub, sizeof(sub), "%s/none", dir);
+	kvb_prov_collect(&pv, sub, 0, NULL);
+	ok(pv.nparams == -1 && !pv.module_version[0],
+	   "provenance: no module: no version, no parameters");
+	kvb_prov_free(&pv);
+
+	/* No reset file: a delta for the counter, no drain_mean, hwm as it is */
+	put_text(dir, "queue_full", "5\n");
+	put_text(dir, "queue_hwm", "9\n");
+	put_text(dir, "drain_mean", "2.50\n");
+	kvb_bstats_begin(dir, &before);
+	put_text(dir, "queue_full", "12\n");
+	kvb_bstats_end(dir, &before, &after);
+	ok(after.valid && !after.reset && after.queue_full == 7 && after.queue_hwm == 9 &&
+	   isnan(after.drain_mean),
+	   "backend stats without a reset: queue_full delta, no drain_mean");
+	/* A reset file that takes the write: the values are the case's */
+	put_text(dir, "reset", "");
+	put_text(dir, "queue_full", "0\n");
+	kvb_bstats_begin(dir, &before);
+	put_text(dir, "queue_full", "3\n");
+	kvb_bstats_end(dir, &before, &after);
+	snprintf(sub, sizeof(sub), "%s/reset", dir);
+	slurp(sub, out, sizeof(out));
+	ok(after.valid && after.reset && after.queue_full == 3 && after.drain_mean == 2.5 &&
+	   !strcmp(out, "1"), "backend stats after writing 1 to reset: the case's own values");
+	put_text(dir, "drain_mean", "x\n");
+	kvb_bstats_end(dir, &before, &after);
+	ok(!after.valid, "backend stats: an unreadable value: no statistics, not wrong ones");
+	snprintf(sub, sizeof(sub), "%s/none", dir);
+	kvb_bstats_begin(sub, &before);
+	kvb_bstats_end(sub, &before, &after);
+	ok(!after.valid, "backend stats: no sysfs directory: none");
+	run(out, sizeof(out), "rm -rf %s", dir);
+}
+
+/* kvbench --version, compare, --seed, --noisy from the command line. */
+static void test_cli_stats(const char *k)
+{
+	char out[32768], dir[] = "/tmp/kvbench-test-XXXXXX", version[64] = "", csv[512];
+	int st;
+
+	if (!k || access(k, X_OK) || !mkdtemp(dir)) {
+		skip("no kvbench binary or temporary directory", "version, compare, --seed");
+		return;
+	}
+	slurp("../../VERSION", version, sizeof(version));
+	version[strcspn(version, "\n")] = 0;
+	st = run(out, sizeof(out), "%s --version", k);
+	ok(st == 0 && !strncmp(out, "kvbench ", 8) &&
+	   !strncmp(out + 8, kvb_version, strlen(kvb_version)) &&
+	   (!version[0] || !strcmp(kvb_version, version)),
+	   "kvbench --version: %s (the VERSION file: %s)", kvb_version, version);
+	st = run(out + 1000, sizeof(out) - 1000, "%s version", k);
+	ok(st == 0 && !strcmp(out, out + 1000), "kvbench version says the same");
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -n 1000 -w 0 -r 2 --seed 42 --noisy 0 -f json 2>&1",
+		 k);
+	ok(st == 0 && json_valid(out) && strstr(out, "\"seed\": 42,") &&
+	   strstr(out, "\"seed_given\": true") && strstr(out, "\"noisy\": true") &&
+	   strstr(out, "\"noisy_pct\": 0.0") && strstr(out, "\"command_line\": [") &&
+	   strstr(out, "\"--seed\", \"42\"") && strstr(out, "\"tool_version\": ") &&
+	   strstr(out, "\"accel\": "),
+	   "bench --seed 42 --noisy 0: seed, provenance and a noisy case in the JSON");
+	st = run(out, sizeof(out),
+		 "KVBENCH_ACCEL=tcg %s bench -q -b user-rwlock -t 1 -n 1000 -w 0 --noisy 1000 -f json 2>&1",
+		 k);
+	ok(st == 0 && json_valid(out) && strstr(out, "\"seed_given\": false") &&
+	   strstr(out, "\"noisy\": false") && strstr(out, "\"accel\": \"tcg\""),
+	   "bench without --seed draws one and says so; KVBENCH_ACCEL is the accelerator");
+	st = run(out, sizeof(out),
+		 "%s bench --seed -1 2>&1; %s bench --seed 9007199254740992 2>&1; %s bench --noisy x 2>&1",
+		 k, k, k);
+	ok(st == 2 && strstr(out, "--seed: must be") && strstr(out, "--noisy: must be"),
+	   "bench --seed and --noisy out of range: exit 2");
+	/* One thread, N ops, no warm-up: the misses follow from the keys alone. */
+	st = run(out, sizeof(out),
+		 "for i in 1 2; do %s bench -q -b user-rwlock -t 1 -m 50:25:25 -n 20000 -w 0 --seed 5 -f json | grep -o '\"misses\": [0-9]*'; done",
+		 k);
+	ok(st == 0 && count(out, "\"misses\": ") == 2 && strlen(out) > 24 &&
+	   !strncmp(out, out + strlen(out) / 2, strlen(out) / 2) && !strstr(out, "\"misses\": 0\n"),
+	   "bench --seed 5 twice: the same operations and keys (the same misses: %.*s)",
+	   (int)strcspn(out, "\n"), out);
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -m get,set -n 2000 -w 0 -r 5 --json %s/a.json >/dev/null 2>&1 && %s compare %s/a.json %s/a.json",
+		 k, dir, k, dir, dir);
+	ok(st == 0 && strstr(out, "user-rwlock") && strstr(out, "1.000   5+5") &&
+	   strstr(out, " ~ "),
+	   "kvbench compare of a report with itself: exit 0, ~");
+	put_text(dir, "bad.json", "{\"schema\": \"kvbench-bench/2\", \"results\": [1,]}");
+	st = run(out, sizeof(out), "%s compare %s/a.json %s/bad.json 2>&1", k, dir, dir);
+	ok(st == 1 && strstr(out, "bad.json: line 1"),
+	   "kvbench compare of malformed JSON: exit 1, where");
+	st = run(out, sizeof(out), "%s compare %s/a.json %s/missing.json 2>&1", k, dir, dir);
+	ok(st == 1 && strstr(out, "missing.json: No such file"),
+	   "kvbench compare of a missing file: exit 1");
+	st = run(out, sizeof(out), "%s compare %s/a.json 2>&1; %s compare --alpha 2 a b 2>&1",
+		 k, dir, k);
+	ok(st == 2 && strstr(out, "takes 2 reports") && strstr(out, "--alpha: must be"),
+	   "kvbench compare usage errors: exit 2");
+	/* The 22 columns of kvbench-bench/1, and one row. */
+	snprintf(csv, sizeof(csv), "%s%s%s\n%s%s\n",
+		 "backend,kind,mix,get,set,del,threads,batch,fd,runs,ops_per_sec,",
+		 "ns_per_op,spread_pct,p50_ns,p99_ns,p999_ns,samples,ops,misses,",
+		 "errors,cost_vs_nop,tput_vs_rwlock",
+		 "rcu,kernel,get,100,0,0,1,1,per-thread,3,558853.0,1789.40,2.00,",
+		 "1833,1943,21683,1,1,0,0,2.05,1.03");
+	put_text(dir, "v1.csv", csv);
+	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1"))
+		skip("no gnuplot", "kvbench plot reads a CSV report of schema 1 (22 columns)");
+	else
+		ok(!run(out, sizeof(out), "%s plot %s/v1.csv %s/v1.png 2>&1 && test -s %s/v1.png",
+			k, dir, dir, dir),
+		   "kvbench plot reads a CSV report of schema 1 (22 columns)");
+	st = run(out, sizeof(out), "%s compare --help", k);
+	ok(st == 0 && strstr(out, "Mann-Whitney"), "kvbench compare --help");
 	run(out, sizeof(out), "rm -rf %s", dir);
 }
 
@@ -1594,7 +1970,7 @@ static int check_json_file(const char *path)
 		return 2;
 	}
 	fclose(f);
-	good = json_valid(buf) && strstr(buf, "\"schema\": \"kvbench-bench/1\"") &&
+	good = json_valid(buf) && strstr(buf, "\"schema\": \"kvbench-bench/2\"") &&
 	       strstr(buf, "\"ops_per_sec\"");
 	printf("%s: %s\n", path, good ? "valid kvbench JSON" : "INVALID");
 	free(buf);
@@ -1617,7 +1993,12 @@ int main(int argc, char **argv)
 	test_bpf_htab();
 	test_output();
 	test_fdless();
+	test_summary();
+	test_mwu();
+	test_compare();
+	test_prov();
 	test_cli();
+	test_cli_stats(kvbench_bin);
 	test_bpf_unprivileged();
 	test_suffixes();
 	test_cli_options(kvbench_bin);

@@ -55,13 +55,22 @@ bail() {
 [[ $(id -u) -eq 0 ]] || bail "dkms needs root"
 [[ -f $ROOT/dkms.conf ]] || bail "no $ROOT/dkms.conf"
 
+# dkms.conf as dkms reads it: sourced by bash (PACKAGE_VERSION comes from
+# the VERSION file), in a subshell.
 conf_value() {
-	sed -n "s/^$1=\"\{0,1\}\([^\"]*\)\"\{0,1\}[[:space:]]*$/\1/p" "$ROOT/dkms.conf" | tail -n 1
+	(
+		set +eu
+		# shellcheck source=/dev/null # dkms.conf is shell, not ours to check
+		. "$ROOT/dkms.conf" >/dev/null
+		printf '%s\n' "${!1}"
+	)
 }
-NAME=$(conf_value PACKAGE_NAME)
-VERSION=$(conf_value PACKAGE_VERSION)
+NAME=$(conf_value PACKAGE_NAME) || NAME=
+VERSION=$(conf_value PACKAGE_VERSION) || VERSION=
 [[ -n $NAME && -n $VERSION ]] ||
 	bail "dkms.conf: no PACKAGE_NAME or PACKAGE_VERSION"
+[[ $VERSION == "$(cat "$ROOT/VERSION")" ]] ||
+	bail "dkms.conf says version $VERSION, the VERSION file $(cat "$ROOT/VERSION")"
 SRC=/usr/src/$NAME-$VERSION
 MOD=$NAME/$VERSION
 

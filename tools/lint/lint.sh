@@ -126,7 +126,7 @@ build_module() {
 	local label=$1 flags=$2 kdir=$3 dir log rc=0
 	dir=$WORK/kbuild-${label//[^a-zA-Z0-9.]/_}-${flags%%=*}
 	log=$dir.log
-	snapshot "$dir" '^(Kbuild|module/.*)$'
+	snapshot "$dir" '^(VERSION|Kbuild|module/.*)$'
 	make -C "$kdir" M="$dir" "$flags" modules >"$log" 2>&1 || rc=$?
 	if [[ $rc -ne 0 ]]; then
 		echo "$label: make $flags failed ($rc):"
@@ -231,7 +231,7 @@ gate_w1() {
 gate_userspace() {
 	local dir=$WORK/user log=$WORK/user.log rc=0
 	need_tree KSRC
-	snapshot "$dir" '^(module/uapi/.*|tools/kvbench/.*|selftests/kvbench/.*)$'
+	snapshot "$dir" '^(VERSION|module/uapi/.*|tools/kvbench/.*|selftests/kvbench/.*)$'
 	{
 		make -C "$dir/tools/kvbench" kvbench kvbench-test &&
 		make -C "$dir/selftests/kvbench" KSRC="$KSRC"

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench: what produced a report. The tool's version and git describe
+ * (from the Makefile, which reads the top-level VERSION file), the
+ * module's version and parameters (/sys/module/kvbench), the command
+ * line, the CPU and the accelerator; and the kernel backend's own
+ * statistics around each case (/sys/class/misc/kvbench).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kvbench.h"
+
+#ifndef KVB_VERSION
+#error "KVB_VERSION is set by the Makefile from the top-level VERSION file"
+#endif
+#ifndef KVB_GIT
+#define KVB_GIT ""
+#endif
+
+const char kvb_version[] = KVB_VERSION;
+const char kvb_git_describe[] = KVB_GIT;
+
+void kvb_print_version(FILE *f)
+{
+	fprintf(f, "kvbench %s", kvb_version);
+	if (kvb_git_describe[0])
+		fprintf(f, " (git %s)", kvb_git_describe);
+	fputc('\n', f);
+}
+
+/* The first line of a file, without its newline; -errno on failure. */
+int kvb_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, len, f))
+		err = ferror(f) ? -EIO : -ENODATA;
+	fclose(f);
+	if (err) {
+		buf[0] = 0;
+		return err;
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char * const *)a, *(char * const *)b);
+}
+
+/*
+ * Every file of dir (a module's parameters/), name and first line, sorted
+ * by name. Returns how many, or -errno when dir cannot be read.
+ */
+int kvb_module_params(struct kvb_prov *pv, const char *dir)
+{
+	char *names[KVB_PROV_MAX_PARAMS], path[512];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0, i;
+
+	pv->nparams = 0;
+	if (!d) {
+		pv->nparams = -1;
+		return -errno;
+	}
+	while ((de = readdir(d)) && n < KVB_PROV_MAX_PARAMS) {
+		if (de->d_name[0] == '.')
+			continue;
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_name);
+	for (i = 0; i < n; i++) {
+		int k = pv->nparams;
+
+		snprintf(pv->param_name[k], sizeof(pv->param_name[k]), "%s", names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (!kvb_read_line(path, pv->param_value[k], sizeof(pv->param_value[k])))
+			pv->nparams++;
+		free(names[i]);
+	}
+	return pv->nparams;
+}
+
+/* /proc/self/cmdline: the whole command line, global options included. */
+static void read_cmdline(struct kvb_prov *pv, int argc, char **argv)
+{
+	size_t cap = 4096, len = 0, i;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC), n = 0;
+	char *buf = malloc(cap);
+	ssize_t got;
+
+	while (fd >= 0 && buf) {
+		if (len == cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		got = read(fd, buf + len, cap - len);
+		if (got <= 0)
+			break;
+		len += got;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!buf || !len || buf[len - 1]) {
+		/* No procfs: the arguments we were given. */
+		free(buf);
+		buf = NULL;
+		for (i = 0, len = 0; i < (size_t)argc; i++)
+			len += strlen(argv[i]) + 1;
+		buf = malloc(len ? len : 1);
+		if (!buf)
+			return;
+		for (i = 0, len = 0; i < (size_t)argc; i++) {
+			size_t n = strlen(argv[i]) + 1;
+
+			memcpy(buf + len, argv[i], n);
+			len += n;
+		}
+	}
+	for (i = 0; i < len; i++)
+		n += !buf[i];
+	pv->argv = calloc(n ? n : 1, sizeof(*pv->argv));
+	if (!pv->argv) {
+		free(buf);
+		return;
+	}
+	pv->cmdbuf = buf;
+	for (i = 0; i < len; i += strlen(buf + i) + 1)
+		pv->argv[pv->argc++] = buf + i;
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+	char line[256];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) || !colon)
+			continue;
+		colon += 1 + strspn(colon + 1, " \t");
+		colon[strcspn(colon, "\n")] = 0;
+		snprintf(buf, len, "%s", colon);
+		break;
+	}
+	fclose(f);
+}
+
+void kvb_prov_collect(struct kvb_prov *pv, const char *sys_module,
+		      int argc, char **argv)
+{
+	const char *accel = getenv("KVBENCH_ACCEL");
+	char path[512];
+
+	memset(pv, 0, sizeof(*pv));
+	pv->tool_version = kvb_version;
+	pv->tool_git = kvb_git_describe;
+	snprintf(path, sizeof(path), "%s/version", sys_module);
+	kvb_read_line(path, pv->module_version, sizeof(pv->module_version));
+	snprintf(path, sizeof(path), "%s/parameters", sys_module);
+	kvb_module_params(pv, path);
+	read_cmdline(pv, argc, argv);
+	cpu_model(pv->cpu_model, sizeof(pv->cpu_model));
+	pv->nproc = sysconf(_SC_NPROCESSORS_ONLN);
+	snprintf(pv->accel, sizeof(pv->accel), "%s",
+		 accel && *accel ? accel : "unknown");
+}
+
+void kvb_prov_free(struct kvb_prov *pv)
+{
+	free(pv->argv);
+	free(pv->cmdbuf);
+	pv->argv = NULL;
+	pv->cmdbuf = NULL;
+	pv->argc = 0;
+}
+
+static int read_ull(const char *sysfs, const char *name, unsigned long long *v)
+{
+	char path[512], buf[64], *end;
+
+	snprintf(path, sizeof(path), "%s/%s", sysfs, name);
+	if (kvb_read_line(path, buf, sizeof(buf)))
+		return -1;
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	return errno || end == buf || *end ? -1 : 0;
+}
+
+static int read_double(const char *sysfs, const char *name, double *v)
+{
+	char path[512], buf[64], *end;
+
+	snprintf(path, sizeof(path), "%s/%s", sysfs, name);
+	if (kvb_read_line(path, buf, sizeof(buf)))
+		return -1;
+	*v = strtod(buf, &end);
+	return end == buf || *end ? -1 : 0;
+}
+
+/*
+ * Before a kernel case: zero the device's statistics (the map is left
+ * alone) so that queue_hwm and drain_mean are the case's own; keep
+ * queue_full for a delta in case the reset is refused.
+ */
+void kvb_bstats_begin(const char *sysfs, struct kvb_bstats *before)
+{
+	char path[512];
+	int fd;
+
+	memset(before, 0, sizeof(*before));
+	before->drain_mean = NAN;
+	snprintf(path, sizeof(path), "%s/reset", sysfs);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		before->reset = write(fd, "1", 1) == 1;
+		close(fd);
+	}
+	before->valid = !read_ull(sysfs, "queue_full", &before->queue_full);
+}
+
+/* After it: the values, or the delta for a counter not reset. */
+void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
+		    struct kvb_bstats *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->drain_mean = NAN;
+	if (!before->valid || read_ull(sysfs, "queue_full", &out->queue_full) ||
+	    read_ull(sysfs, "queue_hwm", &out->queue_hwm) ||
+	    read_double(sysfs, "drain_mean", &out->drain_mean)) {
+		memset(out, 0, sizeof(*out));
+		out->drain_mean = NAN;
+		return;
+	}
+	out->valid = 1;
+	out->reset = before->reset;
+	out->queue_full -= out->queue_full >= before->queue_full ?
+			   before->queue_full : out->queue_full;
+	if (!out->reset)
+		out->drain_mean = NAN;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+void kvb_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
