@@ -695,7 +695,7 @@ def self_test():
         ('a backend left out', TOOL_DOC, '`kthread-percpu`', '`kthread_percpu`',
          'does not name the backend kthread-percpu'),
         ('a letter with two meanings', '%s/main.c' % TOOL_DIR,
-         ('"      --buffer-size N ', '"+d:h"'), ('"  -b, --buffer-size N ', '"+d:hb:"'),
+         ('"      --buffer-size N ', '"+d:hV"'), ('"  -b, --buffer-size N ', '"+d:hVb:"'),
          '-b means --backends in kvbench bench, --buffer-size in kvbench'),
     ]
     failed = 0
