@@ -13,8 +13,8 @@
  *
  * What costs is not the table but the hand-off: a sleep and a wake-up on
  * each side of every request. So both sides first spin for a short, bounded
- * time (kthread_spin_us) before they sleep, and only until another task
- * needs their CPU; the producer skips the wake-up when the owner is known
+ * time (kthread_spin_us) before they sleep, and only while no other task is
+ * runnable on their CPU; the producer skips the wake-up when the owner is known
  * to be awake, and a BATCH travels as one message. An idle owner sleeps: it
  * spins only right after it has done work.
  */
@@ -45,25 +45,32 @@ MODULE_PARM_DESC(kthread_spin_us,
 		 "Microseconds an owner thread or a caller waiting for one spins before sleeping, 0..1000 (default 20)");
 
 /*
- * Spin until @done() or for spin_us, whichever comes first, and not once
- * the scheduler wants this CPU for another task (need_resched()): that
- * may be the very task we wait for. Around a SCHED_FIFO owner (@strict) the
- * scheduler never says so for the normal tasks it preempts, so there the
- * spin also ends as soon as any other task is runnable on this CPU.
+ * Spin until @done() or for spin_us, whichever comes first, and only while
+ * nothing else wants this CPU: not once the scheduler says so
+ * (need_resched()), and not once any other task is runnable here
+ * (single_task_running()). That other task may be the very one we wait
+ * for, which a spinner keeps off its CPU: a caller spinning for its answer
+ * while the owner it woke waits on the same CPU, or an owner spinning for
+ * more work while the caller that would send it waits. The scheduler does
+ * not always say so: a woken task does not preempt a normal one that is
+ * ahead of it, and never a SCHED_FIFO one.
  *
  * Measured under QEMU (Documentation/results.rst): a single owner does best
  * as a normal task spinning on a CPU of its own (p50 of a one-thread GET
  * 2.5 us); at SCHED_FIFO it was woken onto its caller's CPU, every request
  * cost two context switches and the p50 was 8.8 us. With an owner per CPU,
  * owners always share CPUs with callers, and SCHED_FIFO owners that answer
- * at once did better.
+ * at once did better. Ending the spin for any runnable task, which only the
+ * SCHED_FIFO owners did at first, made the single owner faster too: without
+ * it a caller that shared a CPU with the owner spun out its spin_us while
+ * the owner waited, on every request.
  */
-static bool owner_spin(bool (*done)(void *arg), void *arg, bool strict)
+static bool owner_spin(bool (*done)(void *arg), void *arg)
 {
 	u64 end = local_clock() + (u64)READ_ONCE(spin_us) * NSEC_PER_USEC;
 
 	while (!done(arg)) {
-		if (need_resched() || (strict && !single_task_running()) ||
+		if (need_resched() || !single_task_running() ||
 		    local_clock() >= end)
 			return false;
 		cpu_relax();
@@ -228,7 +235,7 @@ static int owner_thread(void *data)
 			owner_yield(o);
 			continue;
 		}
-		if (!owner_spin(owner_fifo_busy, o, o->rt))
+		if (!owner_spin(owner_fifo_busy, o))
 			owner_sleep(o);
 	}
 	return 0;
@@ -295,7 +302,7 @@ static bool owner_msg_done(void *arg)
  */
 void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 {
-	if (!owner_spin(owner_msg_done, &msg->done, o->rt))
+	if (!owner_spin(owner_msg_done, &msg->done))
 		wait_for_completion(&msg->done);
 }
 
