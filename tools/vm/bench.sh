@@ -31,6 +31,9 @@
 #                  suite (word-split; it still gets --budget first)
 #   BENCH_BUDGET   seconds the benchmark may take in the guest (default 660:
 #                  `make bench` stays under 15 minutes at any CPU count)
+#   BENCH_REPEAT   runs per case (default 3); `kvbench compare` needs 5 or
+#                  more on both sides to call a difference significant (give
+#                  the budget room for them)
 #   BENCH_DRY_RUN  1: print the plan and stop (no setup, no VM)
 #   BENCH_SMP      vCPUs (default: nproc; with BENCH_DRY_RUN, the CPU count
 #                  to plan for); SMP is the same (`make bench SMP=8`)
@@ -61,7 +64,7 @@ readonly -a STUDIES=(
 	"bits20|side study: GET with 1000000 keys (hash_bits 20)|hash_bits=20|-b rwlock,rcu -m get -t @N -k 1000000 --json @OUT/keys-1000000-bits20.json"
 )
 readonly IDLE_SECONDS=25
-readonly REPEAT=3
+readonly REPEAT=${BENCH_REPEAT:-3}
 # What a study costs around its kvbench run: the driver's sysfs writes, the
 # process start, the reports (seconds).
 readonly STUDY_OVERHEAD=3
@@ -73,6 +76,8 @@ die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 
 [[ $BUDGET =~ ^[0-9]+$ && $BUDGET -gt 0 ]] ||
 	die "BENCH_BUDGET=$BUDGET: not a number of seconds"
+[[ $REPEAT =~ ^[1-9][0-9]?$ ]] ||
+	die "BENCH_REPEAT=$REPEAT: not a number of runs per case (1-99)"
 [[ -z ${BENCH_SMP:-} || $BENCH_SMP =~ ^[1-9][0-9]*$ ]] ||
 	die "BENCH_SMP=$BENCH_SMP: not a number of CPUs"
 [[ -z ${BENCH_TIMEOUT:-} || $BENCH_TIMEOUT =~ ^[1-9][0-9]*$ ]] ||
@@ -225,8 +230,8 @@ plan() {
 		done
 	fi
 	if [[ $used -gt $BUDGET ]]; then
-		main_r=2
-		[[ $(seconds_of "${argss[0]}" 2) -le $BUDGET ]] || main_r=1
+		main_r=$((REPEAT < 2 ? REPEAT : 2))
+		[[ $(seconds_of "${argss[0]}" "$main_r") -le $BUDGET ]] || main_r=1
 		DROPPED+=("the main suite's repeats: $REPEAT runs per case -> $main_r")
 	fi
 	PLAN_NAME=("${names[0]}") PLAN_WHAT=("${whats[0]}") PLAN_PARAMS=("${params_[0]}")

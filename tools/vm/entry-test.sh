@@ -32,7 +32,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..17"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -90,7 +90,7 @@ ok $? "KVBENCH_ACCEL other than kvm or tcg is an error"
 bench_plan() {
 	local cpus=$1
 	shift
-	env -u BENCH_ARGS -u BENCH_BUDGET -u BENCH_SMP -u NATIVE "$@" BENCH_DRY_RUN=1 \
+	env -u BENCH_ARGS -u BENCH_BUDGET -u BENCH_REPEAT -u BENCH_SMP -u NATIVE "$@" BENCH_DRY_RUN=1 \
 		make -s -C "$REPO" bench SMP="$cpus" 2>&1
 }
 
@@ -117,6 +117,15 @@ ok $? "BENCH_BUDGET=60 cuts repeats, then side studies, and says what it dropped
 out=$(bench_plan 4 "BENCH_ARGS=-b rcu -m get -t 1")
 [[ $out == *"custom"*"kvbench bench -b rcu -m get -t 1"* && $out != *"side study"* ]]
 ok $? "BENCH_ARGS plans that one kvbench run instead of the suite"
+
+out=$(bench_plan 2 BENCH_REPEAT=5 BENCH_BUDGET=3600)
+[[ $out == *"main suite"*", 5 runs per case"* && $out != *"dropped"* ]]
+ok $? "BENCH_REPEAT=5 plans 5 runs per case (for kvbench compare)"
+
+out=$(bench_plan 2 BENCH_REPEAT=many)
+st=$?
+[[ $st -ne 0 && $out == *"BENCH_REPEAT=many"* ]]
+ok $? "BENCH_REPEAT that is not a number of runs is an error"
 
 out=$(bench_plan 2 BENCH_BUDGET=soon)
 st=$?
