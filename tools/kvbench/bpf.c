@@ -59,6 +59,13 @@ static int htab_begin(struct kvb_bench *b, struct kvb_target *t)
 	attr.max_entries = p->keys;
 	snprintf(attr.map_name, sizeof(attr.map_name), "kvbench");
 	fd = syscall(__NR_bpf, BPF_MAP_CREATE, &attr, sizeof(attr));
+	if (fd < 0 && errno == ENOSYS) {
+		fprintf(stderr,
+			"kvbench: %s: skipped: this kernel has no bpf(2) (CONFIG_BPF_SYSCALL)\n",
+			t->name);
+		snprintf(b->why, sizeof(b->why), "the kernel has no bpf(2)");
+		return 1;
+	}
 	if (fd < 0 && (errno == EPERM || errno == EACCES)) {
 		fprintf(stderr,
 			"kvbench: %s: skipped: cannot create a BPF hash map (%s); it needs root or CAP_BPF\n",
