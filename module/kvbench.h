@@ -14,6 +14,7 @@
 #include <linux/kvbench.h>
 #include <kunit/visibility.h>
 #include <linux/list.h>
+#include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/rhashtable-types.h>
@@ -359,6 +360,38 @@ static inline int kvbench_get_fill(struct kvbench_get *get,
 	}
 	return 0;
 }
+
+/*
+ * Counters bumped on every operation: per CPU (kvbench_req.c), summed when
+ * read (kvbench_sysfs.c). A GET bumps one of hits or misses; "gets" is
+ * their sum.
+ */
+struct kvbench_stats {
+	unsigned long hits;
+	unsigned long misses;
+	unsigned long sets;
+	unsigned long dels;
+	unsigned long batches;
+};
+
+DECLARE_PER_CPU(struct kvbench_stats, kvbench_stats);
+
+/* Requests (kvbench_req.c): the two ends of every operation's path */
+int kvbench_prepare(struct kvbench_req *req, u32 op,
+		    const struct kvbench_kv *kv, u8 *keybuf, u8 *valbuf);
+int kvbench_complete(struct kvbench_req *req, const struct kvbench_kv *kv,
+		     __u32 __user *ulen);
+
+/* The device (kvbench_dev.c) and its sysfs files (kvbench_sysfs.c) */
+int kvbench_dev_register(void);
+void kvbench_dev_unregister(void);
+extern const struct attribute_group *kvbench_groups[];
+
+/* The core (kvbench_main.c), for the device and sysfs */
+int kvbench_backend_name_show(char *buf);
+void kvbench_backend_stats(const enum kvbench_stat *which, unsigned long *val,
+			   unsigned int n);
+void kvbench_backend_reset_stats(void);
 
 /*
  * The core's own entry points, exported to the KUnit suite (and only there:

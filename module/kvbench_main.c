@@ -1,34 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kvbench core: the misc device /dev/kvbench, ioctl decoding, user copies,
- * validation, statistics, sysfs and the runtime backend switch. The limits
- * live in kvbench_limits.c.
+ * kvbench core: the backends, the one in use, the runtime switch between
+ * them, the module's parameters, init and exit. Around it:
+ *
+ *   kvbench_dev.c     /dev/kvbench and its ioctls
+ *   kvbench_req.c     prepare (copy in, validate) and complete (copy out)
+ *   kvbench_sysfs.c   /sys/class/misc/kvbench/ and the operation counters
+ *   kvbench_limits.c  max_entries, max_bytes and their accounting
  *
  * Every operation follows the same path:
  *
- *   copy in + validate      user memory, no lock held
- *   run on the backend      under switch_sem (read), backend's own locking
- *   copy out                user memory, no lock held
+ *   kvbench_prepare()   user memory, no lock held
+ *   kvbench_run()       under switch_sem (read), backend's own locking
+ *   kvbench_complete()  user memory, no lock held
  *
  * so nothing that may fault or sleep ever runs under a backend's spinning
  * lock or inside an RCU read section.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/device.h>
-#include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
-#include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
-#include <linux/percpu.h>
 #include <linux/percpu-rwsem.h>
-#include <linux/sizes.h>
-#include <linux/slab.h>
 #include <linux/sysfs.h>
-#include <linux/uaccess.h>
 
 #include "kvbench.h"
 
@@ -42,18 +39,6 @@ static const struct kvbench_backend_ops * const kvbench_backends[] = {
 	&kvbench_rhashtable_ops,
 };
 
-/*
- * Counters bumped on every operation: per CPU, summed when read. A GET bumps
- * one of hits or misses; "gets" is their sum.
- */
-struct kvbench_stats {
-	unsigned long hits;
-	unsigned long misses;
-	unsigned long sets;
-	unsigned long dels;
-	unsigned long batches;
-};
-
 static struct {
 	/*
 	 * Read side: held by every operation for as long as it uses
@@ -65,7 +50,6 @@ static struct {
 	struct percpu_rw_semaphore switch_sem;
 	struct kvbench_backend *backend;	/* protected by switch_sem */
 
-	struct kvbench_stats __percpu *stats;
 	bool registered;
 } kvbench;
 
@@ -82,7 +66,6 @@ static char kvbench_backend_name[KVBENCH_NAME_MAX] = "rcu";
 
 static unsigned int hash_bits = 12;
 static unsigned int queue_len = 256;
-static unsigned int max_value_len = SZ_4K;
 
 const struct kvbench_backend_ops *kvbench_find_backend(const char *name)
 {
@@ -288,6 +271,44 @@ static int kvbench_param_backend_get(char *buf, const struct kernel_param *kp)
 	return ret;
 }
 
+int kvbench_backend_name_show(char *buf)
+{
+	return kvbench_param_backend_get(buf, NULL);
+}
+
+/**
+ * kvbench_backend_stats() - statistics of the backend in use
+ * @which:	the statistics
+ * @val:	out: their values, 0 for those the backend does not keep
+ * @n:		how many
+ *
+ * All @n are read from the same backend: no switch runs in between.
+ */
+void kvbench_backend_stats(const enum kvbench_stat *which, unsigned long *val,
+			   unsigned int n)
+{
+	struct kvbench_backend *b;
+	unsigned int i;
+
+	mutex_lock(&kvbench_switch_mutex);
+	b = kvbench.backend;
+	for (i = 0; i < n; i++)
+		val[i] = b && b->ops->stat ? b->ops->stat(b, which[i]) : 0;
+	mutex_unlock(&kvbench_switch_mutex);
+}
+
+/* Zero the statistics of the backend in use. */
+void kvbench_backend_reset_stats(void)
+{
+	struct kvbench_backend *b;
+
+	mutex_lock(&kvbench_switch_mutex);
+	b = kvbench.backend;
+	if (b && b->ops->reset_stats)
+		b->ops->reset_stats(b);
+	mutex_unlock(&kvbench_switch_mutex);
+}
+
 static const struct kernel_param_ops kvbench_backend_param_ops = {
 	.set = kvbench_param_backend_set,
 	.get = kvbench_param_backend_get,
@@ -332,73 +353,6 @@ module_param_cb(queue_len, &kvbench_queue_len_param_ops, &queue_len, 0644);
 MODULE_PARM_DESC(queue_len,
 		 "Request queue slots of each owner thread of the kthread backends, a power of two 2..65536 (default 256); applies when a backend is created");
 
-static int kvbench_param_max_value_len_set(const char *val,
-					   const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, SZ_1M);
-}
-
-static const struct kernel_param_ops kvbench_max_value_len_param_ops = {
-	.set = kvbench_param_max_value_len_set,
-	.get = param_get_uint,
-};
-module_param_cb(max_value_len, &kvbench_max_value_len_param_ops,
-		&max_value_len, 0644);
-MODULE_PARM_DESC(max_value_len,
-		 "Longest value a SET accepts, 0..1048576 bytes (default 4096)");
-
-/* Requests */
-
-/*
- * Validate one user op and copy what it needs into kernel memory: the key
- * into @keybuf (GET, DEL) or a new item (SET). @valbuf takes a GET's value
- * when it is small. Runs with no lock held.
- */
-static int kvbench_prepare(struct kvbench_req *req, u32 op,
-			   const struct kvbench_kv *kv, u8 *keybuf, u8 *valbuf)
-{
-	const void __user *ukey = u64_to_user_ptr(kv->key);
-	struct kvbench_item *item;
-
-	if (kv->flags || kv->reserved)
-		return -EINVAL;
-	if (!kv->key_len || kv->key_len > KVBENCH_KEY_MAX)
-		return -EINVAL;
-
-	memset(req, 0, sizeof(*req));
-	req->op = op;
-
-	switch (op) {
-	case KVBENCH_OP_SET:
-		if (kv->value_len > READ_ONCE(max_value_len))
-			return -E2BIG;
-		item = kvbench_item_alloc(kv->key_len, kv->value_len);
-		if (!item)
-			return -ENOMEM;
-		if (copy_from_user(item->data, ukey, kv->key_len) ||
-		    copy_from_user(item->data + kv->key_len,
-				   u64_to_user_ptr(kv->value), kv->value_len)) {
-			kvbench_item_put(item);
-			return -EFAULT;
-		}
-		item->hash = kvbench_hash(item->data, kv->key_len);
-		req->item = item;
-		return 0;
-	case KVBENCH_OP_GET:
-		req->get.buf = valbuf;
-		req->get.cap = kv->value_len;
-		fallthrough;
-	case KVBENCH_OP_DEL:
-		if (copy_from_user(keybuf, ukey, kv->key_len))
-			return -EFAULT;
-		req->key.data = keybuf;
-		req->key.len = kv->key_len;
-		req->key.hash = kvbench_hash(keybuf, kv->key_len);
-		return 0;
-	}
-	return -EINVAL;
-}
-
 static void kvbench_run_one(struct kvbench_backend *b, struct kvbench_req *req)
 {
 	switch (req->op) {
@@ -438,425 +392,13 @@ void kvbench_run(struct kvbench_req *reqs, unsigned int n)
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_run);
 
-static void kvbench_count(const struct kvbench_req *req)
-{
-	switch (req->op) {
-	case KVBENCH_OP_GET:
-		if (req->result == -ENOENT)
-			this_cpu_inc(kvbench.stats->misses);
-		else
-			this_cpu_inc(kvbench.stats->hits);
-		break;
-	case KVBENCH_OP_SET:
-		this_cpu_inc(kvbench.stats->sets);
-		break;
-	case KVBENCH_OP_DEL:
-		this_cpu_inc(kvbench.stats->dels);
-		break;
-	}
-}
-
-/*
- * Finish a request that ran: copy a GET's value and length to user memory,
- * release what the request still holds. Runs with no lock held.
- */
-static int kvbench_complete(struct kvbench_req *req,
-			    const struct kvbench_kv *kv, __u32 __user *ulen)
-{
-	struct kvbench_item *ref = req->get.ref;
-	int ret = req->result;
-
-	kvbench_count(req);
-
-	switch (req->op) {
-	case KVBENCH_OP_GET:
-		if (!ret && copy_to_user(u64_to_user_ptr(kv->value),
-					 ref ? kvbench_item_value(ref) :
-					       req->get.buf,
-					 req->get.len))
-			ret = -EFAULT;
-		if (ref)
-			kvbench_item_put(ref);
-		/* A buffer of exactly the value's size already says so. */
-		if ((!ret || ret == -ERANGE) && req->get.len != kv->value_len &&
-		    put_user(req->get.len, ulen))
-			ret = -EFAULT;
-		break;
-	case KVBENCH_OP_SET:
-		if (ret)
-			kvbench_item_put(req->item);
-		break;
-	}
-	return ret;
-}
-
-/* ioctls */
-
-static long kvbench_ioctl_one(u32 op, struct kvbench_kv __user *ukv)
-{
-	u8 valbuf[KVBENCH_GET_INLINE];
-	u8 keybuf[KVBENCH_KEY_MAX];
-	struct kvbench_req req;
-	struct kvbench_kv kv;
-	int ret;
-
-	if (copy_from_user(&kv, ukv, sizeof(kv)))
-		return -EFAULT;
-	ret = kvbench_prepare(&req, op, &kv, keybuf, valbuf);
-	if (ret)
-		return ret;
-	kvbench_run(&req, 1);
-	return kvbench_complete(&req, &kv, &ukv->value_len);
-}
-
-/* Kernel copies of one BATCH: the user's ops, and the requests they became. */
-struct kvbench_batch_ctx {
-	struct kvbench_op *ops;
-	struct kvbench_req *reqs;
-	int *slot;			/* ops[i] ran as reqs[slot[i]], or -1 */
-	u8 *scratch;			/* keys, then small GET values */
-};
-
-/*
- * Most bytes of SET values one BATCH holds in kernel memory at once. A
- * batch of larger values runs in consecutive chunks, in array order, each
- * copied in just before it runs and released once it has: what a call
- * holds is bounded by this (or by one op, when a single value is larger),
- * not by the batch's size, even when every SET is then refused.
- */
-#define KVBENCH_BATCH_HOLD	SZ_1M
-
-/* Memory that user input sizes: charged to the caller, no warning. */
-#define KVBENCH_GFP_SIZED	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
-
-/* Bytes of scratch op @o needs for its key and a small GET value. */
-static size_t kvbench_scratch_size(const struct kvbench_op *o)
-{
-	size_t key = min_t(u32, o->kv.key_len, KVBENCH_KEY_MAX);
-
-	switch (o->op) {
-	case KVBENCH_OP_GET:
-		return key + min_t(u32, o->kv.value_len, KVBENCH_GET_INLINE);
-	case KVBENCH_OP_DEL:
-		return key;
-	}
-	return 0;
-}
-
-/* Bytes op @o holds from its preparation until it has run. */
-static size_t kvbench_hold_size(const struct kvbench_op *o)
-{
-	return o->op == KVBENCH_OP_SET ?
-	       (size_t)o->kv.key_len + o->kv.value_len : 0;
-}
-
-static long kvbench_ioctl_batch(struct kvbench_batch __user *ubatch)
-{
-	struct kvbench_batch_ctx ctx = {};
-	struct kvbench_op __user *uops;
-	struct kvbench_batch batch;
-	unsigned int i, j, end, n;
-	size_t scratch = 0, held;
-	u8 *p;
-	long ret = 0;
-
-	if (copy_from_user(&batch, ubatch, sizeof(batch)))
-		return -EFAULT;
-	if (batch.flags || !batch.count || batch.count > KVBENCH_BATCH_MAX)
-		return -EINVAL;
-	uops = u64_to_user_ptr(batch.ops);
-
-	ctx.ops = kvmalloc_array(batch.count, sizeof(*ctx.ops) +
-				 sizeof(*ctx.reqs) + sizeof(*ctx.slot),
-				 KVBENCH_GFP_SIZED);
-	if (!ctx.ops)
-		return -ENOMEM;
-	ctx.reqs = (struct kvbench_req *)(ctx.ops + batch.count);
-	ctx.slot = (int *)(ctx.reqs + batch.count);
-
-	if (copy_from_user(ctx.ops, uops, batch.count * sizeof(*ctx.ops))) {
-		ret = -EFAULT;
-		goto free_ops;
-	}
-
-	for (i = 0; i < batch.count; i++)
-		scratch += kvbench_scratch_size(&ctx.ops[i]);
-	if (scratch) {
-		ctx.scratch = kvmalloc(scratch, KVBENCH_GFP_SIZED);
-		if (!ctx.scratch) {
-			ret = -ENOMEM;
-			goto free_ops;
-		}
-	}
-
-	p = ctx.scratch;
-	for (i = 0; i < batch.count; i = end) {
-		/* Prepare the ops [i, end) that fit in KVBENCH_BATCH_HOLD. */
-		held = 0;
-		n = 0;
-		for (end = i; end < batch.count; end++) {
-			struct kvbench_op *o = &ctx.ops[end];
-			size_t key = min_t(u32, o->kv.key_len, KVBENCH_KEY_MAX);
-
-			held += kvbench_hold_size(o);
-			if (end > i && held > KVBENCH_BATCH_HOLD)
-				break;
-			o->result = kvbench_prepare(&ctx.reqs[n], o->op, &o->kv,
-						    p, p + key);
-			ctx.slot[end] = o->result ? -1 : n++;
-			p += kvbench_scratch_size(o);
-		}
-
-		if (n)
-			kvbench_run(ctx.reqs, n);
-
-		for (j = i; j < end; j++) {
-			struct kvbench_op *o = &ctx.ops[j];
-
-			if (ctx.slot[j] >= 0)
-				o->result = kvbench_complete(&ctx.reqs[ctx.slot[j]],
-							     &o->kv,
-							     &uops[j].kv.value_len);
-			if (put_user(o->result, &uops[j].result))
-				ret = -EFAULT;
-		}
-	}
-	this_cpu_inc(kvbench.stats->batches);
-
-	kvfree(ctx.scratch);
-free_ops:
-	kvfree(ctx.ops);
-	return ret;
-}
-
-static long kvbench_ioctl(struct file *file, unsigned int cmd,
-			  unsigned long arg)
-{
-	void __user *argp = (void __user *)arg;
-
-	switch (cmd) {
-	case KVBENCH_IOC_NOP:
-		return 0;
-	case KVBENCH_IOC_GET:
-		return kvbench_ioctl_one(KVBENCH_OP_GET, argp);
-	case KVBENCH_IOC_SET:
-		return kvbench_ioctl_one(KVBENCH_OP_SET, argp);
-	case KVBENCH_IOC_DEL:
-		return kvbench_ioctl_one(KVBENCH_OP_DEL, argp);
-	case KVBENCH_IOC_BATCH:
-		return kvbench_ioctl_batch(argp);
-	}
-	return -ENOIOCTLCMD;
-}
-
-static const struct file_operations kvbench_fops = {
-	.owner		= THIS_MODULE,
-	.unlocked_ioctl	= kvbench_ioctl,
-	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= noop_llseek,
-};
-
-/* sysfs: /sys/class/misc/kvbench/ */
-
-static ssize_t backend_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	return kvbench_param_backend_get(buf, NULL);
-}
-
-static ssize_t backend_store(struct device *dev, struct device_attribute *attr,
-			     const char *buf, size_t count)
-{
-	int ret = kvbench_switch_by_name(buf);
-
-	return ret ? ret : count;
-}
-static DEVICE_ATTR_RW(backend);
-
-static ssize_t entries_show(struct device *dev, struct device_attribute *attr,
-			    char *buf)
-{
-	return sysfs_emit(buf, "%lu\n", kvbench_entries());
-}
-static DEVICE_ATTR_RO(entries);
-
-static ssize_t bytes_show(struct device *dev, struct device_attribute *attr,
-			  char *buf)
-{
-	return sysfs_emit(buf, "%lu\n", kvbench_bytes());
-}
-static DEVICE_ATTR_RO(bytes);
-
-static unsigned long kvbench_stat_sum(size_t offset)
-{
-	unsigned long sum = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(*(unsigned long *)
-				 ((char *)per_cpu_ptr(kvbench.stats, cpu) +
-				  offset));
-	return sum;
-}
-
-/* The per-CPU counters: each file's ->var is its offset in kvbench_stats. */
-static ssize_t kvbench_stat_show(struct device *dev,
-				 struct device_attribute *attr, char *buf)
-{
-	size_t offset = (size_t)container_of(attr, struct dev_ext_attribute,
-					     attr)->var;
-
-	return sysfs_emit(buf, "%lu\n", kvbench_stat_sum(offset));
-}
-
-static ssize_t gets_show(struct device *dev, struct device_attribute *attr,
-			 char *buf)
-{
-	return sysfs_emit(buf, "%lu\n",
-			  kvbench_stat_sum(offsetof(struct kvbench_stats, hits)) +
-			  kvbench_stat_sum(offsetof(struct kvbench_stats, misses)));
-}
-static DEVICE_ATTR_RO(gets);
-
-static struct dev_ext_attribute dev_attr_hits = {
-	__ATTR(hits, 0444, kvbench_stat_show, NULL),
-	(void *)offsetof(struct kvbench_stats, hits)
-};
-
-static struct dev_ext_attribute dev_attr_misses = {
-	__ATTR(misses, 0444, kvbench_stat_show, NULL),
-	(void *)offsetof(struct kvbench_stats, misses)
-};
-
-static struct dev_ext_attribute dev_attr_sets = {
-	__ATTR(sets, 0444, kvbench_stat_show, NULL),
-	(void *)offsetof(struct kvbench_stats, sets)
-};
-
-static struct dev_ext_attribute dev_attr_dels = {
-	__ATTR(dels, 0444, kvbench_stat_show, NULL),
-	(void *)offsetof(struct kvbench_stats, dels)
-};
-
-static struct dev_ext_attribute dev_attr_batches = {
-	__ATTR(batches, 0444, kvbench_stat_show, NULL),
-	(void *)offsetof(struct kvbench_stats, batches)
-};
-
-/* A statistic of the current backend, 0 if it does not keep it. */
-static unsigned long kvbench_backend_stat_locked(enum kvbench_stat stat)
-{
-	struct kvbench_backend *b = kvbench.backend;
-
-	lockdep_assert_held(&kvbench_switch_mutex);
-	return b && b->ops->stat ? b->ops->stat(b, stat) : 0;
-}
-
-static unsigned long kvbench_backend_stat(enum kvbench_stat stat)
-{
-	unsigned long val;
-
-	mutex_lock(&kvbench_switch_mutex);
-	val = kvbench_backend_stat_locked(stat);
-	mutex_unlock(&kvbench_switch_mutex);
-	return val;
-}
-
-static ssize_t queue_hwm_show(struct device *dev,
-			      struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%lu\n",
-			  kvbench_backend_stat(KVBENCH_STAT_QUEUE_HWM));
-}
-static DEVICE_ATTR_RO(queue_hwm);
-
-static ssize_t drain_mean_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	unsigned long passes, drained, x100 = 0;
-
-	mutex_lock(&kvbench_switch_mutex);
-	passes = kvbench_backend_stat_locked(KVBENCH_STAT_DRAIN_PASSES);
-	drained = kvbench_backend_stat_locked(KVBENCH_STAT_DRAINED);
-	mutex_unlock(&kvbench_switch_mutex);
-	if (passes)
-		x100 = drained * 100 / passes;
-	return sysfs_emit(buf, "%lu.%02lu\n", x100 / 100, x100 % 100);
-}
-static DEVICE_ATTR_RO(drain_mean);
-
-static ssize_t queue_full_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%lu\n",
-			  kvbench_backend_stat(KVBENCH_STAT_QUEUE_FULL));
-}
-static DEVICE_ATTR_RO(queue_full);
-
-static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
-			   const char *buf, size_t count)
-{
-	struct kvbench_backend *b;
-	struct kvbench_stats *st;
-	int cpu;
-
-	if (!sysfs_streq(buf, "1"))
-		return -EINVAL;
-	/*
-	 * The counters are live: each is one word, stored whole. An
-	 * increment racing with this may survive it; that is all.
-	 */
-	for_each_possible_cpu(cpu) {
-		st = per_cpu_ptr(kvbench.stats, cpu);
-		WRITE_ONCE(st->hits, 0);
-		WRITE_ONCE(st->misses, 0);
-		WRITE_ONCE(st->sets, 0);
-		WRITE_ONCE(st->dels, 0);
-		WRITE_ONCE(st->batches, 0);
-	}
-
-	mutex_lock(&kvbench_switch_mutex);
-	b = kvbench.backend;
-	if (b && b->ops->reset_stats)
-		b->ops->reset_stats(b);
-	mutex_unlock(&kvbench_switch_mutex);
-	return count;
-}
-static DEVICE_ATTR_WO(reset);
-
-static struct attribute *kvbench_attrs[] = {
-	&dev_attr_backend.attr,
-	&dev_attr_entries.attr,
-	&dev_attr_bytes.attr,
-	&dev_attr_gets.attr,
-	&dev_attr_hits.attr.attr,
-	&dev_attr_misses.attr.attr,
-	&dev_attr_sets.attr.attr,
-	&dev_attr_dels.attr.attr,
-	&dev_attr_batches.attr.attr,
-	&dev_attr_queue_hwm.attr,
-	&dev_attr_drain_mean.attr,
-	&dev_attr_queue_full.attr,
-	&dev_attr_reset.attr,
-	NULL,
-};
-ATTRIBUTE_GROUPS(kvbench);
-
-static struct miscdevice kvbench_misc = {
-	.minor	= MISC_DYNAMIC_MINOR,
-	.name	= "kvbench",
-	.fops	= &kvbench_fops,
-	.mode	= 0600,
-	.groups	= kvbench_groups,
-};
-
 /* Undo whatever part of kvbench_init() was done; idempotent. */
 static void kvbench_cleanup(void)
 {
 	struct kvbench_backend *b;
 
 	if (kvbench.registered) {
-		misc_deregister(&kvbench_misc);
+		kvbench_dev_unregister();
 		kvbench.registered = false;
 	}
 
@@ -875,8 +417,6 @@ static void kvbench_cleanup(void)
 	rcu_barrier();
 
 	percpu_free_rwsem(&kvbench.switch_sem);
-	free_percpu(kvbench.stats);
-	kvbench.stats = NULL;
 }
 
 static int __init kvbench_init(void)
@@ -887,12 +427,9 @@ static int __init kvbench_init(void)
 
 	kvbench_hash_init();
 
-	kvbench.stats = alloc_percpu(struct kvbench_stats);
-	if (!kvbench.stats)
-		return -ENOMEM;
 	ret = percpu_init_rwsem(&kvbench.switch_sem);
 	if (ret)
-		goto cleanup;
+		return ret;
 
 	mutex_lock(&kvbench_switch_mutex);
 	ops = kvbench_find_backend(kvbench_backend_name);
@@ -907,7 +444,7 @@ static int __init kvbench_init(void)
 		goto cleanup;
 	}
 
-	ret = misc_register(&kvbench_misc);
+	ret = kvbench_dev_register();
 	if (ret)
 		goto cleanup;
 	kvbench.registered = true;
