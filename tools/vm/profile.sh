@@ -13,16 +13,21 @@
 # cpu-clock: under TCG the guest has no hardware counters, only software
 # events; -a: the owner backends' kernel threads and the interrupts count
 # too. The guest reports on its own data, while the module is still loaded:
-# perf resolves the kernel's and the module's symbols from /proc/kallsyms
-# (the module's static functions included), and the module's copy under
-# /lib/modules/<release>/extra, where perf looks for it.
+# perf resolves the kernel's symbols from a copy of /proc/kallsyms and the
+# module's (its static functions included) from the module's copy under
+# /lib/modules/<release>/extra, where perf looks for it, as [kvbench].
 #
 # Every run is kept under results/<UTC time>-<kernel>-profile/ (git-ignored),
 # as for `make bench`; kvbench-vm --out copies back what the guest wrote:
 #   perf-report.txt     perf report --stdio: flat, self time per symbol
 #                       (comm, shared object, symbol), no call graphs
-#   perf-callgraph.txt  perf report --stdio: per symbol, the call chains
-#                       that lead to it (caller first), above 0.5%
+#   perf-dso.txt        the same per shared object: the kernel, [kvbench]
+#                       (the module), libc, the tool
+#   perf-callgraph.txt  perf report --stdio: per symbol above 0.5%, who
+#                       called it: its callers below it, the branches above
+#                       0.5% (leaf first: the user stack, which has no
+#                       frame pointers, would split a root-first tree into
+#                       slivers)
 #   perf.folded         one line per distinct stack, "comm;outer;...;leaf
 #                       COUNT" (the input format of flame-graph tools;
 #                       Debian 12 packages none), heaviest first
@@ -165,14 +170,22 @@ echo "== perf record -e cpu-clock -F $FREQ -a -g -- kvbench bench $*"
 [ "$rc" -ne 0 ] || rc=$(cat /tmp/kvbench.rc 2>/dev/null || echo 1)
 if [ -s "$data" ]; then
 	echo "== perf report"
-	./perf report -i "$data" --stdio --no-children -g none \
-		--sort comm,dso,sym >"$KVBENCH_OUT/perf-report.txt" 2>>"$log" || rc=1
-	./perf report -i "$data" --stdio --no-children -g caller,0.5 \
-		--percent-limit 0.5 --sort dso,sym \
+	# A copy of kallsyms with no kcore beside it: with /proc/kallsyms,
+	# perf maps the whole kernel through /proc/kcore and counts the
+	# module's functions as [kernel.kallsyms]; so they are [kvbench].
+	cat /proc/kallsyms >/tmp/kallsyms
+	./perf report -i "$data" --kallsyms /tmp/kallsyms --stdio --no-children \
+		-g none --sort comm,dso,sym \
+		>"$KVBENCH_OUT/perf-report.txt" 2>>"$log" || rc=1
+	./perf report -i "$data" --kallsyms /tmp/kallsyms --stdio --no-children \
+		-g none --sort dso >"$KVBENCH_OUT/perf-dso.txt" 2>>"$log" || rc=1
+	./perf report -i "$data" --kallsyms /tmp/kallsyms --stdio --no-children \
+		-g callee,0.5 --percent-limit 0.5 --sort dso,sym \
 		>"$KVBENCH_OUT/perf-callgraph.txt" 2>>"$log" || rc=1
 	# Collapsed stacks: a sample is its comm line, then one line per
 	# frame, leaf first, then an empty line.
-	./perf script -i "$data" -F comm,ip,sym 2>>"$log" | awk '
+	./perf script -i "$data" --kallsyms /tmp/kallsyms -F comm,ip,sym \
+		2>>"$log" | awk '
 		function flush(  s, i) {
 			if (comm == "")
 				return
@@ -259,7 +272,8 @@ main() {
 		echo
 		echo "== ${results#"$REPO"/}/perf-report.txt (top)"
 		report_top "$results/perf-report.txt" 25
-		echo "== also: perf-callgraph.txt (call chains), perf.folded (collapsed stacks)"
+		echo "== also: perf-dso.txt (per shared object), perf-callgraph.txt (call chains),"
+		echo "   perf.folded (collapsed stacks)"
 	fi
 	[[ $status -eq 0 ]] || echo "profile: failed with status $status (see $results)" >&2
 	return "$status"
