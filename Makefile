@@ -6,9 +6,12 @@
 #                   the running kernel; without them, an error that says so)
 #   make check      build everything and run every test suite
 #   make bench      build everything and run the benchmark
+#   make profile    one benchmark case under perf in the guest; the report
+#                   comes back to results/ (PROFILE_ARGS="-b rcu -m get
+#                   -t 2 --batch 1 -D 5s" by default, PROFILE_FREQ=999)
 #   make lint       the static gates alone (tools/lint/lint.sh)
 #
-# check and bench boot stock Debian kernels under QEMU (tools/vm/), which
+# check, bench and profile boot stock Debian kernels under QEMU (tools/vm/), which
 # build the module for those kernels themselves. NATIVE=1 runs them on
 # this machine's own kernel instead, loading the module into it.
 
@@ -22,7 +25,7 @@ ifeq ($(origin KDIR),undefined)
   endif
 endif
 
-.PHONY: all module clean check bench tools selftests lint
+.PHONY: all module clean check bench profile tools selftests lint
 
 all: module
 
@@ -53,6 +56,9 @@ check:
 
 bench:
 	@$(CURDIR)/tools/vm/bench.sh
+
+profile:
+	@$(CURDIR)/tools/vm/profile.sh
 
 lint:
 	@$(CURDIR)/tools/lint/lint.sh

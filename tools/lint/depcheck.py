@@ -39,7 +39,8 @@ import re
 import sys
 
 DEPS = 'tools/deps.txt'
-GROUPS = ('base', 'vm', 'build', 'lint', 'dkms', 'debug', 'bench', 'guest')
+GROUPS = ('base', 'vm', 'build', 'lint', 'dkms', 'debug', 'bench', 'profile',
+          'guest')
 
 # Scripts that run inside the VM (or, with NATIVE=1, on a kernel that can
 # load the module).

@@ -12,7 +12,10 @@
 #   - KVBENCH_ACCEL decides the VM's accelerator, and only kvm or tcg;
 #   - `make bench` plans its suite to fit BENCH_BUDGET for any CPU count
 #     (its dry run prints the plan and boots nothing), cutting what matters
-#     least and saying so.
+#     least and saying so;
+#   - `make profile` profiles exactly one `kvbench bench` case, which its
+#     dry run names (booting nothing), and rejects arguments kvbench does
+#     not take, several cases and a sampling rate that is not a number.
 # KVBENCH_RUNNING_KVER stands in for `uname -r`.
 
 set -uo pipefail
@@ -32,7 +35,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..17"
+echo "1..22"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -131,6 +134,39 @@ out=$(bench_plan 2 BENCH_BUDGET=soon)
 st=$?
 [[ $st -ne 0 && $out == *"BENCH_BUDGET=soon"* ]]
 ok $? "BENCH_BUDGET that is not a number of seconds is an error"
+
+# What `make profile` would run (PROFILE_DRY_RUN), with more env.
+profile_plan() {
+	env -u PROFILE_ARGS -u PROFILE_FREQ -u PROFILE_SMP -u PROFILE_TIMEOUT -u NATIVE "$@" \
+		PROFILE_DRY_RUN=1 make -s -C "$REPO" profile SMP=2 2>&1
+}
+
+out=$(profile_plan)
+st=$?
+printf '%s\n' "$out" | sed 's/^/# profile: /'
+[[ $st -eq 0 && $out == *"perf record -e cpu-clock -F 999 -a -g -- kvbench bench -b rcu -m get -t 2 --batch 1 "* &&
+	$out == *"one case"* && $out != *"==> setup"* ]]
+ok $? "make profile by default profiles RCU GETs at 2 threads, booting nothing in its dry run"
+
+out=$(profile_plan "PROFILE_ARGS=-b rcu -m get -t 2 --batch 64 -D 5s" PROFILE_FREQ=499)
+st=$?
+[[ $st -eq 0 && $out == *"-F 499 -a -g -- kvbench bench -b rcu -m get -t 2 --batch 64 -D 5s"* ]]
+ok $? "PROFILE_ARGS and PROFILE_FREQ choose the case and the sampling rate"
+
+out=$(profile_plan "PROFILE_ARGS=-b rcu,rwlock -m get -t 2")
+st=$?
+[[ $st -ne 0 && $out == *"is 2 cases"* ]]
+ok $? "PROFILE_ARGS of several cases is an error"
+
+out=$(profile_plan "PROFILE_ARGS=-b rcu --no-such-option")
+st=$?
+[[ $st -ne 0 && $out == *"kvbench bench rejects it"*"no-such-option"* ]]
+ok $? "PROFILE_ARGS that kvbench bench rejects is an error before anything boots"
+
+out=$(profile_plan PROFILE_FREQ=fast)
+st=$?
+[[ $st -ne 0 && $out == *"PROFILE_FREQ=fast"* ]]
+ok $? "PROFILE_FREQ that is not a number of samples per second is an error"
 
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
 [[ $failed -eq 0 ]]
