@@ -43,7 +43,8 @@
  *		the item uses either
  * @rcu:	for backends whose readers need a grace period before a put
  * @ref:	one reference for the map that holds the item, one per pending
- *		GET that pinned a large value
+ *		GET that pinned a large value, one while the kvbench_op event
+ *		of a SET records it
  * @hash:	hash of the key, computed once by the core
  * @key_len:	bytes of key at the start of @data
  * @value_len:	bytes of value right after the key
