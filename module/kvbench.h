@@ -260,6 +260,7 @@ struct kvbench_owner_msg {
  * @room:	producers that found @fifo full wait here, exclusively: the
  *		owner wakes one of them per slot it frees
  * @task:	the owner thread
+ * @id:		the number in the thread's name, -1 for none (trace events)
  * @idle:	set by the owner before it checks @fifo a last time and
  *		sleeps; a producer that sees it set wakes the owner
  * @rt:		the thread runs at SCHED_FIFO priority 1
@@ -280,6 +281,7 @@ struct kvbench_owner {
 	DECLARE_KFIFO_PTR(fifo, struct kvbench_owner_msg *);
 	wait_queue_head_t room;
 	struct task_struct *task;
+	int id;
 	bool idle;
 	bool rt;
 	unsigned long busy_since;
