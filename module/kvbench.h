@@ -43,7 +43,8 @@
  *		the item uses either
  * @rcu:	for backends whose readers need a grace period before a put
  * @ref:	one reference for the map that holds the item, one per pending
- *		GET that pinned a large value
+ *		GET that pinned a large value, one while the kvbench_op event
+ *		of a SET records it
  * @hash:	hash of the key, computed once by the core
  * @key_len:	bytes of key at the start of @data
  * @value_len:	bytes of value right after the key
@@ -259,6 +260,7 @@ struct kvbench_owner_msg {
  * @room:	producers that found @fifo full wait here, exclusively: the
  *		owner wakes one of them per slot it frees
  * @task:	the owner thread
+ * @id:		the number in the thread's name, -1 for none (trace events)
  * @idle:	set by the owner before it checks @fifo a last time and
  *		sleeps; a producer that sees it set wakes the owner
  * @rt:		the thread runs at SCHED_FIFO priority 1
@@ -279,6 +281,7 @@ struct kvbench_owner {
 	DECLARE_KFIFO_PTR(fifo, struct kvbench_owner_msg *);
 	wait_queue_head_t room;
 	struct task_struct *task;
+	int id;
 	bool idle;
 	bool rt;
 	unsigned long busy_since;

@@ -25,9 +25,11 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu-rwsem.h>
+#include <linux/sched/clock.h>
 #include <linux/sysfs.h>
 
 #include "kvbench.h"
+#include "kvbench_trace.h"
 
 #define KVBENCH_NAME_MAX	32
 
@@ -122,10 +124,14 @@ kvbench_create(const struct kvbench_backend_ops *ops)
 	return kvbench_backend_create(ops, &p);
 }
 
-/* A switch in progress: where items go, and those that did not fit. */
+/*
+ * A switch in progress: where items go, those that did not fit, and how
+ * many the new map took (for the kvbench_switch event).
+ */
 struct kvbench_move {
 	struct kvbench_backend *to;
 	struct hlist_head refused;	/* linked through ->node */
+	unsigned long moved;
 	int err;
 };
 
@@ -138,6 +144,8 @@ static void kvbench_move_cb(struct kvbench_item *item, void *arg)
 	if (ret) {
 		hlist_add_head(&item->node, &mv->refused);
 		mv->err = ret;
+	} else {
+		mv->moved++;
 	}
 }
 
@@ -184,6 +192,21 @@ static bool kvbench_differs(const struct kvbench_backend *b,
 }
 
 /*
+ * Record a switch from @from to @to that started at @start (local_clock(),
+ * taken only when the event was enabled; 0 otherwise) and kept operations
+ * waiting for @blocked ns.
+ */
+static void kvbench_trace_switch(const char *from, const char *to,
+				 unsigned long moved, int result, u64 start,
+				 u64 blocked)
+{
+	if (trace_kvbench_switch_enabled())
+		trace_kvbench_switch(from, to, moved, result,
+				     start ? local_clock() - start : 0,
+				     blocked);
+}
+
+/*
  * Replace the backend by a new one of type @ops, carrying every entry over.
  * Operations in flight finish on the old backend; those that start meanwhile
  * wait on switch_sem and then run on the new one. Switching to the backend
@@ -196,18 +219,28 @@ static int kvbench_switch(const struct kvbench_backend_ops *ops)
 {
 	struct kvbench_move mv = { .refused = HLIST_HEAD_INIT };
 	struct kvbench_backend *old, *new;
+	u64 start = 0, blocked = 0;
 	struct kvbench_item *item;
 	struct hlist_node *tmp;
+	const char *from;
 
 	lockdep_assert_held(&kvbench_switch_mutex);
 
 	if (!kvbench_differs(kvbench.backend, ops))
 		return 0;
+	if (trace_kvbench_switch_enabled())
+		start = local_clock();
+	/* The old map's ops outlive it: they are static. */
+	from = kvbench.backend->ops->name;
 	new = kvbench_create(ops);
-	if (IS_ERR(new))
+	if (IS_ERR(new)) {
+		kvbench_trace_switch(from, ops->name, 0, PTR_ERR(new), start, 0);
 		return PTR_ERR(new);
+	}
 
 	percpu_down_write(&kvbench.switch_sem);
+	if (start)
+		blocked = local_clock();
 	old = kvbench.backend;
 	mv.to = new;
 	old->ops->drain(old, kvbench_move_cb, &mv);
@@ -221,8 +254,11 @@ static int kvbench_switch(const struct kvbench_backend_ops *ops)
 	}
 	kvbench.backend = new;
 	percpu_up_write(&kvbench.switch_sem);
+	if (start)
+		blocked = local_clock() - blocked;
 
 	old->ops->destroy(old);
+	kvbench_trace_switch(from, ops->name, mv.moved, mv.err, start, blocked);
 	if (mv.err)
 		return mv.err;
 	strscpy(kvbench_backend_name, ops->name, sizeof(kvbench_backend_name));
@@ -368,9 +404,8 @@ static void kvbench_run_one(struct kvbench_backend *b, struct kvbench_req *req)
 	}
 }
 
-/* Run prepared requests, in order, on @b. */
-void kvbench_backend_run(struct kvbench_backend *b, struct kvbench_req *reqs,
-			 unsigned int n)
+static void kvbench_backend_run_ops(struct kvbench_backend *b,
+				    struct kvbench_req *reqs, unsigned int n)
 {
 	unsigned int i;
 
@@ -380,6 +415,39 @@ void kvbench_backend_run(struct kvbench_backend *b, struct kvbench_req *reqs,
 	}
 	for (i = 0; i < n; i++)
 		kvbench_run_one(b, &reqs[i]);
+}
+
+/*
+ * kvbench_backend_run() with a kvbench_op event per request once the
+ * backend ran them all. A SET that succeeded gave its item to the map, and
+ * another task may delete and free it at once: the item is pinned until
+ * its event is recorded.
+ */
+static noinline void kvbench_backend_run_traced(struct kvbench_backend *b,
+						struct kvbench_req *reqs,
+						unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (reqs[i].op == KVBENCH_OP_SET)
+			refcount_inc(&reqs[i].item->ref);
+	kvbench_backend_run_ops(b, reqs, n);
+	for (i = 0; i < n; i++) {
+		trace_kvbench_op(b->ops->name, &reqs[i], n);
+		if (reqs[i].op == KVBENCH_OP_SET)
+			kvbench_item_put(reqs[i].item);
+	}
+}
+
+/* Run prepared requests, in order, on @b. */
+void kvbench_backend_run(struct kvbench_backend *b, struct kvbench_req *reqs,
+			 unsigned int n)
+{
+	if (trace_kvbench_op_enabled())
+		kvbench_backend_run_traced(b, reqs, n);
+	else
+		kvbench_backend_run_ops(b, reqs, n);
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_backend_run);
 

@@ -27,6 +27,7 @@
 #include <linux/time64.h>
 
 #include "kvbench.h"
+#include "kvbench_trace.h"
 
 static unsigned int spin_us = 20;
 
@@ -138,9 +139,10 @@ static void owner_exec(struct kvbench_owner *o, struct kvbench_req *req)
 /*
  * Answer the messages queued when the pass starts (at most the queue's
  * size: producers that keep refilling it do not make a pass endless);
- * return how many there were.
+ * return how many there were, and add the requests they held to @reqs.
  */
-static unsigned long owner_drain_fifo(struct kvbench_owner *o)
+static unsigned long owner_drain_fifo(struct kvbench_owner *o,
+				      unsigned long *reqs)
 {
 	unsigned int todo = owner_fifo_len(o);
 	struct kvbench_owner_msg *msg;
@@ -158,6 +160,7 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o)
 		for (req = msg->head; req; req = next) {
 			next = req->next;
 			owner_exec(o, req);
+			(*reqs)++;
 		}
 		/* @msg and its requests may be gone once completed. */
 		complete(&msg->done);
@@ -220,6 +223,24 @@ static void owner_yield(struct kvbench_owner *o)
 	cond_resched();
 }
 
+/*
+ * One pass: answer what is queued. The kvbench_owner_pass event reports
+ * passes that found messages; only when it is enabled is the pass timed.
+ */
+static unsigned long owner_pass(struct kvbench_owner *o)
+{
+	unsigned long n, reqs = 0;
+	u64 start = 0;
+
+	if (trace_kvbench_owner_pass_enabled())
+		start = local_clock();
+	n = owner_drain_fifo(o, &reqs);
+	if (n && trace_kvbench_owner_pass_enabled())
+		trace_kvbench_owner_pass(o->id, n, reqs,
+					 start ? local_clock() - start : 0);
+	return n;
+}
+
 static int owner_thread(void *data)
 {
 	struct kvbench_owner *o = data;
@@ -227,7 +248,7 @@ static int owner_thread(void *data)
 
 	/* Stop only once every queued request has been answered. */
 	while (!kthread_should_stop() || !owner_fifo_empty(o)) {
-		n = owner_drain_fifo(o);
+		n = owner_pass(o);
 		if (n) {
 			/* An increment racing with a reset may survive it. */
 			WRITE_ONCE(o->passes, READ_ONCE(o->passes) + 1);
@@ -254,6 +275,28 @@ static bool owner_try_put(struct kvbench_owner *o,
 	return ok;
 }
 
+/*
+ * The queue was full: wait for room, or for a fatal signal (nonzero).
+ * The kvbench_queue_full event reports each wait, timed only when the
+ * event is enabled.
+ */
+static int owner_wait_room(struct kvbench_owner *o,
+			   struct kvbench_owner_msg *msg)
+{
+	u64 start = 0;
+	int ret;
+
+	atomic_long_inc(&o->queue_full);
+	if (trace_kvbench_queue_full_enabled())
+		start = local_clock();
+	ret = wait_event_killable_exclusive(o->room, owner_try_put(o, msg));
+	if (trace_kvbench_queue_full_enabled())
+		trace_kvbench_queue_full(o->id,
+					 start ? local_clock() - start : 0,
+					 ret != 0);
+	return ret;
+}
+
 /**
  * kvbench_owner_post() - queue a message of requests to an owner
  * @o:		the owner
@@ -271,12 +314,8 @@ int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 {
 	init_completion(&msg->done);
 
-	if (!owner_try_put(o, msg)) {
-		atomic_long_inc(&o->queue_full);
-		if (wait_event_killable_exclusive(o->room,
-						  owner_try_put(o, msg)))
-			return -EINTR;
-	}
+	if (!owner_try_put(o, msg) && owner_wait_room(o, msg))
+		return -EINTR;
 
 	/* Pairs with set_current_state() in owner_sleep(). */
 	smp_mb();
@@ -337,6 +376,7 @@ int kvbench_owner_start(struct kvbench_owner *o,
 		o->task = NULL;
 		goto free_table;
 	}
+	o->id = id;
 	o->rt = rt;
 	o->busy_since = jiffies;
 	if (rt)

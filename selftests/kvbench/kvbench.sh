@@ -8,6 +8,8 @@
 #               KVBENCH_HEARTBEAT_MAX_MS bounds owner_heartbeat, default 400)
 #   stress      ./kvbench_stress   (KVBENCH_STRESS_SECONDS per backend)
 #   fuzz        ./kvbench_fuzz     (KVBENCH_FUZZ_OPS ioctls, KVBENCH_FUZZ_SEED)
+#   trace       ./kvbench_trace: the trace events, through a tracefs
+#               instance (skips without tracefs or the events)
 #   lifecycle   ./kvbench_lifecycle.sh: loads and unloads the module itself,
 #               so it runs last, after this script has unloaded it
 #   faults      ./kvbench_faults: fail-nth walk over every failure point
@@ -17,7 +19,8 @@
 #               stress threads' failure points (not a default)
 #
 # KVBENCH_KO=<path>/kvbench.ko  insmod that file instead of "modprobe kvbench".
-# KVBENCH_SUITES="functional stress fuzz lifecycle"  the suites to run.
+# KVBENCH_SUITES="functional stress fuzz trace lifecycle"  the suites to run
+# (that is the default).
 #
 # Each suite prints its own KTAP. On a debug kernel (one with lockdep) the
 # fuzzer does KVBENCH_FUZZ_OPS_DEBUG (100000) ioctls unless KVBENCH_FUZZ_OPS
@@ -63,7 +66,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 for prog in kvbench_test kvbench_stress kvbench_fuzz kvbench_faults \
-	kvbench_lifecycle.sh; do
+	kvbench_trace kvbench_lifecycle.sh; do
 	if [ ! -x "$dir/$prog" ]; then
 		echo "$0: $dir/$prog not found: run make first" >&2
 		exit 1
@@ -101,7 +104,7 @@ if [ ! -c /dev/kvbench ]; then
 	made_node=1
 fi
 
-suites=${KVBENCH_SUITES:-functional stress fuzz lifecycle}
+suites=${KVBENCH_SUITES:-functional stress fuzz trace lifecycle}
 status=0
 ran=0
 
@@ -169,6 +172,7 @@ for suite in $suites; do
 	functional) run "$suite" "$dir/kvbench_test" "$@" ;;
 	stress) run "$suite" "$dir/kvbench_stress" ;;
 	fuzz) run "$suite" "$dir/kvbench_fuzz" ;;
+	trace) run "$suite" "$dir/kvbench_trace" ;;
 	faults) run "$suite" "$dir/kvbench_faults" ;;
 	stress-faults) run "$suite" stress_faults ;;
 	lifecycle) ;;

@@ -190,6 +190,8 @@ host_suites() {
 # The suites that need the module, as NAME and a command run by sh from the
 # payload directory (the module is ./kvbench.ko there). A NAME starting
 # with "kunit:" is counted by the kernel tree's own `kunit.py parse`.
+# kvbench.sh runs its default suites: functional, stress, fuzz, trace (the
+# trace events, through tracefs) and lifecycle.
 # shellcheck disable=SC2016 # expanded in the guest
 STOCK_SUITES=(
 	"kselftest: kvbench"
@@ -428,9 +430,9 @@ vm_suites() {
 # running kernel down with them only when asked twice.
 native_kvbench_suites() {
 	if [[ ${KVBENCH_DESTRUCTIVE:-} == 1 ]]; then
-		echo "functional stress fuzz lifecycle"
+		echo "functional stress fuzz trace lifecycle"
 	else
-		echo "functional stress"
+		echo "functional stress trace"
 	fi
 }
 

@@ -1,0 +1,810 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the kvbench trace events (module/kvbench_trace.h): each event
+ * appears, once per thing it reports, with the right fields.
+ *
+ * Every test runs once per backend (FIXTURE_VARIANT) in a tracefs instance
+ * of its own (instances/kvbench_trace), so the top-level buffer and
+ * whatever else traces are left alone. tracefs is looked for at
+ * /sys/kernel/tracing, then /sys/kernel/debug/tracing; when neither has it
+ * and /sys/kernel/tracing is an empty directory, it is mounted there for
+ * the test. Skips when there is no tracefs or no kvbench events (a kernel
+ * without CONFIG_TRACING, or a module built with KVBENCH_TRACE=0).
+ *
+ * Run through kvbench.sh (KVBENCH_SUITES=trace), which loads the module.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/kvbench.h>
+
+/* The harness has an unused handler argument; that is all we silence. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#include "kvbench_sysfs.h"
+
+#define INSTANCE	"kvbench_trace"
+#define KEY_PREFIX	"kvbench_trace/"
+#define MAX_EVENTS	4096
+#define NAME_LEN	16	/* KVBENCH_TRACE_NAME in the module */
+
+/* ---------------------------------------------------------- tracefs */
+
+static const char * const tracefs_dirs[] = {
+	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+};
+
+/*
+ * Find tracefs; mount it on /sys/kernel/tracing when it is nowhere.
+ * Returns 0 (with *@mounted set when we mounted it) or a reason to skip.
+ */
+static const char *tracefs_find(char *dir, size_t size, bool *mounted)
+{
+	char path[256];
+	size_t i;
+
+	*mounted = false;
+	for (i = 0; i < ARRAY_SIZE(tracefs_dirs); i++) {
+		snprintf(path, sizeof(path), "%s/instances", tracefs_dirs[i]);
+		if (!access(path, F_OK)) {
+			snprintf(dir, size, "%s", tracefs_dirs[i]);
+			return NULL;
+		}
+	}
+	if (mount("nodev", tracefs_dirs[0], "tracefs", 0, NULL))
+		return "no tracefs (CONFIG_TRACING?)";
+	*mounted = true;
+	snprintf(dir, size, "%s", tracefs_dirs[0]);
+	return NULL;
+}
+
+FIXTURE(trace) {
+	int fd;
+	char tracefs[64];
+	char inst[128];			/* the instance's directory */
+	bool mounted;
+	bool made_inst;
+	char orig_backend[64];
+	unsigned long long orig_queue_len;
+};
+
+FIXTURE_VARIANT(trace) {
+	const char *backend;
+	bool owner;			/* has owner threads */
+};
+
+FIXTURE_VARIANT_ADD(trace, rwlock) {
+	.backend = "rwlock",
+};
+
+FIXTURE_VARIANT_ADD(trace, rcu) {
+	.backend = "rcu",
+};
+
+FIXTURE_VARIANT_ADD(trace, kthread) {
+	.backend = "kthread",
+	.owner = true,
+};
+
+FIXTURE_VARIANT_ADD(trace, kthread_percpu) {
+	.backend = "kthread-percpu",
+	.owner = true,
+};
+
+FIXTURE_VARIANT_ADD(trace, rhashtable) {
+	.backend = "rhashtable",
+};
+
+/* Write @val to the instance's file @file ("events/kvbench/enable"). */
+static int inst_write(const char *inst, const char *file, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", inst, file);
+	return sysfs_write(path, val);
+}
+
+/* Turn event @event ("kvbench_op", or "" for all of kvbench) on or off. */
+static int event_enable(const char *inst, const char *event, bool on)
+{
+	char file[128];
+
+	snprintf(file, sizeof(file), "events/kvbench/%s%senable", event,
+		 *event ? "/" : "");
+	return inst_write(inst, file, on ? "1" : "0");
+}
+
+/* Empty the instance's buffer. */
+static int trace_clear(const char *inst)
+{
+	char path[256];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/trace", inst);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* The whole file @path, NUL-terminated, in a malloc()ed buffer, or NULL. */
+static char *read_all(const char *path)
+{
+	size_t len = 0, size = 65536;
+	char *buf = malloc(size);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || !buf) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (size - len < 4096) {
+			char *p = realloc(buf, size * 2);
+
+			if (!p)
+				break;
+			buf = p;
+			size *= 2;
+		}
+		n = read(fd, buf + len, size - len - 1);
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+}
+
+static char *trace_read(const char *inst)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/trace", inst);
+	return read_all(path);
+}
+
+/*
+ * Call @fn for the text after "<event>: " of each line of @text that
+ * records @event; return how many there were, or -1 when @fn says no.
+ */
+static int scan_events(char *text, const char *event,
+		       int (*fn)(const char *fields, void *arg), void *arg)
+{
+	char tag[64], *line, *next, *p;
+	int n = 0;
+
+	snprintf(tag, sizeof(tag), " %s: ", event);
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (line[0] == '#')
+			continue;
+		p = strstr(line, tag);
+		if (!p)
+			continue;
+		if (fn && fn(p + strlen(tag), arg))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/* ---------------------------------------------------------- events */
+
+struct op_ev {
+	char backend[NAME_LEN];
+	char op[4];
+	unsigned int hash, key_len, value_len, batch;
+	int result;
+};
+
+struct op_evs {
+	unsigned int n;
+	struct op_ev ev[MAX_EVENTS];
+};
+
+static int parse_op(const char *f, void *arg)
+{
+	struct op_evs *evs = arg;
+	struct op_ev *e;
+
+	if (evs->n >= MAX_EVENTS)
+		return -1;
+	e = &evs->ev[evs->n];
+	if (sscanf(f, "backend=%15s op=%3s hash=%x key_len=%u value_len=%u batch=%u result=%d",
+		   e->backend, e->op, &e->hash, &e->key_len, &e->value_len,
+		   &e->batch, &e->result) != 7) {
+		fprintf(stderr, "# unparsable kvbench_op: %s\n", f);
+		return -1;
+	}
+	evs->n++;
+	return 0;
+}
+
+struct switch_ev {
+	char from[NAME_LEN], to[NAME_LEN];
+	unsigned long moved;
+	int result;
+	unsigned long long duration_ns, blocked_ns;
+};
+
+struct switch_evs {
+	unsigned int n;
+	struct switch_ev ev[8];
+};
+
+static int parse_switch(const char *f, void *arg)
+{
+	struct switch_evs *evs = arg;
+	struct switch_ev *e;
+
+	if (evs->n >= 8)
+		return -1;
+	e = &evs->ev[evs->n];
+	if (sscanf(f, "from=%15s to=%15s moved=%lu result=%d duration_ns=%llu blocked_ns=%llu",
+		   e->from, e->to, &e->moved, &e->result, &e->duration_ns,
+		   &e->blocked_ns) != 6) {
+		fprintf(stderr, "# unparsable kvbench_switch: %s\n", f);
+		return -1;
+	}
+	evs->n++;
+	return 0;
+}
+
+struct pass_sum {
+	unsigned int n;
+	int min_owner, max_owner;
+	unsigned long msgs, reqs;
+	unsigned int bad;		/* events with msgs > reqs, 0 msgs or 0 ns */
+};
+
+static int parse_pass(const char *f, void *arg)
+{
+	struct pass_sum *s = arg;
+	unsigned long long ns;
+	unsigned long msgs, reqs;
+	int owner;
+
+	if (sscanf(f, "owner=%d msgs=%lu reqs=%lu duration_ns=%llu",
+		   &owner, &msgs, &reqs, &ns) != 4) {
+		fprintf(stderr, "# unparsable kvbench_owner_pass: %s\n", f);
+		return -1;
+	}
+	if (!s->n || owner < s->min_owner)
+		s->min_owner = owner;
+	if (!s->n || owner > s->max_owner)
+		s->max_owner = owner;
+	s->n++;
+	s->msgs += msgs;
+	s->reqs += reqs;
+	if (!msgs || msgs > reqs || !ns)
+		s->bad++;
+	return 0;
+}
+
+struct full_sum {
+	unsigned int n;
+	int min_owner, max_owner;
+	unsigned int interrupted, zero_ns;
+};
+
+static int parse_full(const char *f, void *arg)
+{
+	struct full_sum *s = arg;
+	unsigned long long ns;
+	int owner, intr;
+
+	if (sscanf(f, "owner=%d waited_ns=%llu interrupted=%d",
+		   &owner, &ns, &intr) != 3) {
+		fprintf(stderr, "# unparsable kvbench_queue_full: %s\n", f);
+		return -1;
+	}
+	if (!s->n || owner < s->min_owner)
+		s->min_owner = owner;
+	if (!s->n || owner > s->max_owner)
+		s->max_owner = owner;
+	s->n++;
+	s->interrupted += intr != 0;
+	s->zero_ns += !ns;
+	return 0;
+}
+
+/* ---------------------------------------------------------- ioctls */
+
+static void kv_init(struct kvbench_kv *kv, const char *key, void *value,
+		    size_t value_len)
+{
+	memset(kv, 0, sizeof(*kv));
+	kv->key = (__u64)(unsigned long)key;
+	kv->key_len = strlen(key);
+	kv->value = (__u64)(unsigned long)value;
+	kv->value_len = value_len;
+}
+
+static int kv_ioctl(int fd, unsigned long cmd, const char *key, void *value,
+		    size_t value_len)
+{
+	struct kvbench_kv kv;
+
+	kv_init(&kv, key, value, value_len);
+	return ioctl(fd, cmd, &kv) ? -errno : 0;
+}
+
+static int switch_backend(const char *name)
+{
+	return sysfs_write(KVB_ATTR("backend"), name);
+}
+
+/* Pin to the CPU we are on: the buffer then keeps our events in order. */
+static void pin_here(void)
+{
+	int cpu = sched_getcpu();
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+FIXTURE_SETUP(trace)
+{
+	char path[256];
+	const char *why;
+	int ret;
+
+	self->fd = -1;
+	if (access(KVB_MODULE, F_OK))
+		SKIP(return, "kvbench module not loaded (run kvbench.sh)");
+	why = tracefs_find(self->tracefs, sizeof(self->tracefs),
+			   &self->mounted);
+	if (why)
+		SKIP(return, "%s", why);
+	snprintf(path, sizeof(path), "%s/events/kvbench", self->tracefs);
+	if (access(path, F_OK))
+		SKIP(return, "no kvbench events in %s (KVBENCH_TRACE=0?)",
+		     self->tracefs);
+
+	snprintf(self->inst, sizeof(self->inst), "%s/instances/%s",
+		 self->tracefs, INSTANCE);
+	/* Left over by a test that was killed: start afresh. */
+	rmdir(self->inst);
+	ASSERT_EQ(0, mkdir(self->inst, 0755))
+		TH_LOG("mkdir %s: %s", self->inst, strerror(errno));
+	self->made_inst = true;
+
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), self->orig_backend,
+				sizeof(self->orig_backend)));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("queue_len"),
+				    &self->orig_queue_len));
+	self->fd = open(KVB_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KVB_DEV, strerror(errno));
+
+	ret = switch_backend(variant->backend);
+	if (ret == -EINVAL)
+		SKIP(return, "backend %s not built", variant->backend);
+	ASSERT_EQ(0, ret);
+	pin_here();
+}
+
+FIXTURE_TEARDOWN(trace)
+{
+	if (self->made_inst) {
+		EXPECT_EQ(0, event_enable(self->inst, "", false));
+		EXPECT_EQ(0, rmdir(self->inst))
+			TH_LOG("rmdir %s: %s", self->inst, strerror(errno));
+	}
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("queue_len"),
+					     self->orig_queue_len));
+		EXPECT_EQ(0, switch_backend(self->orig_backend));
+		close(self->fd);
+	}
+	if (self->mounted)
+		umount(self->tracefs);
+}
+
+/* --------------------------------------------------------------- tests */
+
+/* The format files name every field with its type. */
+TEST_F(trace, formats)
+{
+	static const struct {
+		const char *event;
+		const char *fields[8];
+	} want[] = {
+		{ "kvbench_op", { "char backend[16]", "u32 op", "u32 hash",
+				  "u32 key_len", "u32 value_len", "u32 batch",
+				  "int result" } },
+		{ "kvbench_switch", { "char from[16]", "char to[16]",
+				      "unsigned long moved", "int result",
+				      "u64 duration_ns", "u64 blocked_ns" } },
+		{ "kvbench_owner_pass", { "int owner", "unsigned long msgs",
+					  "unsigned long reqs",
+					  "u64 duration_ns" } },
+		{ "kvbench_queue_full", { "int owner", "u64 waited_ns",
+					  "bool interrupted" } },
+	};
+	char path[256], field[64];
+	size_t i, j;
+	char *fmt;
+
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		snprintf(path, sizeof(path), "%s/events/kvbench/%s/format",
+			 self->tracefs, want[i].event);
+		fmt = read_all(path);
+		ASSERT_NE(NULL, fmt) TH_LOG("%s: %s", path, strerror(errno));
+		for (j = 0; j < 8 && want[i].fields[j]; j++) {
+			snprintf(field, sizeof(field), "field:%s;",
+				 want[i].fields[j]);
+			EXPECT_NE(NULL, strstr(fmt, field))
+				TH_LOG("%s: no \"%s\"", want[i].event, field);
+		}
+		free(fmt);
+	}
+}
+
+/*
+ * GET, SET and DEL one at a time and in a BATCH: one kvbench_op each, in
+ * order, with the backend, op, lengths and result of each; the hash is
+ * that of the key. Nothing once the event is off again.
+ */
+TEST_F(trace, op_events)
+{
+	static const struct {
+		const char *op;
+		int key;		/* 0: k, 1: k2, 2: absent */
+		unsigned int value_len, batch;
+		int result;
+	} want[] = {
+		{ "SET", 0, 7, 1, 0 },
+		{ "GET", 0, 7, 1, 0 },
+		{ "GET", 0, 7, 1, -ERANGE },
+		{ "GET", 2, 0, 1, -ENOENT },
+		{ "DEL", 0, 0, 1, 0 },
+		{ "DEL", 0, 0, 1, -ENOENT },
+		{ "SET", 1, 5, 4, 0 },
+		{ "GET", 1, 5, 4, 0 },
+		{ "DEL", 1, 0, 4, 0 },
+		{ "GET", 1, 0, 4, -ENOENT },
+	};
+	char k[64], k2[64], absent[64], buf[64];
+	unsigned int hash[3] = { 0 }, len[3];
+	struct kvbench_op ops[4];
+	struct kvbench_batch b;
+	struct op_evs *evs;
+	unsigned int i;
+	char *text;
+
+	snprintf(k, sizeof(k), KEY_PREFIX "%s/k", variant->backend);
+	snprintf(k2, sizeof(k2), KEY_PREFIX "%s/key2", variant->backend);
+	snprintf(absent, sizeof(absent), KEY_PREFIX "%s/absent!",
+		 variant->backend);
+	len[0] = strlen(k);
+	len[1] = strlen(k2);
+	len[2] = strlen(absent);
+	kv_ioctl(self->fd, KVBENCH_IOC_DEL, k, NULL, 0);
+	kv_ioctl(self->fd, KVBENCH_IOC_DEL, k2, NULL, 0);
+
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_op", true));
+	ASSERT_EQ(0, trace_clear(self->inst));
+
+	ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_SET, k, "value-7", 7));
+	ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_GET, k, buf, sizeof(buf)));
+	ASSERT_EQ(-ERANGE, kv_ioctl(self->fd, KVBENCH_IOC_GET, k, buf, 3));
+	ASSERT_EQ(-ENOENT, kv_ioctl(self->fd, KVBENCH_IOC_GET, absent, buf,
+				    sizeof(buf)));
+	ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_DEL, k, NULL, 0));
+	ASSERT_EQ(-ENOENT, kv_ioctl(self->fd, KVBENCH_IOC_DEL, k, NULL, 0));
+
+	memset(ops, 0, sizeof(ops));
+	kv_init(&ops[0].kv, k2, "val-5", 5);
+	ops[0].op = KVBENCH_OP_SET;
+	kv_init(&ops[1].kv, k2, buf, sizeof(buf));
+	ops[1].op = KVBENCH_OP_GET;
+	kv_init(&ops[2].kv, k2, NULL, 0);
+	ops[2].op = KVBENCH_OP_DEL;
+	kv_init(&ops[3].kv, k2, buf, sizeof(buf));
+	ops[3].op = KVBENCH_OP_GET;
+	memset(&b, 0, sizeof(b));
+	b.ops = (__u64)(unsigned long)ops;
+	b.count = 4;
+	ASSERT_EQ(0, ioctl(self->fd, KVBENCH_IOC_BATCH, &b));
+	EXPECT_EQ(-ENOENT, ops[3].result);
+
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_op", false));
+	/* Off: an op leaves nothing. */
+	kv_ioctl(self->fd, KVBENCH_IOC_GET, absent, buf, sizeof(buf));
+
+	evs = calloc(1, sizeof(*evs));
+	ASSERT_NE(NULL, evs);
+	text = trace_read(self->inst);
+	ASSERT_NE(NULL, text);
+	ASSERT_LE(0, scan_events(text, "kvbench_op", parse_op, evs));
+	free(text);
+	ASSERT_EQ(ARRAY_SIZE(want), evs->n);
+
+	for (i = 0; i < evs->n; i++) {
+		const struct op_ev *e = &evs->ev[i];
+		int key = want[i].key;
+
+		EXPECT_STREQ(variant->backend, e->backend) TH_LOG("event %u", i);
+		EXPECT_STREQ(want[i].op, e->op) TH_LOG("event %u", i);
+		EXPECT_EQ(len[key], e->key_len) TH_LOG("event %u", i);
+		EXPECT_EQ(want[i].value_len, e->value_len) TH_LOG("event %u", i);
+		EXPECT_EQ(want[i].batch, e->batch) TH_LOG("event %u", i);
+		EXPECT_EQ(want[i].result, e->result) TH_LOG("event %u", i);
+		/* Every event of a key has the hash of its first. */
+		if (!hash[key])
+			hash[key] = e->hash;
+		EXPECT_EQ(hash[key], e->hash) TH_LOG("event %u", i);
+	}
+	EXPECT_NE(hash[0], hash[1]);
+	free(evs);
+}
+
+/*
+ * A switch to another backend and back: one kvbench_switch each, moving
+ * every entry; writing the backend in place switches nothing.
+ */
+TEST_F(trace, switch_event)
+{
+	const char *other = strcmp(variant->backend, "rwlock") ? "rwlock" :
+								 "rcu";
+	unsigned long long entries;
+	struct switch_evs evs = { 0 };
+	char k[64];
+	char *text;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(k, sizeof(k), KEY_PREFIX "%s/switch%d",
+			 variant->backend, i);
+		ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_SET, k, "v", 1));
+	}
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("entries"), &entries));
+
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_switch", true));
+	ASSERT_EQ(0, trace_clear(self->inst));
+	ASSERT_EQ(0, switch_backend(other));
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_switch", false));
+
+	for (i = 0; i < 3; i++) {
+		snprintf(k, sizeof(k), KEY_PREFIX "%s/switch%d",
+			 variant->backend, i);
+		EXPECT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_DEL, k, NULL, 0));
+	}
+
+	text = trace_read(self->inst);
+	ASSERT_NE(NULL, text);
+	ASSERT_LE(0, scan_events(text, "kvbench_switch", parse_switch,
+				 &evs));
+	free(text);
+	ASSERT_EQ(2U, evs.n);
+	for (i = 0; i < 2; i++) {
+		EXPECT_STREQ(i ? other : variant->backend, evs.ev[i].from);
+		EXPECT_STREQ(i ? variant->backend : other, evs.ev[i].to);
+		EXPECT_EQ(entries, evs.ev[i].moved);
+		EXPECT_EQ(0, evs.ev[i].result);
+		EXPECT_LT(0ULL, evs.ev[i].blocked_ns);
+		EXPECT_LE(evs.ev[i].blocked_ns, evs.ev[i].duration_ns);
+	}
+}
+
+/*
+ * The owner backends: kvbench_owner_pass events account for every request
+ * and message, from the owners the backend has.
+ */
+TEST_F(trace, owner_pass)
+{
+	const unsigned int singles = 20, batched = 16;
+	struct pass_sum sum = { 0 };
+	struct kvbench_op ops[16];
+	struct kvbench_batch b;
+	char k[64], buf[16];
+	unsigned int i;
+	char *text;
+	int tries;
+
+	if (!variant->owner)
+		SKIP(return, "%s has no owner thread", variant->backend);
+	snprintf(k, sizeof(k), KEY_PREFIX "%s/pass", variant->backend);
+	ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_SET, k, "v", 1));
+	/* Let the owner record the pass of that SET before we start. */
+	sleep_ms(100);
+
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_owner_pass", true));
+	ASSERT_EQ(0, trace_clear(self->inst));
+	for (i = 0; i < singles; i++)
+		ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_GET, k, buf,
+				      sizeof(buf)));
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < batched; i++) {
+		kv_init(&ops[i].kv, k, buf, sizeof(buf));
+		ops[i].op = KVBENCH_OP_GET;
+	}
+	memset(&b, 0, sizeof(b));
+	b.ops = (__u64)(unsigned long)ops;
+	b.count = batched;
+	ASSERT_EQ(0, ioctl(self->fd, KVBENCH_IOC_BATCH, &b));
+
+	/* The owner records a pass after it answered: wait for the last. */
+	for (tries = 0; tries < 50; tries++) {
+		memset(&sum, 0, sizeof(sum));
+		text = trace_read(self->inst);
+		ASSERT_NE(NULL, text);
+		ASSERT_LE(0, scan_events(text, "kvbench_owner_pass",
+					 parse_pass, &sum));
+		free(text);
+		if (sum.reqs >= singles + batched)
+			break;
+		sleep_ms(100);
+	}
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_owner_pass", false));
+	EXPECT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_DEL, k, NULL, 0));
+
+	EXPECT_LT(0U, sum.n);
+	EXPECT_EQ(singles + batched, sum.reqs);
+	/* One message per single op, one for the batch: one key, one shard. */
+	EXPECT_EQ(singles + 1, sum.msgs);
+	EXPECT_EQ(0U, sum.bad);
+	if (!strcmp(variant->backend, "kthread")) {
+		EXPECT_EQ(-1, sum.min_owner);
+		EXPECT_EQ(-1, sum.max_owner);
+	} else {
+		EXPECT_EQ(sum.min_owner, sum.max_owner);
+		EXPECT_LE(0, sum.min_owner);
+		EXPECT_GT(sysconf(_SC_NPROCESSORS_ONLN), sum.max_owner);
+	}
+}
+
+struct hammer {
+	atomic_bool stop;
+	const char *key;
+};
+
+static void *hammer_thread(void *arg)
+{
+	struct hammer *h = arg;
+	char buf[16];
+	int fd = open(KVB_DEV, O_RDWR);
+
+	if (fd < 0)
+		return NULL;
+	while (!atomic_load(&h->stop))
+		kv_ioctl(fd, KVBENCH_IOC_GET, h->key, buf, sizeof(buf));
+	close(fd);
+	return NULL;
+}
+
+/*
+ * The owner backends with a 2-slot queue and 8 callers: one
+ * kvbench_queue_full per time a caller found the queue full (the
+ * queue_full counter), none interrupted.
+ */
+TEST_F(trace, queue_full)
+{
+	struct hammer h = { .stop = false };
+	unsigned long long full = 0;
+	struct full_sum sum = { 0 };
+	pthread_t tid[8];
+	unsigned int i, n;
+	char k[64];
+	char *text;
+
+	if (!variant->owner)
+		SKIP(return, "%s has no owner thread", variant->backend);
+	ASSERT_EQ(0, sysfs_write(KVB_PARAM("queue_len"), "2"));
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	snprintf(k, sizeof(k), KEY_PREFIX "%s/full", variant->backend);
+	ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_SET, k, "v", 1));
+	ASSERT_EQ(0, sysfs_write(KVB_ATTR("reset"), "1"));
+
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_queue_full", true));
+	ASSERT_EQ(0, trace_clear(self->inst));
+	h.key = k;
+	for (n = 0; n < 8; n++)
+		if (pthread_create(&tid[n], NULL, hammer_thread, &h))
+			break;
+	/* Until the queue was full a few times, or 10 s. */
+	for (i = 0; i < 100 && full < 16; i++) {
+		sleep_ms(100);
+		ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("queue_full"), &full));
+	}
+	atomic_store(&h.stop, true);
+	for (i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_queue_full", false));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("queue_full"), &full));
+	EXPECT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_DEL, k, NULL, 0));
+	if (!full)
+		SKIP(return, "8 callers never filled a 2-slot queue in 10 s");
+
+	text = trace_read(self->inst);
+	ASSERT_NE(NULL, text);
+	ASSERT_LE(0, scan_events(text, "kvbench_queue_full", parse_full,
+				 &sum));
+	free(text);
+	EXPECT_EQ(full, sum.n);
+	EXPECT_EQ(0U, sum.interrupted);
+	EXPECT_EQ(0U, sum.zero_ns);
+	if (!strcmp(variant->backend, "kthread")) {
+		EXPECT_EQ(-1, sum.min_owner);
+		EXPECT_EQ(-1, sum.max_owner);
+	} else {
+		EXPECT_LE(0, sum.min_owner);
+		EXPECT_GT(sysconf(_SC_NPROCESSORS_ONLN), sum.max_owner);
+	}
+}
+
+/*
+ * The harness reports a run whose every test skipped as a pass: say skip
+ * (exit 4) ourselves when there is nothing to trace at all.
+ */
+static const char *unavailable(void)
+{
+	static char why[128];
+	char dir[64], path[128];
+	const char *ret;
+	bool mounted;
+
+	if (access(KVB_MODULE, F_OK))
+		return "kvbench module not loaded (run kvbench.sh)";
+	ret = tracefs_find(dir, sizeof(dir), &mounted);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/events/kvbench", dir);
+	if (access(path, F_OK)) {
+		snprintf(why, sizeof(why),
+			 "no kvbench events in %s (KVBENCH_TRACE=0?)", dir);
+		ret = why;
+	}
+	if (mounted)
+		umount(dir);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	const char *why = unavailable();
+
+	if (why) {
+		ksft_print_header();
+		ksft_exit_skip("%s\n", why);
+	}
+	return test_harness_run(argc, argv);
+}
