@@ -73,11 +73,11 @@ ok $? "make check with NATIVE=0 runs in VMs"
 
 out=$(plan NATIVE=1)
 printf '%s\n' "$out" | sed 's/^/# NATIVE=1: /'
-[[ $out == "native ${with:-$none}: suites functional stress" ]]
+[[ $out == "native ${with:-$none}: suites functional stress trace" ]]
 ok $? "NATIVE=1 runs natively, without the fuzzer and the lifecycle suite"
 
 out=$(plan NATIVE=1 KVBENCH_DESTRUCTIVE=1)
-[[ $out == "native ${with:-$none}: suites functional stress fuzz lifecycle" ]]
+[[ $out == "native ${with:-$none}: suites functional stress fuzz trace lifecycle" ]]
 ok $? "NATIVE=1 KVBENCH_DESTRUCTIVE=1 runs every suite natively"
 
 out=$(KVBENCH_ACCEL=tcg "$REPO/tools/vm/kvbench-vm" accel 2>&1)
