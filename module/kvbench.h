@@ -376,11 +376,41 @@ struct kvbench_stats {
 
 DECLARE_PER_CPU(struct kvbench_stats, kvbench_stats);
 
-/* Requests (kvbench_req.c): the two ends of every operation's path */
-int kvbench_prepare(struct kvbench_req *req, u32 op,
-		    const struct kvbench_kv *kv, u8 *keybuf, u8 *valbuf);
-int kvbench_complete(struct kvbench_req *req, const struct kvbench_kv *kv,
-		     __u32 __user *ulen);
+/* Add up the counters of a request that ran, for kvbench_count(). */
+static inline void kvbench_tally(struct kvbench_stats *t,
+				 const struct kvbench_req *req)
+{
+	switch (req->op) {
+	case KVBENCH_OP_GET:
+		if (req->result == -ENOENT)
+			t->misses++;
+		else
+			t->hits++;
+		break;
+	case KVBENCH_OP_SET:
+		t->sets++;
+		break;
+	case KVBENCH_OP_DEL:
+		t->dels++;
+		break;
+	}
+}
+
+/*
+ * Requests (kvbench_req.c): the two ends of every operation's path, and
+ * the user copies of the core.
+ */
+int kvbench_value_len_ok(u32 value_len);
+int kvbench_prepare(struct kvbench_req *req, u32 op, const u8 *key,
+		    u32 key_len, const void __user *value, u32 value_len,
+		    void *valbuf);
+int kvbench_prepare_kv(struct kvbench_req *req, u32 op,
+		       const struct kvbench_kv *kv, u8 *keybuf, void *valbuf);
+void kvbench_release(struct kvbench_req *req);
+int kvbench_complete(struct kvbench_req *req, void __user *value);
+void kvbench_count(const struct kvbench_stats *t);
+int kvbench_copy_in(void *dst, const void __user *src, size_t len);
+int kvbench_copy_out(void __user *dst, const void *src, size_t len);
 
 /* The device (kvbench_dev.c) and its sysfs files (kvbench_sysfs.c) */
 int kvbench_dev_register(void);
