@@ -3,9 +3,9 @@
  * kvbench device: /dev/kvbench and its ioctls. Each ioctl copies its
  * argument struct in, then takes every op through kvbench_prepare(),
  * kvbench_run() and kvbench_complete() (kvbench_req.c, kvbench_main.c).
- * A call of many ops (BATCH) runs through kvbench_call_run(), which only
- * asks the command where an op's key and value come from and where its
- * outcome goes.
+ * BATCH and the packed commands MGET, MSET and MDEL share one driver,
+ * kvbench_call_run(): they differ only in where an op's key and value come
+ * from and where its outcome goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -54,8 +54,8 @@ static long kvbench_ioctl_one(u32 op, struct kvbench_kv __user *ukv)
 #define KVBENCH_GFP_SIZED	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
 /*
- * The kernel memory of one call (its ops, its requests, keys and small
- * values) is one buffer, carved by kvbench_buf_alloc(). A call that
+ * The kernel memory of one call (its ops or arrays, its requests, keys and
+ * small values) is one buffer, carved by kvbench_buf_alloc(). A call that
  * needs at most KVBENCH_BUF_CACHED bytes (a BATCH of 64 GETs of 16-byte
  * keys into 64-byte buffers needs about 12 KiB) takes its CPU's cached
  * buffer, if there is one, and leaves it back at the end: a small call
@@ -137,7 +137,7 @@ static void kvbench_buf_drop_cache(void)
 
 /*
  * Most bytes of SET values one call holds in kernel memory at once. A
- * BATCH of larger values runs in consecutive chunks, in array
+ * BATCH or an MSET of larger values runs in consecutive chunks, in array
  * order, each copied in just before it runs and released once it has:
  * what a call holds is bounded by this (or by one op, when a single value
  * is larger), not by the call's size, even when every SET is then refused.
@@ -145,7 +145,7 @@ static void kvbench_buf_drop_cache(void)
 #define KVBENCH_BATCH_HOLD	SZ_1M
 
 /**
- * struct kvbench_call - a call of many ops (BATCH)
+ * struct kvbench_call - a call of many ops (BATCH, MGET, MSET, MDEL)
  * @count:	its ops
  * @reqs:	the requests of the chunk that runs, [@count]
  * @slot:	op j runs as @reqs[@slot[j]], or -1 when it failed to prepare
@@ -388,6 +388,253 @@ free_buf:
 	return ret;
 }
 
+/* MGET, MSET, MDEL */
+
+/**
+ * struct kvbench_multi_call - a packed call in kernel memory
+ * @c:		the call
+ * @m:		its argument
+ * @key_lens:	the user's key_lens
+ * @value_lens:	MSET: the user's value_lens; MGET: what goes back there
+ * @results:	what goes back to results
+ * @keys:	the keys, copied in once
+ * @key_off:	where the next op's key starts in @keys
+ * @value_off:	MSET: where the next op's value starts at m->values
+ * @gather:	MGET: the small values found, laid out as in m->values
+ */
+struct kvbench_multi_call {
+	struct kvbench_call c;
+	const struct kvbench_multi *m;
+	u32 *key_lens;
+	u32 *value_lens;
+	s32 *results;
+	const u8 *keys;
+	size_t key_off;
+	u64 value_off;
+	struct kvbench_gather gather;
+};
+
+#define to_multi_call(call) container_of(call, struct kvbench_multi_call, c)
+
+static size_t kvbench_mset_hold(struct kvbench_call *c, unsigned int j)
+{
+	const struct kvbench_multi_call *mc = to_multi_call(c);
+
+	return (size_t)mc->key_lens[j] + mc->value_lens[j];
+}
+
+static size_t kvbench_mget_hold(struct kvbench_call *c, unsigned int j)
+{
+	return 0;
+}
+
+static int kvbench_multi_prepare(struct kvbench_call *c, unsigned int j,
+				 struct kvbench_req *req, u32 op)
+{
+	struct kvbench_multi_call *mc = to_multi_call(c);
+	const u8 *key = mc->keys + mc->key_off;
+	u32 value_len = 0;
+	u64 value = 0;
+	int ret;
+
+	mc->key_off += mc->key_lens[j];
+	if (op == KVBENCH_OP_SET) {
+		value = mc->m->values + mc->value_off;
+		value_len = mc->value_lens[j];
+		mc->value_off += value_len;
+	}
+	ret = kvbench_prepare(req, op, key, mc->key_lens[j],
+			      u64_to_user_ptr(value), value_len, NULL);
+	if (!ret && op == KVBENCH_OP_GET)
+		req->get.gather = &mc->gather;
+	return ret;
+}
+
+static int kvbench_mget_prepare(struct kvbench_call *c, unsigned int j,
+				struct kvbench_req *req)
+{
+	return kvbench_multi_prepare(c, j, req, KVBENCH_OP_GET);
+}
+
+static int kvbench_mset_prepare(struct kvbench_call *c, unsigned int j,
+				struct kvbench_req *req)
+{
+	return kvbench_multi_prepare(c, j, req, KVBENCH_OP_SET);
+}
+
+static int kvbench_mdel_prepare(struct kvbench_call *c, unsigned int j,
+				struct kvbench_req *req)
+{
+	return kvbench_multi_prepare(c, j, req, KVBENCH_OP_DEL);
+}
+
+/* MGET keeps its requests (and their pinned items) for kvbench_mget_out(). */
+static void kvbench_mget_done(struct kvbench_call *c, unsigned int j,
+			      struct kvbench_req *req, int result)
+{
+	struct kvbench_multi_call *mc = to_multi_call(c);
+
+	mc->results[j] = result;
+	mc->value_lens[j] = req && (!result || result == -ERANGE) ?
+			    req->get.len : 0;
+}
+
+static void kvbench_multi_done(struct kvbench_call *c, unsigned int j,
+			       struct kvbench_req *req, int result)
+{
+	to_multi_call(c)->results[j] = result;
+	if (req)
+		kvbench_release(req);
+}
+
+/*
+ * Copy the values an MGET found to m->values, back to back in array order,
+ * and release the items it pinned. The small ones lie in the gather
+ * buffer in the same order, so each run of them between two large values
+ * is one copy (all of them, when none is large); a large value is copied
+ * from its item, at its offset.
+ *
+ * Return: 0, or -EFAULT when some could not be written.
+ */
+static int kvbench_mget_out(struct kvbench_multi_call *mc)
+{
+	const struct kvbench_call *c = &mc->c;
+	u8 __user *out = u64_to_user_ptr(mc->m->values);
+	size_t off = 0, run = 0, small = 0;
+	struct kvbench_req *req;
+	unsigned int j;
+	int ret = 0;
+
+	for (j = 0; j < c->count; j++) {
+		if (c->slot[j] < 0 || mc->results[j])
+			continue;
+		req = &c->reqs[c->slot[j]];
+		if (!req->get.ref) {
+			run += req->get.len;
+			continue;
+		}
+		/* Before the large value: the small ones since the last. */
+		if (run && kvbench_copy_out(out + off, mc->gather.buf + small,
+					    run))
+			ret = -EFAULT;
+		off += run;
+		small += run;
+		run = 0;
+		if (!ret && kvbench_copy_out(out + off,
+					     kvbench_item_value(req->get.ref),
+					     req->get.len))
+			ret = -EFAULT;
+		off += req->get.len;
+		kvbench_release(req);
+	}
+	if (run && !ret &&
+	    kvbench_copy_out(out + off, mc->gather.buf + small, run))
+		ret = -EFAULT;
+	return ret;
+}
+
+static long kvbench_ioctl_multi(u32 op, struct kvbench_multi __user *umulti)
+{
+	struct kvbench_multi_call mc = {};
+	struct kvbench_buf buf = {};
+	struct kvbench_multi m;
+	size_t keys = 0, gather = 0;
+	u64 values = 0;
+	unsigned int i, n;
+	u8 *p;
+	long ret;
+
+	if (copy_from_user(&m, umulti, sizeof(m)))
+		return -EFAULT;
+	if (m.flags || m.reserved || !m.count || m.count > KVBENCH_BATCH_MAX)
+		return -EINVAL;
+	if (op == KVBENCH_OP_DEL && (m.values || m.value_lens || m.values_size))
+		return -EINVAL;
+	n = m.count;
+	mc.m = &m;
+
+	/* reqs, slot, key_lens, value_lens, results */
+	mc.c.reqs = kvbench_buf_alloc(&buf, n * (sizeof(*mc.c.reqs) +
+						 sizeof(*mc.c.slot) +
+						 sizeof(*mc.key_lens) +
+						 sizeof(*mc.value_lens) +
+						 sizeof(*mc.results)));
+	if (!mc.c.reqs)
+		return -ENOMEM;
+	mc.c.count = n;
+	mc.c.slot = (int *)(mc.c.reqs + n);
+	mc.key_lens = (u32 *)(mc.c.slot + n);
+	mc.value_lens = mc.key_lens + n;
+	mc.results = (s32 *)(mc.value_lens + n);
+
+	ret = -EFAULT;
+	if (kvbench_copy_in(mc.key_lens, u64_to_user_ptr(m.key_lens),
+			    n * sizeof(*mc.key_lens)))
+		goto free_buf;
+	if (op == KVBENCH_OP_SET &&
+	    kvbench_copy_in(mc.value_lens, u64_to_user_ptr(m.value_lens),
+			    n * sizeof(*mc.value_lens)))
+		goto free_buf;
+
+	/* At most 256 lengths of 32 bits each: no sum overflows. */
+	ret = -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (!mc.key_lens[i] || mc.key_lens[i] > KVBENCH_KEY_MAX)
+			goto free_buf;
+		keys += mc.key_lens[i];
+		if (op == KVBENCH_OP_SET)
+			values += mc.value_lens[i];
+	}
+	if (values > m.values_size)
+		goto free_buf;
+
+	/* The keys, then room for the small values an MGET finds. */
+	if (op == KVBENCH_OP_GET)
+		gather = min_t(size_t, m.values_size, n * KVBENCH_GET_INLINE);
+	ret = -ENOMEM;
+	p = kvbench_buf_alloc(&buf, ALIGN(keys, 8) + gather);
+	if (!p)
+		goto free_buf;
+	mc.keys = p;
+	mc.gather.buf = p + ALIGN(keys, 8);
+	mc.gather.room = m.values_size;
+
+	ret = -EFAULT;
+	if (kvbench_copy_in(p, u64_to_user_ptr(m.keys), keys))
+		goto free_buf;
+
+	switch (op) {
+	case KVBENCH_OP_GET:
+		kvbench_call_run(&mc.c, kvbench_mget_hold, kvbench_mget_prepare,
+				 kvbench_mget_done, NULL);
+		break;
+	case KVBENCH_OP_SET:
+		kvbench_call_run(&mc.c, kvbench_mset_hold, kvbench_mset_prepare,
+				 kvbench_multi_done, NULL);
+		break;
+	case KVBENCH_OP_DEL:
+		kvbench_call_run(&mc.c, kvbench_mget_hold, kvbench_mdel_prepare,
+				 kvbench_multi_done, NULL);
+		break;
+	}
+
+	/* Outcomes go out once every op has run: results first. */
+	ret = 0;
+	if (kvbench_copy_out(u64_to_user_ptr(m.results), mc.results,
+			     n * sizeof(*mc.results)))
+		ret = -EFAULT;
+	if (op == KVBENCH_OP_GET) {
+		if (kvbench_mget_out(&mc))
+			ret = -EFAULT;
+		if (kvbench_copy_out(u64_to_user_ptr(m.value_lens),
+				     mc.value_lens, n * sizeof(*mc.value_lens)))
+			ret = -EFAULT;
+	}
+free_buf:
+	kvbench_buf_free(&buf);
+	return ret;
+}
+
 static long kvbench_ioctl(struct file *file, unsigned int cmd,
 			  unsigned long arg)
 {
@@ -404,6 +651,12 @@ static long kvbench_ioctl(struct file *file, unsigned int cmd,
 		return kvbench_ioctl_one(KVBENCH_OP_DEL, argp);
 	case KVBENCH_IOC_BATCH:
 		return kvbench_ioctl_batch(argp);
+	case KVBENCH_IOC_MGET:
+		return kvbench_ioctl_multi(KVBENCH_OP_GET, argp);
+	case KVBENCH_IOC_MSET:
+		return kvbench_ioctl_multi(KVBENCH_OP_SET, argp);
+	case KVBENCH_IOC_MDEL:
+		return kvbench_ioctl_multi(KVBENCH_OP_DEL, argp);
 	}
 	return -ENOIOCTLCMD;
 }

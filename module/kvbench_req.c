@@ -52,7 +52,7 @@ MODULE_PARM_DESC(max_value_len,
 /*
  * Largest copy that kvbench_copy_in() and kvbench_copy_out() make word by
  * word in one user access window: every key, a batch's ops (up to 102 of
- * them), small values. Above it the checked copy.
+ * them), an MGET's arrays, small values. Above it the checked copy.
  */
 #define KVBENCH_COPY_DIRECT	SZ_4K
 
