@@ -79,17 +79,40 @@ struct kvbench_key {
 };
 
 /**
+ * struct kvbench_gather - where the GETs of one MGET leave their values
+ * @buf:	small values (up to KVBENCH_GET_INLINE bytes), back to back
+ * @used:	bytes of @buf taken
+ * @room:	bytes of the caller's output not yet taken, by small and
+ *		large values alike
+ *
+ * The GETs of an MGET run in array order (one after the other, or in
+ * owner threads that answer one message before the next is posted), so
+ * each finds @used and @room where the GETs before it left them: a value
+ * that fits in @room takes its length of it, one that does not gets
+ * -ERANGE and takes nothing. @buf needs min(caller's output, count *
+ * KVBENCH_GET_INLINE) bytes.
+ */
+struct kvbench_gather {
+	u8 *buf;
+	u32 used;
+	u32 room;
+};
+
+/**
  * struct kvbench_get - where a backend leaves the result of a GET
  * @buf:	room for min(@cap, KVBENCH_GET_INLINE) bytes
  * @cap:	size of the caller's user buffer
  * @len:	out: length of the value found
  * @ref:	out: the item, pinned, when the value was too big for @buf
+ * @gather:	an MGET's GET: @buf and @cap are unused, a small value is
+ *		appended to @gather instead
  */
 struct kvbench_get {
 	void *buf;
 	u32 cap;
 	u32 len;
 	struct kvbench_item *ref;
+	struct kvbench_gather *gather;
 };
 
 /**
@@ -352,11 +375,25 @@ static inline bool kvbench_item_match(const struct kvbench_item *item,
 static inline int kvbench_get_fill(struct kvbench_get *get,
 				   struct kvbench_item *item)
 {
-	get->len = item->value_len;
-	if (item->value_len > get->cap)
+	struct kvbench_gather *g = get->gather;
+	void *buf = get->buf;
+	u32 len = item->value_len;
+
+	get->len = len;
+	if (g) {
+		/* An MGET's GET: its value goes where the last one ended. */
+		if (len > g->room)
+			return -ERANGE;
+		g->room -= len;
+		if (len <= KVBENCH_GET_INLINE) {
+			buf = g->buf + g->used;
+			g->used += len;
+		}
+	} else if (len > get->cap) {
 		return -ERANGE;
-	if (item->value_len <= KVBENCH_GET_INLINE) {
-		memcpy(get->buf, kvbench_item_value(item), item->value_len);
+	}
+	if (len <= KVBENCH_GET_INLINE) {
+		memcpy(buf, kvbench_item_value(item), len);
 	} else {
 		refcount_inc(&item->ref);
 		get->ref = item;
@@ -379,11 +416,41 @@ struct kvbench_stats {
 
 DECLARE_PER_CPU(struct kvbench_stats, kvbench_stats);
 
-/* Requests (kvbench_req.c): the two ends of every operation's path */
-int kvbench_prepare(struct kvbench_req *req, u32 op,
-		    const struct kvbench_kv *kv, u8 *keybuf, u8 *valbuf);
-int kvbench_complete(struct kvbench_req *req, const struct kvbench_kv *kv,
-		     __u32 __user *ulen);
+/* Add up the counters of a request that ran, for kvbench_count(). */
+static inline void kvbench_tally(struct kvbench_stats *t,
+				 const struct kvbench_req *req)
+{
+	switch (req->op) {
+	case KVBENCH_OP_GET:
+		if (req->result == -ENOENT)
+			t->misses++;
+		else
+			t->hits++;
+		break;
+	case KVBENCH_OP_SET:
+		t->sets++;
+		break;
+	case KVBENCH_OP_DEL:
+		t->dels++;
+		break;
+	}
+}
+
+/*
+ * Requests (kvbench_req.c): the two ends of every operation's path, and
+ * the user copies of the core.
+ */
+int kvbench_value_len_ok(u32 value_len);
+int kvbench_prepare(struct kvbench_req *req, u32 op, const u8 *key,
+		    u32 key_len, const void __user *value, u32 value_len,
+		    void *valbuf);
+int kvbench_prepare_kv(struct kvbench_req *req, u32 op,
+		       const struct kvbench_kv *kv, u8 *keybuf, void *valbuf);
+void kvbench_release(struct kvbench_req *req);
+int kvbench_complete(struct kvbench_req *req, void __user *value);
+void kvbench_count(const struct kvbench_stats *t);
+int kvbench_copy_in(void *dst, const void __user *src, size_t len);
+int kvbench_copy_out(void __user *dst, const void *src, size_t len);
 
 /* The device (kvbench_dev.c) and its sysfs files (kvbench_sysfs.c) */
 int kvbench_dev_register(void);

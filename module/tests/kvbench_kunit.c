@@ -271,6 +271,57 @@ static void kvbench_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, reqs[4].result, -ENOENT);
 }
 
+/*
+ * The GETs of an MGET append their values to one gather buffer, in array
+ * order: a value that does not fit in the room left gets -ERANGE and takes
+ * none of it, so a later, smaller one may still fit; a large value takes
+ * its room but is pinned, not copied.
+ */
+static void kvbench_gather(struct kunit *test)
+{
+	static const char * const keys[] = { "a", "nobody", "big", "c", "a" };
+	struct kvt *t = kvt_new(test, 16);
+	const u32 big = 3 * KVBENCH_GET_INLINE;
+	struct kvbench_req reqs[ARRAY_SIZE(keys)];
+	struct kvbench_gather g = {};
+	u8 *val;
+	int i;
+
+	val = kunit_kmalloc(test, big, GFP_KERNEL);
+	g.buf = kunit_kzalloc(test, 16, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, val);
+	KUNIT_ASSERT_NOT_NULL(test, g.buf);
+	get_random_bytes(val, big);
+	KUNIT_ASSERT_EQ(test, kvt_set(t->b, "a", "one", 3), 0);
+	KUNIT_ASSERT_EQ(test, kvt_set(t->b, "big", val, big), 0);
+	KUNIT_ASSERT_EQ(test, kvt_set(t->b, "c", "three", 5), 0);
+
+	/* Room for a, big and a again: not for c. */
+	g.room = 3 + big + 3;
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
+		kvt_key(&reqs[i], KVBENCH_OP_GET, keys[i]);
+		reqs[i].get.gather = &g;
+	}
+	kvbench_backend_run(t->b, reqs, ARRAY_SIZE(reqs));
+
+	KUNIT_EXPECT_EQ(test, reqs[0].result, 0);
+	KUNIT_EXPECT_EQ(test, reqs[0].get.len, 3);
+	KUNIT_EXPECT_EQ(test, reqs[1].result, -ENOENT);
+	KUNIT_EXPECT_EQ(test, reqs[2].result, 0);
+	KUNIT_EXPECT_EQ(test, reqs[2].get.len, big);
+	KUNIT_EXPECT_EQ(test, reqs[3].result, -ERANGE);
+	KUNIT_EXPECT_EQ(test, reqs[3].get.len, 5);
+	KUNIT_EXPECT_EQ(test, reqs[4].result, 0);
+	KUNIT_EXPECT_EQ(test, g.room, 0);
+	KUNIT_EXPECT_EQ(test, g.used, 6);
+	KUNIT_EXPECT_MEMEQ(test, g.buf, "oneone", 6);
+	KUNIT_EXPECT_NULL(test, reqs[0].get.ref);
+	KUNIT_EXPECT_NULL(test, reqs[4].get.ref);
+	KUNIT_ASSERT_NOT_NULL(test, reqs[2].get.ref);
+	KUNIT_EXPECT_MEMEQ(test, kvbench_item_value(reqs[2].get.ref), val, big);
+	kvbench_item_put(reqs[2].get.ref);
+}
+
 /* Switch the live module to this backend and back: nothing is lost. */
 static void kvbench_switch_carries_entries(struct kunit *test)
 {
@@ -482,6 +533,7 @@ static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE_PARAM(kvbench_large_value, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_limits, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_batch, backend_gen_params),
+	KUNIT_CASE_PARAM(kvbench_gather, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_switch_carries_entries, backend_gen_params),
 	KUNIT_CASE_PARAM_ATTR(kvbench_concurrent, backend_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),

@@ -69,11 +69,44 @@ struct kvbench_batch {
 	__u32 flags;
 };
 
+/**
+ * struct kvbench_multi - one kind of op on many keys, packed (MGET/MSET/MDEL)
+ * @keys:	in: user pointer to the keys, back to back: key i starts where
+ *		key i - 1 ends
+ * @key_lens:	in: user pointer to __u32[count], each 1..KVBENCH_KEY_MAX
+ * @values:	MSET in: user pointer to the values, back to back;
+ *		MGET out: user pointer to @values_size bytes, where the values
+ *		found are stored back to back, in array order; MDEL: 0
+ * @value_lens:	MSET in: user pointer to __u32[count], the values' lengths;
+ *		MGET out: user pointer to __u32[count]: the value's length
+ *		where the result is 0 or -ERANGE, else 0; MDEL: 0
+ * @results:	out: user pointer to __s32[count]: 0 or a negative errno
+ * @count:	in: 1..KVBENCH_BATCH_MAX
+ * @values_size: MSET in: bytes readable at @values, at least the sum of
+ *		the value lengths; MGET in: bytes writable at @values; MDEL: 0
+ * @flags:	in: must be 0
+ * @reserved:	must be 0
+ */
+struct kvbench_multi {
+	__u64 keys;
+	__u64 key_lens;
+	__u64 values;
+	__u64 value_lens;
+	__u64 results;
+	__u32 count;
+	__u32 values_size;
+	__u32 flags;
+	__u32 reserved;
+};
+
 /* Does nothing: the syscall floor. */
 #define KVBENCH_IOC_NOP		_IO(KVBENCH_IOC_MAGIC, 0x00)
 #define KVBENCH_IOC_GET		_IOWR(KVBENCH_IOC_MAGIC, 0x01, struct kvbench_kv)
 #define KVBENCH_IOC_SET		_IOW(KVBENCH_IOC_MAGIC, 0x02, struct kvbench_kv)
 #define KVBENCH_IOC_DEL		_IOW(KVBENCH_IOC_MAGIC, 0x03, struct kvbench_kv)
 #define KVBENCH_IOC_BATCH	_IOWR(KVBENCH_IOC_MAGIC, 0x04, struct kvbench_batch)
+#define KVBENCH_IOC_MGET	_IOW(KVBENCH_IOC_MAGIC, 0x05, struct kvbench_multi)
+#define KVBENCH_IOC_MSET	_IOW(KVBENCH_IOC_MAGIC, 0x06, struct kvbench_multi)
+#define KVBENCH_IOC_MDEL	_IOW(KVBENCH_IOC_MAGIC, 0x07, struct kvbench_multi)
 
 #endif /* _UAPI_LINUX_KVBENCH_H */
