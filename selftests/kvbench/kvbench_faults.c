@@ -15,7 +15,9 @@
  * documents for that call, and the map, "entries", "bytes" and the
  * counters must be exactly what that result implies: a failed SET keeps
  * the old value, a failed switch keeps the old backend with every entry,
- * a BATCH's per-op results match the map.
+ * a BATCH's per-op results match the map. A packed MGET, MSET or MDEL that
+ * failed as a whole with EFAULT ran none of its ops or (the results could
+ * not be written back) all of them; with ENOMEM, the ops before some op.
  *
  * One test per call shape and backend; each prints the points it reached.
  * The last test prints the table and checks that nothing leaked (kmemleak,
@@ -73,13 +75,14 @@ static const char * const backends[] = {
 
 enum shape {
 	S_GET_SMALL, S_GET_LARGE, S_SET_NEW, S_SET_OVERWRITE, S_SET_GROW,
-	S_SET_SHRINK, S_DEL, S_BATCH, S_BATCH_CHUNKED, S_SWITCH, S_PARAM,
-	NR_SHAPES
+	S_SET_SHRINK, S_DEL, S_BATCH, S_BATCH_CHUNKED, S_MGET, S_MSET, S_MDEL,
+	S_SWITCH, S_PARAM, NR_SHAPES
 };
 
 static const char * const shape_names[NR_SHAPES] = {
 	"GET small", "GET large", "SET new", "SET overwrite", "SET grow",
-	"SET shrink", "DEL", "BATCH", "BATCH chunked", "switch", "param write",
+	"SET shrink", "DEL", "BATCH", "BATCH chunked", "MGET", "MSET", "MDEL",
+	"switch", "param write",
 };
 
 /*
@@ -207,6 +210,14 @@ struct fstate {
 	struct kvb_stats before;
 	struct kvbench_op ops[NR_CHUNKED];
 	unsigned int nops;
+	/* the packed commands' argument and arrays */
+	enum shape mshape;
+	struct kvbench_multi marg;
+	char mkeys[4 * (KVBENCH_KEY_MAX + 1)];
+	__u32 mklens[4];
+	__u32 mvlens[4];
+	__s32 mres[4];
+	unsigned char *mbuf;		/* MSET values: LARGE_LEN + 2 x SMALL_LEN */
 };
 
 FIXTURE(faults) {
@@ -355,6 +366,10 @@ FIXTURE_SETUP(faults)
 	st->chk = mmap(NULL, LARGE_LEN, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, st->chk);
+	st->mbuf = mmap(NULL, 2 * LARGE_LEN, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, st->mbuf);
+	memset(st->mbuf, 0, 2 * LARGE_LEN);
 
 	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), st->orig_backend,
 				sizeof(st->orig_backend)));
@@ -966,6 +981,259 @@ static const struct shape_ops batch_chunked = {
 };
 
 TEST_F_TIMEOUT(faults, batch_chunked, 300) { walk(_metadata, &self->s, &batch_chunked); }
+
+/* -------------------------------------------- MGET, MSET and MDEL */
+
+/*
+ * The packed commands, NR_M ops each. MGET: [small, missing, large, large
+ * again, for which the values have no room left (ERANGE)]. MSET: [B1
+ * overwrite, B2 new and large, B3 overwrite]. MDEL: [B1, missing, B3].
+ */
+#define NR_M		4
+#define M_ROOM		(SMALL_LEN + LARGE_LEN + 10)
+#define M_CANARY	0xa5
+
+static void multi_arg(struct fstate *self, const unsigned int *ks,
+		      unsigned int n)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	memset(&self->marg, 0, sizeof(self->marg));
+	for (i = 0; i < n; i++) {
+		const char *k = key(self, ks[i]);
+
+		self->mklens[i] = strlen(k);
+		memcpy(self->mkeys + off, k, self->mklens[i]);
+		off += self->mklens[i];
+		self->mres[i] = SENTINEL;
+		self->mvlens[i] = SENTINEL;
+	}
+	self->marg.keys = (uintptr_t)self->mkeys;
+	self->marg.key_lens = (uintptr_t)self->mklens;
+	self->marg.results = (uintptr_t)self->mres;
+	self->marg.count = n;
+}
+
+static void prepare_mget(struct __test_metadata *_metadata,
+			 struct fstate *self)
+{
+	static const unsigned int ks[NR_M] = { K_SMALL, K_NEW, K_LARGE, K_LARGE };
+	int ret = kv_del(self, K_NEW);
+
+	ASSERT_TRUE(ret == 0 || ret == -ENOENT);
+	multi_arg(self, ks, NR_M);
+	self->marg.values = (uintptr_t)self->buf;
+	self->marg.value_lens = (uintptr_t)self->mvlens;
+	self->marg.values_size = M_ROOM;
+}
+
+static int call_multi(struct fstate *self, int fd)
+{
+	static const unsigned long cmd[] = {
+		[S_MGET] = KVBENCH_IOC_MGET,
+		[S_MSET] = KVBENCH_IOC_MSET,
+		[S_MDEL] = KVBENCH_IOC_MDEL,
+	};
+
+	return ioctl(self->fd, cmd[self->mshape], &self->marg) ? -errno : 0;
+}
+
+static int call_mget(struct fstate *self, int fd)
+{
+	memset(self->buf, M_CANARY, M_ROOM + 64);
+	self->mshape = S_MGET;
+	return call_multi(self, fd);
+}
+
+/* An MGET changes nothing but its counters, whatever it returned. */
+static void check_mget(struct __test_metadata *_metadata,
+		       struct fstate *self, int ret)
+{
+	static const int exp[NR_M] = { 0, -ENOENT, 0, -ERANGE };
+	static const __u32 lens[NR_M] = { SMALL_LEN, 0, LARGE_LEN, LARGE_LEN };
+	struct kvb_stats d = delta(_metadata, self);
+	unsigned int i;
+
+	EXPECT_EQ(0, d.sets + d.dels + d.entries + d.bytes);
+	EXPECT_TRUE(holds(self, K_SMALL, 0, SMALL_LEN));
+	EXPECT_TRUE(holds(self, K_LARGE, 0, LARGE_LEN));
+	if (ret == -EFAULT) {
+		/* Before the ops (copying in) or after (copying out). */
+		EXPECT_TRUE((!d.gets && !d.hits && !d.misses) ||
+			    (d.gets == NR_M && d.hits == 3 && d.misses == 1))
+			TH_LOG("gets %lld hits %lld misses %lld", d.gets, d.hits,
+			       d.misses);
+		return;
+	}
+	if (ret) {
+		/* ENOMEM: the ABI does not say whether some ops ran. */
+		EXPECT_GE(NR_M, d.gets);
+		EXPECT_EQ(d.gets, d.hits + d.misses);
+		return;
+	}
+	EXPECT_EQ(NR_M, d.gets);
+	EXPECT_EQ(3, d.hits);
+	EXPECT_EQ(1, d.misses);
+	for (i = 0; i < NR_M; i++) {
+		EXPECT_EQ(exp[i], self->mres[i]) TH_LOG("op %u", i);
+		EXPECT_EQ(lens[i], self->mvlens[i]) TH_LOG("op %u", i);
+	}
+	EXPECT_EQ(0, memcmp(self->buf, self->val[0], SMALL_LEN));
+	EXPECT_EQ(0, memcmp(self->buf + SMALL_LEN, self->val[0], LARGE_LEN));
+	for (i = SMALL_LEN + LARGE_LEN; i < M_ROOM + 64; i++)
+		if (self->buf[i] != M_CANARY) {
+			EXPECT_EQ(M_CANARY, self->buf[i])
+				TH_LOG("values[%u] written past the last value", i);
+			break;
+		}
+}
+
+static const struct shape_ops mget = {
+	.shape = S_MGET, .prepare = prepare_mget, .call = call_mget,
+	.check = check_mget, .errnos = { EFAULT, ENOMEM },
+};
+
+TEST_F_TIMEOUT(faults, mget, 120) { walk(_metadata, &self->s, &mget); }
+
+static void prepare_mset(struct __test_metadata *_metadata,
+			 struct fstate *self)
+{
+	static const unsigned int ks[3] = { K_B1, K_B2, K_B3 };
+	int ret;
+
+	ASSERT_EQ(0, kv_set(self, K_B1, 1, SMALL_LEN));
+	ret = kv_del(self, K_B2);
+	ASSERT_TRUE(ret == 0 || ret == -ENOENT);
+	ASSERT_EQ(0, kv_set(self, K_B3, 1, SMALL_LEN));
+	multi_arg(self, ks, 3);
+	/* pattern 2, back to back: small, large, small */
+	memcpy(self->mbuf, self->val[2], SMALL_LEN);
+	memcpy(self->mbuf + SMALL_LEN, self->val[2], LARGE_LEN);
+	memcpy(self->mbuf + SMALL_LEN + LARGE_LEN, self->val[2], SMALL_LEN);
+	self->mvlens[0] = SMALL_LEN;
+	self->mvlens[1] = LARGE_LEN;
+	self->mvlens[2] = SMALL_LEN;
+	self->marg.values = (uintptr_t)self->mbuf;
+	self->marg.value_lens = (uintptr_t)self->mvlens;
+	self->marg.values_size = 2 * SMALL_LEN + LARGE_LEN;
+}
+
+static int call_mset(struct fstate *self, int fd)
+{
+	self->mshape = S_MSET;
+	return call_multi(self, fd);
+}
+
+/*
+ * Which of the three ops are in the map. A call that failed as a whole
+ * ran none of its ops, or (EFAULT writing the results) all of them, or
+ * (ENOMEM, where the ABI does not say) those before some op; one that
+ * returned 0 has each op's result match the map.
+ */
+static void check_mset(struct __test_metadata *_metadata,
+		       struct fstate *self, int ret)
+{
+	struct kvb_stats d = delta(_metadata, self);
+	bool in[3];
+	long long sets = 0, entries = 0, bytes = 0;
+	unsigned int i;
+
+	in[0] = holds(self, K_B1, 2, SMALL_LEN);
+	in[1] = holds(self, K_B2, 2, LARGE_LEN);
+	in[2] = holds(self, K_B3, 2, SMALL_LEN);
+	EXPECT_TRUE(in[0] || holds(self, K_B1, 1, SMALL_LEN));
+	EXPECT_TRUE(in[1] || holds(self, K_B2, -1, 0));
+	EXPECT_TRUE(in[2] || holds(self, K_B3, 1, SMALL_LEN));
+	for (i = 0; i < 3; i++)
+		sets += in[i];
+	if (in[1]) {
+		entries = 1;
+		bytes = entry_bytes(self, K_B2, LARGE_LEN);
+	}
+	if (!ret) {
+		for (i = 0; i < 3; i++) {
+			int res = self->mres[i];
+
+			EXPECT_TRUE(res == 0 || res == -EFAULT || res == -ENOMEM)
+				TH_LOG("op %u: result %d", i, res);
+			EXPECT_EQ(!res, in[i]) TH_LOG("op %u: result %d", i, res);
+		}
+	} else if (ret == -EFAULT) {
+		EXPECT_TRUE(sets == 0 || sets == 3)
+			TH_LOG("EFAULT for the call, %lld of 3 ops ran", sets);
+	} else {
+		EXPECT_TRUE(!in[2] || in[1]) TH_LOG("ENOMEM: op 2 ran, op 1 not");
+		EXPECT_TRUE(!in[1] || in[0]) TH_LOG("ENOMEM: op 1 ran, op 0 not");
+	}
+	EXPECT_TRUE(d.sets == sets || (d.sets > sets && rht_counts_enomem(self)));
+	EXPECT_EQ(entries, d.entries);
+	EXPECT_EQ(bytes, d.bytes);
+	EXPECT_EQ(0, d.gets + d.dels);
+}
+
+static const struct shape_ops mset = {
+	.shape = S_MSET, .prepare = prepare_mset, .call = call_mset,
+	.check = check_mset, .errnos = { EFAULT, ENOMEM },
+};
+
+TEST_F_TIMEOUT(faults, mset, 120) { walk(_metadata, &self->s, &mset); }
+
+static void prepare_mdel(struct __test_metadata *_metadata,
+			 struct fstate *self)
+{
+	static const unsigned int ks[3] = { K_B1, K_NEW, K_B3 };
+	int ret;
+
+	ASSERT_EQ(0, kv_set(self, K_B1, 1, SMALL_LEN));
+	ret = kv_del(self, K_NEW);
+	ASSERT_TRUE(ret == 0 || ret == -ENOENT);
+	ASSERT_EQ(0, kv_set(self, K_B3, 1, SMALL_LEN));
+	multi_arg(self, ks, 3);
+}
+
+static int call_mdel(struct fstate *self, int fd)
+{
+	self->mshape = S_MDEL;
+	return call_multi(self, fd);
+}
+
+/* As check_mset(); a DEL op has no fault of its own. */
+static void check_mdel(struct __test_metadata *_metadata,
+		       struct fstate *self, int ret)
+{
+	struct kvb_stats d = delta(_metadata, self);
+	bool gone0 = holds(self, K_B1, -1, 0), gone2 = holds(self, K_B3, -1, 0);
+
+	EXPECT_TRUE(gone0 || holds(self, K_B1, 1, SMALL_LEN));
+	EXPECT_TRUE(gone2 || holds(self, K_B3, 1, SMALL_LEN));
+	EXPECT_EQ(-(gone0 + gone2), d.entries);
+	EXPECT_EQ(-(gone0 + gone2) * entry_bytes(self, K_B1, SMALL_LEN), d.bytes);
+	EXPECT_EQ(0, d.gets + d.sets);
+	if (!ret) {
+		EXPECT_EQ(0, self->mres[0]);
+		EXPECT_EQ(-ENOENT, self->mres[1]);
+		EXPECT_EQ(0, self->mres[2]);
+		EXPECT_TRUE(gone0 && gone2);
+		EXPECT_EQ(3, d.dels);
+	} else if (ret == -EFAULT) {
+		EXPECT_TRUE((gone0 && gone2 && d.dels == 3) ||
+			    (!gone0 && !gone2 && !d.dels))
+			TH_LOG("EFAULT for the call: B1 %s, B3 %s, %lld DELs",
+			       gone0 ? "gone" : "kept", gone2 ? "gone" : "kept",
+			       d.dels);
+	} else {
+		EXPECT_TRUE(!gone2 || gone0) TH_LOG("ENOMEM: op 2 ran, op 0 not");
+		EXPECT_LE(d.dels, 3);
+	}
+}
+
+static const struct shape_ops mdel = {
+	.shape = S_MDEL, .prepare = prepare_mdel, .call = call_mdel,
+	.check = check_mdel, .errnos = { EFAULT, ENOMEM },
+};
+
+TEST_F_TIMEOUT(faults, mdel, 120) { walk(_metadata, &self->s, &mdel); }
 
 /* --------------------------------------------- a switch, a parameter */
 

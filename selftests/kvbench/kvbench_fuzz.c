@@ -7,10 +7,13 @@
  * The fuzzer is the only user of its keys and it runs single-threaded, so it
  * keeps a model of what the map holds for them and predicts every outcome:
  * the set of errnos Documentation/userspace-api/kvbench.rst allows for the
- * input (ENOMEM is always allowed for SET and BATCH), or the exact result
- * when the input is valid. Anything else fails the run with the seed that
- * reproduces it. One phase per backend; after each, the map must equal the
- * model, "entries" and "bytes" must match it, and a round trip must work.
+ * input (ENOMEM is always allowed for SET, BATCH and the packed commands),
+ * or the exact result when the input is valid. The packed MGET, MSET and
+ * MDEL get the same treatment as BATCH, and MGET's values are checked
+ * where the packing rule puts them, with nothing written past the last.
+ * Anything else fails the run with the seed that reproduces it. One phase
+ * per backend; after each, the map must equal the model, "entries" and
+ * "bytes" must match it, and a round trip must work.
  *
  * Environment:
  *   KVBENCH_FUZZ_OPS       ioctls in all (default 1000000), split evenly
@@ -677,6 +680,20 @@ static int do_ioctl(int fd, unsigned long cmd, __u64 arg)
 	return ioctl(fd, cmd, (unsigned long)arg) ? -errno : 0;
 }
 
+static int kv_ioctl(int fd, unsigned long cmd, const void *key, __u32 klen,
+		    void *val, __u32 *vlen)
+{
+	struct kvbench_kv kv = {
+		.key = (uintptr_t)key, .value = (uintptr_t)val,
+		.key_len = klen, .value_len = vlen ? *vlen : 0,
+	};
+	int ret = do_ioctl(fd, cmd, (uintptr_t)&kv);
+
+	if (vlen)
+		*vlen = kv.value_len;
+	return ret;
+}
+
 static const unsigned long kv_cmds[] = {
 	[KVBENCH_OP_GET] = KVBENCH_IOC_GET,
 	[KVBENCH_OP_SET] = KVBENCH_IOC_SET,
@@ -851,6 +868,378 @@ static void fuzz_batch(int fd)
 	}
 }
 
+/* ------------------------------------------------------------ packed */
+
+/* One op of a packed call, as built: its key, and for MSET its value. */
+struct mop {
+	struct key *k;			/* NULL: a key nobody has */
+	unsigned char data[KVBENCH_KEY_MAX];
+	__u32 klen;			/* the real length, as built */
+	__u32 vlen;			/* MSET: value_lens entry */
+	__u64 voff;			/* MSET: where the value starts */
+};
+
+static struct mop mops[KVBENCH_BATCH_MAX];
+/* The model's keys before a call whose outcome the fuzzer cannot see. */
+static struct key msaved[NR_KEYS];
+
+static const char *mname(unsigned long cmd)
+{
+	return cmd == KVBENCH_IOC_MGET ? "MGET" :
+	       cmd == KVBENCH_IOC_MSET ? "MSET" : "MDEL";
+}
+
+/* Keys for a packed call: the model's, now and then one nobody has. */
+static void gen_mop(struct mop *o, unsigned long cmd)
+{
+	__u32 i;
+
+	memset(o, 0, sizeof(*o));
+	if (cmd != KVBENCH_IOC_MSET && one_in(16)) {
+		o->klen = 1 + rnd_below(KVBENCH_KEY_MAX);
+		o->data[0] = 0xff;
+		for (i = 1; i < o->klen; i++)
+			o->data[i] = (unsigned char)rnd();
+	} else {
+		o->k = &keys[rnd_below(NR_KEYS)];
+		o->klen = o->k->len;
+		memcpy(o->data, o->k->data, o->klen);
+	}
+}
+
+/*
+ * After an MSET or MDEL whose results the fuzzer cannot read (the call
+ * failed as a whole once its ops had run, or with ENOMEM, where the ABI
+ * does not say whether they ran): each key it touched must hold what it
+ * held before or what the ops predicted; the model takes what it holds.
+ */
+static void resync(int fd, unsigned int n, const char *what)
+{
+	unsigned int i;
+	__u32 len;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct key *k = mops[i].k;
+		struct key *old;
+		bool ok;
+
+		if (!k)
+			continue;
+		old = &msaved[k - keys];
+		len = max_value_len + 1;
+		ret = kv_ioctl(fd, KVBENCH_IOC_GET, k->data, k->len, vbuf, &len);
+		if (ret && ret != -ENOENT) {
+			fail("%s: GET after it: %s", what, res_str(ret));
+			return;
+		}
+		ok = ret ? !k->present || !old->present :
+		     (k->present && len == k->vlen && !memcmp(vbuf, k->val, len)) ||
+		     (old->present && len == old->vlen && !memcmp(vbuf, old->val, len));
+		if (!ok) {
+			fail("%s: key %td holds %s (%u bytes), neither before nor after",
+			     what, k - keys, ret ? "nothing" : "a value", len);
+			return;
+		}
+		if (ret)
+			k->present = false;
+		else if (model_set(k, vbuf, len))
+			fail("out of memory in the model");
+	}
+}
+
+static void msave(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_KEYS; i++) {
+		free(msaved[i].val);
+		msaved[i] = keys[i];
+		msaved[i].val = NULL;
+		if (keys[i].present) {
+			msaved[i].val = malloc(keys[i].vlen ? keys[i].vlen : 1);
+			if (!msaved[i].val) {
+				fail("out of memory in the model");
+				return;
+			}
+			memcpy(msaved[i].val, keys[i].val, keys[i].vlen);
+		}
+	}
+}
+
+static void fuzz_multi(int fd, unsigned long cmd)
+{
+	struct kvbench_multi a = { .flags = gen_flags(), .reserved = gen_flags() };
+	struct uptr arg, ukeys, uklens, uvlens, uvals, ures;
+	__u64 ksum = 0, vsum = 0, present = 0, stored = 0;
+	__u32 klens[KVBENCH_BATCH_MAX], vlens[KVBENCH_BATCH_MAX];
+	bool lens_ok = true, valid = false, vlens_read, inval, unseen;
+	struct expect e, oe;
+	size_t vsize, off;
+	__u32 i, n, j;
+	int res, r;
+
+	a.count = gen_count();
+	n = a.count <= KVBENCH_BATCH_MAX ? a.count : 0;
+
+	/* The keys, back to back, with their lengths (one spoiled now and then). */
+	for (i = 0; i < n; i++) {
+		gen_mop(&mops[i], cmd);
+		klens[i] = mops[i].klen;
+		ksum += klens[i];
+	}
+	if (n && one_in(20)) {
+		j = rnd_below(n);
+		klens[j] = gen_key_len(0);
+		/* Only out of range: a wrong length in range moves the keys. */
+		if (klens[j] && klens[j] <= KVBENCH_KEY_MAX)
+			klens[j] = KVBENCH_KEY_MAX + 1;
+	}
+	for (i = 0; i < n; i++)
+		lens_ok &= klens[i] && klens[i] <= KVBENCH_KEY_MAX;
+	ukeys = place(ksum ? ksum : 1, 24);
+	for (i = 0, off = 0; i < n; i++) {
+		if (off < ukeys.wcap)
+			memcpy(ukeys.w + off, mops[i].data,
+			       ukeys.wcap - off < mops[i].klen ? ukeys.wcap - off :
+			       mops[i].klen);
+		off += mops[i].klen;
+	}
+	uklens = place((n ? n : 2) * sizeof(__u32), 24);
+	put_bytes(&uklens, klens, n * sizeof(__u32));
+	ures = place((n ? n : 2) * sizeof(__s32), 24);
+	memset(ures.w, 0x5a, ures.wcap);
+	a.keys = ukeys.addr;
+	a.key_lens = uklens.addr;
+	a.results = ures.addr;
+
+	memset(&uvals, 0, sizeof(uvals));
+	memset(&uvlens, 0, sizeof(uvlens));
+	if (cmd == KVBENCH_IOC_MSET) {
+		/* Lengths at the limits; one beyond all reason only last. */
+		for (i = 0; i < n; i++) {
+			struct key *k = mops[i].k;
+
+			vlens[i] = gen_value_len(k->present ? k->vlen : 0);
+			if (vlens[i] > max_value_len + 2UL && i + 1 < n)
+				vlens[i] = max_value_len + 1 + rnd_below(2);
+			mops[i].vlen = vlens[i];
+			mops[i].voff = vsum;
+			vsum += vlens[i];
+		}
+		vsize = vsum;
+		if (n && vlens[n - 1] > max_value_len + 2UL)
+			vsize -= vlens[n - 1];
+		uvals = place(vsize ? vsize : 1, 24);
+		for (i = 0; i < n; i++) {
+			size_t l = vlens[i] <= max_value_len + 2UL ? vlens[i] : 0;
+
+			memset(bvals[i], (int)rnd(), l);
+			for (j = 0; j < l && j < 16; j++)
+				bvals[i][j] = (unsigned char)rnd();
+			if (mops[i].voff < uvals.wcap)
+				memcpy(uvals.w + mops[i].voff, bvals[i],
+				       uvals.wcap - mops[i].voff < l ?
+				       uvals.wcap - mops[i].voff : l);
+		}
+		uvlens = place((n ? n : 2) * sizeof(__u32), 24);
+		put_bytes(&uvlens, vlens, n * sizeof(__u32));
+		switch (rnd_below(12)) {
+		case 0:
+			a.values_size = vsum ? vsum - 1 : 0;
+			break;
+		case 1:
+			a.values_size = (__u32)rnd();
+			break;
+		case 2:
+			a.values_size = vsum + rnd_below(100);
+			break;
+		default:
+			a.values_size = vsum > 0xffffffffULL ? 0xffffffffU : vsum;
+			break;
+		}
+		a.values = uvals.addr;
+		a.value_lens = uvlens.addr;
+	} else if (cmd == KVBENCH_IOC_MGET) {
+		for (i = 0; i < n; i++)
+			if (mops[i].k && mops[i].k->present)
+				present += mops[i].k->vlen;
+		switch (rnd_below(8)) {
+		case 0:
+			a.values_size = 0;
+			break;
+		case 1:
+			a.values_size = (__u32)rnd();
+			break;
+		case 2:
+		case 3:
+			a.values_size = rnd_below(present + 1);
+			break;
+		default:
+			a.values_size = present + rnd_below(16);
+			break;
+		}
+		/* The kernel writes at most the values present: room for those. */
+		vsize = a.values_size < present ? a.values_size : present;
+		uvals = place(vsize ? vsize : 1, 24);
+		memset(uvals.w, 0xa5, uvals.wcap);
+		uvlens = place((n ? n : 2) * sizeof(__u32), 24);
+		memset(uvlens.w, 0x5a, uvlens.wcap);
+		a.values = uvals.addr;
+		a.value_lens = uvlens.addr;
+	} else if (one_in(24)) {
+		/* MDEL takes no values. */
+		switch (rnd_below(3)) {
+		case 0:
+			a.values = (uintptr_t)junk;
+			break;
+		case 1:
+			a.value_lens = (uintptr_t)junk;
+			break;
+		default:
+			a.values_size = 1 + rnd_below(100);
+			break;
+		}
+	}
+	arg = place(sizeof(a), 12);
+	put_bytes(&arg, &a, sizeof(a));
+
+	/* The whole call. */
+	e.n = 0;
+	if (!readable(&arg, sizeof(a))) {
+		exp_add(&e, -EFAULT);
+		goto call;
+	}
+	vlens_read = cmd != KVBENCH_IOC_MSET ||
+		     (n && readable(&uvlens, n * sizeof(__u32)));
+	inval = !n || a.flags || a.reserved;
+	if (cmd == KVBENCH_IOC_MDEL && (a.values || a.value_lens || a.values_size))
+		inval = true;
+	if (n && readable(&uklens, n * sizeof(__u32)) && !lens_ok)
+		inval = true;
+	if (cmd == KVBENCH_IOC_MSET && vlens_read && vsum > a.values_size)
+		inval = true;
+	if (inval)
+		exp_add(&e, -EINVAL);
+	if (n && (!readable(&uklens, n * sizeof(__u32)) || !vlens_read ||
+		  (lens_ok && !readable(&ukeys, ksum))))
+		exp_add(&e, -EFAULT);
+	if (e.n) {
+		exp_add(&e, -ENOMEM);
+		goto call;
+	}
+	valid = true;
+	/* Valid: the ops run; then results and MGET's output are written. */
+	for (i = 0; i < n && cmd == KVBENCH_IOC_MGET; i++) {
+		struct key *k = mops[i].k;
+
+		if (k && k->present && k->vlen <= a.values_size - stored)
+			stored += k->vlen;
+	}
+	if (!writable(&ures, n * sizeof(__s32)) ||
+	    (cmd == KVBENCH_IOC_MGET && (!writable(&uvlens, n * sizeof(__u32)) ||
+					 !writable(&uvals, stored))))
+		exp_add(&e, -EFAULT);
+	else
+		exp_add(&e, 0);
+	exp_add(&e, -ENOMEM);
+call:
+	if (cmd != KVBENCH_IOC_MGET)
+		msave();
+	res = do_ioctl(fd, cmd, arg.addr);
+	if (!exp_has(&e, res)) {
+		char what[160];
+
+		snprintf(what, sizeof(what),
+			 "keys %s key_lens %s values %s value_lens %s results %s",
+			 ptr_names[ukeys.kind], ptr_names[uklens.kind],
+			 ptr_names[uvals.kind], ptr_names[uvlens.kind],
+			 ptr_names[ures.kind]);
+		fail("%s arg %s %s count %u values_size %u flags %#x reserved %#x: %s, not %s",
+		     mname(cmd), ptr_names[arg.kind], what, a.count,
+		     a.values_size, a.flags, a.reserved, res_str(res),
+		     exp_str(&e));
+		return;
+	}
+	/* A call refused as a whole ran nothing. */
+	if (!valid)
+		return;
+
+	/* The ops ran in order: follow them in the model, check what shows. */
+	unseen = res != 0;
+	for (i = 0, stored = 0; i < n; i++) {
+		struct mop *o = &mops[i];
+		struct key *k = o->k;
+		__u32 vl = 0;
+
+		oe.n = 0;
+		if (cmd == KVBENCH_IOC_MGET) {
+			if (!k || !k->present) {
+				exp_add(&oe, -ENOENT);
+			} else if (k->vlen > a.values_size - stored) {
+				exp_add(&oe, -ERANGE);
+				vl = k->vlen;
+			} else {
+				exp_add(&oe, 0);
+				vl = k->vlen;
+			}
+		} else if (cmd == KVBENCH_IOC_MSET) {
+			if (o->vlen > max_value_len)
+				exp_add(&oe, -E2BIG);
+			else if (!readable(&uvals, o->voff + o->vlen))
+				exp_add(&oe, -EFAULT);
+			else
+				exp_add(&oe, 0);
+			exp_add(&oe, -ENOMEM);
+		} else {
+			exp_add(&oe, k && k->present ? 0 : -ENOENT);
+		}
+		r = oe.v[0];
+		if (!unseen) {
+			memcpy(&r, ures.w + i * sizeof(r), sizeof(r));
+			if (!exp_has(&oe, r)) {
+				fail("%s op %u/%u: result %s, expected %s", mname(cmd),
+				     i, n, res_str(r), exp_str(&oe));
+				return;
+			}
+		}
+		if (cmd == KVBENCH_IOC_MGET) {
+			__u32 got;
+
+			if (unseen)
+				continue;
+			memcpy(&got, uvlens.w + i * sizeof(got), sizeof(got));
+			if (got != vl) {
+				fail("MGET op %u/%u %s: value_lens %u, expected %u",
+				     i, n, res_str(r), got, vl);
+				return;
+			}
+			if (!r && uvals.kind == P_NORMAL &&
+			    memcmp(uvals.w + stored, k->val, k->vlen)) {
+				fail("MGET op %u/%u: wrong value (%u bytes at %llu)",
+				     i, n, k->vlen, (unsigned long long)stored);
+				return;
+			}
+			if (!r)
+				stored += k->vlen;
+		} else if (!r && cmd == KVBENCH_IOC_MSET) {
+			if (model_set(k, bvals[i], o->vlen))
+				fail("out of memory in the model");
+		} else if (!r && k) {
+			k->present = false;
+		}
+	}
+	if (cmd == KVBENCH_IOC_MGET && !res && uvals.kind == P_NORMAL)
+		for (off = stored; off < uvals.wcap; off++)
+			if (uvals.w[off] != 0xa5) {
+				fail("MGET: values[%zu] written past the last value (%llu bytes)",
+				     off, (unsigned long long)stored);
+				return;
+			}
+	if (unseen && cmd != KVBENCH_IOC_MGET)
+		resync(fd, n, mname(cmd));
+}
+
 /* Commands the VFS answers itself, before any driver sees them. */
 static bool vfs_cmd(__u32 cmd)
 {
@@ -864,14 +1253,20 @@ static bool kvbench_cmd(__u32 cmd)
 {
 	return cmd == KVBENCH_IOC_NOP || cmd == KVBENCH_IOC_GET ||
 	       cmd == KVBENCH_IOC_SET || cmd == KVBENCH_IOC_DEL ||
-	       cmd == KVBENCH_IOC_BATCH;
+	       cmd == KVBENCH_IOC_BATCH || cmd == KVBENCH_IOC_MGET ||
+	       cmd == KVBENCH_IOC_MSET || cmd == KVBENCH_IOC_MDEL;
 }
 
 static void fuzz_bad_cmd(int fd)
 {
 	static const __u32 sizes[] = {
 		0, 4, 8, 16, sizeof(struct kvbench_kv), sizeof(struct kvbench_op),
-		sizeof(struct kvbench_batch),
+		sizeof(struct kvbench_batch), sizeof(struct kvbench_multi),
+	};
+	static const __u32 valid[] = {
+		KVBENCH_IOC_GET, KVBENCH_IOC_SET, KVBENCH_IOC_DEL,
+		KVBENCH_IOC_BATCH, KVBENCH_IOC_MGET, KVBENCH_IOC_MSET,
+		KVBENCH_IOC_MDEL,
 	};
 	struct uptr arg;
 	__u32 cmd;
@@ -888,7 +1283,7 @@ static void fuzz_bad_cmd(int fd)
 					       rnd_below(1 << 14));
 			break;
 		default: /* a valid command with one field changed */
-			cmd = (__u32)kv_cmds[1 + rnd_below(3)];
+			cmd = valid[rnd_below(ARRAY_SIZE(valid))];
 			cmd ^= 1U << rnd_below(32);
 			break;
 		}
@@ -926,25 +1321,17 @@ static void fuzz_one(int fd)
 		fuzz_kv(fd, KVBENCH_OP_SET);
 	else if (x < 78)
 		fuzz_kv(fd, KVBENCH_OP_DEL);
-	else
+	else if (x < 88)
 		fuzz_batch(fd);
+	else if (x < 92)
+		fuzz_multi(fd, KVBENCH_IOC_MGET);
+	else if (x < 96)
+		fuzz_multi(fd, KVBENCH_IOC_MSET);
+	else
+		fuzz_multi(fd, KVBENCH_IOC_MDEL);
 }
 
 /* ------------------------------------------------------------ checks */
-
-static int kv_ioctl(int fd, unsigned long cmd, const void *key, __u32 klen,
-		    void *val, __u32 *vlen)
-{
-	struct kvbench_kv kv = {
-		.key = (uintptr_t)key, .value = (uintptr_t)val,
-		.key_len = klen, .value_len = vlen ? *vlen : 0,
-	};
-	int ret = do_ioctl(fd, cmd, (uintptr_t)&kv);
-
-	if (vlen)
-		*vlen = kv.value_len;
-	return ret;
-}
 
 /* Forget the fuzzer's keys, in the map and in the model. */
 static int keys_clear(int fd)

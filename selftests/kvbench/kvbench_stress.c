@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stress /dev/kvbench: 2 x online-CPU threads run random GET, SET, DEL and
- * BATCH on a small hot key set, a large cold one and keys each thread owns,
- * while another thread keeps switching the backend and resetting the
- * statistics.
+ * Stress /dev/kvbench: 2 x online-CPU threads run random GET, SET, DEL,
+ * BATCH and the packed MGET, MSET and MDEL on a small hot key set, a
+ * large cold one and keys each thread owns, while another thread keeps
+ * switching the backend and resetting the statistics.
  *
  * Every value carries its key, its writer, a version and a checksum, so a
  * reader that ever gets a torn value, or another key's value, fails the run.
@@ -25,6 +25,8 @@
  *                            failslab and fail_usercopy), and take ENOMEM
  *                            and EFAULT, where the ABI documents them, for
  *                            an injected fault: the call changed nothing
+ *                            (a packed MSET or MDEL may have run its ops
+ *                            first: the thread reads its own keys back)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -517,6 +519,134 @@ static void one_batch(struct worker *w, unsigned char (*vals)[VALUE_MAX])
 	}
 }
 
+/*
+ * After a packed MSET or MDEL failed as a whole (an injected fault, which
+ * may come after the ops ran), learn the thread's own keys it touched
+ * back from the map: this thread is their only writer.
+ */
+static void resync_own(struct worker *w, const struct keyref *keys,
+		       unsigned int n, unsigned char *val)
+{
+	unsigned int i, tries;
+	struct stamp st;
+	__u32 len;
+	int res;
+
+	for (i = 0; i < n; i++) {
+		const struct keyref *k = &keys[i];
+
+		if (!mine(w, k))
+			continue;
+		for (tries = 0; tries < 1000; tries++) {
+			len = VALUE_MAX;
+			res = kv_ioctl(w->fd, KVBENCH_IOC_GET, k->name, k->len,
+				       val, &len);
+			if (res != -EFAULT && res != -ENOMEM)
+				break;
+		}
+		if (res == -ENOENT) {
+			w->own[k->idx].present = false;
+		} else if (res) {
+			fail("GET %s after a failed packed call: %s", k->name,
+			     strerror(-res));
+		} else if (stamp_check(val, len, k->name, k->len, &st)) {
+			fail("GET %s after a failed packed call: bad value", k->name);
+		} else {
+			w->own[k->idx].present = true;
+			w->own[k->idx].version = st.version;
+		}
+	}
+}
+
+/*
+ * One MGET, MSET or MDEL of up to MAX_BATCH keys: the keys back to back,
+ * the MSET values back to back, the MGET values where the packing rule
+ * puts them (the buffer has room for all).
+ */
+static void one_multi(struct worker *w, unsigned char (*vals)[VALUE_MAX])
+{
+	static const unsigned long cmds[] = {
+		[KVBENCH_OP_GET] = KVBENCH_IOC_MGET,
+		[KVBENCH_OP_SET] = KVBENCH_IOC_MSET,
+		[KVBENCH_OP_DEL] = KVBENCH_IOC_MDEL,
+	};
+	unsigned char *flat = vals[0];
+	char kbuf[MAX_BATCH * KEY_BUF];
+	__u32 klens[MAX_BATCH], vlens[MAX_BATCH];
+	__s32 results[MAX_BATCH];
+	struct keyref keys[MAX_BATCH];
+	__u64 vers[MAX_BATCH];
+	struct kvbench_multi m;
+	size_t koff = 0, voff = 0;
+	__u32 n, i, op;
+	int res;
+
+	n = 1 + rnd_below(&w->rs, MAX_BATCH);
+	pick_key(w, &keys[0]);
+	op = pick_op(w, &keys[0]);
+	for (i = 0; i < n; i++) {
+		if (i)
+			pick_key(w, &keys[i]);
+		/* Other threads' own keys are read-only to this one. */
+		if (op != KVBENCH_OP_GET && keys[i].set == K_OWN &&
+		    !mine(w, &keys[i])) {
+			keys[i].owner = w->tid;
+			key_name(&keys[i]);
+		}
+		memcpy(kbuf + koff, keys[i].name, keys[i].len);
+		koff += keys[i].len;
+		klens[i] = keys[i].len;
+		results[i] = 1;
+		vlens[i] = 0;
+		if (op == KVBENCH_OP_SET) {
+			vers[i] = ++w->next_version;
+			vlens[i] = stamp_make(flat + voff, keys[i].name,
+					      keys[i].len, w->tid, vers[i], &w->rs);
+			voff += vlens[i];
+		}
+	}
+	m = (struct kvbench_multi){
+		.keys = (uintptr_t)kbuf, .key_lens = (uintptr_t)klens,
+		.results = (uintptr_t)results, .count = n,
+	};
+	if (op != KVBENCH_OP_DEL) {
+		m.values = (uintptr_t)flat;
+		m.value_lens = (uintptr_t)vlens;
+		m.values_size = op == KVBENCH_OP_SET ? voff : MAX_BATCH * VALUE_MAX;
+	}
+	res = ioctl(w->fd, cmds[op], &m) ? -errno : 0;
+	if (injected(res, true)) {
+		if (op != KVBENCH_OP_GET)
+			resync_own(w, keys, n, vals[MAX_BATCH - 1]);
+		return;
+	}
+	if (res) {
+		fail("%s of %u: %s", op == KVBENCH_OP_GET ? "MGET" :
+		     op == KVBENCH_OP_SET ? "MSET" : "MDEL", n, strerror(-res));
+		return;
+	}
+	/* The ops ran in order: check them, and follow them, in order. */
+	for (i = 0, voff = 0; i < n; i++) {
+		switch (op) {
+		case KVBENCH_OP_GET:
+			if (!results[i] && voff + vlens[i] > MAX_BATCH * VALUE_MAX) {
+				fail("MGET of %u: value %u ends past values_size", n, i);
+				return;
+			}
+			check_get(w, &keys[i], results[i], flat + voff, vlens[i]);
+			if (!results[i])
+				voff += vlens[i];
+			break;
+		case KVBENCH_OP_SET:
+			check_set(w, &keys[i], results[i], vers[i]);
+			break;
+		default:
+			check_del(w, &keys[i], results[i]);
+			break;
+		}
+	}
+}
+
 static void *worker_fn(void *arg)
 {
 	static __thread unsigned char vals[MAX_BATCH][VALUE_MAX];
@@ -525,8 +655,12 @@ static void *worker_fn(void *arg)
 	memset(vals, 0, sizeof(vals));
 	make_it_fail();
 	while (!atomic_load_explicit(&run.stop, memory_order_relaxed)) {
-		if (rnd_below(&w->rs, 8) == 0)
+		__u32 x = rnd_below(&w->rs, 16);
+
+		if (x < 2)
 			one_batch(w, vals);
+		else if (x < 3)
+			one_multi(w, vals);
 		else
 			one_op(w, vals[0]);
 		w->ops++;

@@ -5,7 +5,7 @@
  * Each target is a row of the target table (struct kvb_target_ops): this
  * engine calls through it and has no branch per target.
  *
- * One case is (target, mix, threads, batch, fd mode), measured --repeat
+ * One case is (target, mix, threads, batch or multi, fd mode), measured --repeat
  * times. A run: open the fds, pin one thread per CPU, meet at a start
  * barrier, run --warmup seconds untimed, then --duration seconds (or --ops
  * per thread) timed. Each thread keeps its counters in locals and writes
@@ -46,6 +46,9 @@ struct run {
 	struct kvb_bench *b;
 	const struct kvb_target_ops *ops;
 	unsigned int batch;
+	/* NULL: one op per call; else the row's ->batch or ->multi */
+	void (*call)(struct kvb_ctx *c, struct kvbench_op *ops, unsigned int n);
+	int one_kind;		/* ->multi: every op of a call is of one kind */
 	__u32 get_below;	/* op = GET when (u32)rand < get_below, */
 	__u32 set_below;	/* else SET when below set_below, else DEL */
 	pthread_barrier_t barrier;
@@ -122,8 +125,9 @@ static unsigned long pick_key(struct worker *w, __u64 x)
 }
 
 /*
- * One step: one operation, or one batch of run->batch operations (for the
- * kernel backends one BATCH ioctl).
+ * One step: one operation, or one call of run->batch operations (for the
+ * kernel backends one BATCH ioctl, or one packed MGET, MSET or MDEL, whose
+ * kind is drawn from the mix for the whole call).
  */
 static void step(struct worker *w, struct counts *c)
 {
@@ -134,7 +138,7 @@ static void step(struct worker *w, struct counts *c)
 	int op = pick_op(r, x);
 	const char *key = r->b->keys + pick_key(w, x) * p->key_size;
 
-	if (r->batch == 1) {
+	if (!r->call) {
 		account(c, op, r->ops->op(&w->ctx, op, key, w->val, &vlen));
 		return;
 	}
@@ -143,7 +147,8 @@ static void step(struct worker *w, struct counts *c)
 
 		if (i) {
 			x = kvb_rand(&w->rng);
-			op = pick_op(r, x);
+			if (!r->one_kind)
+				op = pick_op(r, x);
 			key = r->b->keys + pick_key(w, x) * p->key_size;
 		}
 		o->kv.key = ptr(key);
@@ -153,7 +158,7 @@ static void step(struct worker *w, struct counts *c)
 		o->op = op;
 		o->result = 0;
 	}
-	r->ops->batch(&w->ctx, w->ops, r->batch);
+	r->call(&w->ctx, w->ops, r->batch);
 	for (i = 0; i < r->batch; i++)
 		account(c, w->ops[i].op, w->ops[i].result);
 }
@@ -283,15 +288,18 @@ static int prefill(struct kvb_bench *b, const struct kvb_target *t,
 	return 0;
 }
 
-/* One GET (through a batch when batching) so a missing ioctl fails early. */
+/*
+ * One GET (through a batch when batching, a packed call for --multi) so a
+ * missing ioctl fails early.
+ */
 static int probe(const struct kvb_target *t, struct kvb_ctx *mc,
-		 unsigned int batch, char *val)
+		 unsigned int batch, int multi, char *val)
 {
-	int res = t->ops->probe ? t->ops->probe(mc, batch, val) : 0;
+	int res = t->ops->probe ? t->ops->probe(mc, batch, multi, val) : 0;
 
 	if (res) {
 		fprintf(stderr, "kvbench: %s%s: %s%s\n", t->name,
-			batch > 1 ? " --batch" : "", strerror(-res),
+			multi ? " --multi" : batch > 1 ? " --batch" : "", strerror(-res),
 			res == -ENOTTY ? " (the module does not support this ioctl yet)" : "");
 		return -1;
 	}
@@ -310,7 +318,8 @@ struct run_out {
 
 static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		    const struct kvb_mix *mix, unsigned int threads,
-		    unsigned int batch, enum kvb_fd fdmode, struct run_out *out)
+		    unsigned int batch, int multi, enum kvb_fd fdmode,
+		    struct run_out *out)
 {
 	const struct kvb_params *p = b->p;
 	const struct kvb_target_ops *ops = t->ops;
@@ -336,6 +345,8 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	r->b = b;
 	r->ops = ops;
 	r->batch = batch;
+	r->call = multi ? ops->multi : batch > 1 ? ops->batch : NULL;
+	r->one_kind = multi;
 	r->get_below = (__u32)(4294967295.0 * (mix->get / total));
 	r->set_below = (__u32)(4294967295.0 * ((mix->get + mix->set) / total));
 	if (!mix->del)
@@ -354,8 +365,8 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		goto out_main;
 	if ((ops->flags & KVB_T_MIXES) && !b->filled && prefill(b, t, &mc, pval))
 		goto out_main;
-	if (probe(t, &mc, batch, pval)) {
-		if (batch > 1)
+	if (probe(t, &mc, batch, multi, pval)) {
+		if (r->call)
 			ret = -1;
 		goto out_main;
 	}
@@ -377,8 +388,8 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		w[i].srng = kvb_thread_seed(~p->seed, i);
 		w[i].val = malloc(p->value_size + 1);
 		w[i].samples = malloc(KVB_SAMPLE_CAP * sizeof(*w[i].samples));
-		w[i].ops = batch > 1 ? calloc(batch, sizeof(*w[i].ops)) : NULL;
-		if (!w[i].val || !w[i].samples || (batch > 1 && !w[i].ops))
+		w[i].ops = r->call ? calloc(batch, sizeof(*w[i].ops)) : NULL;
+		if (!w[i].val || !w[i].samples || (r->call && !w[i].ops))
 			goto out_nomem_workers;
 		memset(w[i].val, 'v', p->value_size + 1);
 		err = ops->thread_init(&w[i].ctx, fdmode);
@@ -498,7 +509,7 @@ void kvb_result_free(struct kvb_result *r)
 
 int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 		 const struct kvb_mix *mix, unsigned int threads,
-		 unsigned int batch, enum kvb_fd fdmode,
+		 unsigned int batch, int multi, enum kvb_fd fdmode,
 		 struct kvb_result *res)
 {
 	const struct kvb_params *p = b->p;
@@ -513,6 +524,7 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 	res->mix = t->ops->flags & KVB_T_MIXES ? *mix : (struct kvb_mix){ 0, 0, 0 };
 	res->threads = threads;
 	res->batch = batch;
+	res->multi = multi;
 	res->fdmode = fdmode;
 	res->p50 = NAN;
 	res->p99 = NAN;
@@ -527,7 +539,7 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 		struct run_out o;
 		unsigned int *na;
 
-		ret = run_once(b, t, mix, threads, batch, fdmode, &o);
+		ret = run_once(b, t, mix, threads, batch, multi, fdmode, &o);
 		if (ret)
 			break;
 		if (!o.ops) {
@@ -575,9 +587,9 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 
 		kvb_mix_name(&res->mix, m, sizeof(m));
 		fprintf(stderr,
-			"kvbench: %s %s threads=%u batch=%u: %llu of %llu operations failed, first: %s\n",
-			t->name, m, threads, batch, res->errors, res->ops,
-			strerror(first_err));
+			"kvbench: %s %s threads=%u %s=%u: %llu of %llu operations failed, first: %s\n",
+			t->name, m, threads, multi ? "multi" : "batch", batch,
+			res->errors, res->ops, strerror(first_err));
 	}
 	return 0;
 }
@@ -681,6 +693,9 @@ static const char bench_help[] =
 	"                        bpf-htab: runs of SETs or DELs per UPDATE_BATCH or\n"
 	"                        DELETE_BATCH, GETs one lookup each (BPF has no\n"
 	"                        batch lookup by key); not for the baselines\n"
+	"      --multi LIST      also keys per packed MGET, MSET or MDEL call, for\n"
+	"                        the kernel backends (a call's kind drawn from the\n"
+	"                        mix; batch column M64); default none\n"
 	"      --fd MODE         per-thread, shared or both (default per-thread),\n"
 	"                        for nop and the kernel backends; the targets\n"
 	"                        without an fd run once (fd -)\n"
@@ -733,6 +748,7 @@ struct kvb_case {
 	const struct kvb_mix *mix;
 	unsigned int threads;
 	unsigned int batch;
+	int multi;		/* batch keys per packed call, not a BATCH */
 	enum kvb_fd fdmode;
 };
 
@@ -742,9 +758,16 @@ static int nmixes_of(const struct kvb_params *p, const struct kvb_target *t)
 	return t->ops->flags & KVB_T_MIXES ? p->nmixes : 1;
 }
 
+/* Calls of one op or a BATCH (--batch), then packed calls (--multi). */
 static int nbatches_of(const struct kvb_params *p, const struct kvb_target *t)
 {
 	return t->ops->flags & KVB_T_BATCHES ? p->batches.n : 1;
+}
+
+static int ncalls_of(const struct kvb_params *p, const struct kvb_target *t)
+{
+	return nbatches_of(p, t) +
+	       (t->ops->flags & KVB_T_MULTI ? p->multis.n : 0);
 }
 
 static int nfdmodes_of(const struct kvb_params *p, const struct kvb_target *t)
@@ -754,21 +777,25 @@ static int nfdmodes_of(const struct kvb_params *p, const struct kvb_target *t)
 
 static int cases_of(const struct kvb_params *p, const struct kvb_target *t)
 {
-	return p->threads.n * nfdmodes_of(p, t) * nbatches_of(p, t) *
+	return p->threads.n * nfdmodes_of(p, t) * ncalls_of(p, t) *
 	       nmixes_of(p, t);
 }
 
 static void case_at(const struct kvb_params *p, const struct kvb_target *t,
 		    int i, struct kvb_case *c)
 {
-	int nf = nfdmodes_of(p, t), nb = nbatches_of(p, t);
-	int per_mix = p->threads.n * nf * nb;
+	int nf = nfdmodes_of(p, t), nb = nbatches_of(p, t), nc = ncalls_of(p, t);
+	int per_mix = p->threads.n * nf * nc;
+	int call = i / p->threads.n / nf % nc;
 
 	c->threads = p->threads.v[i % p->threads.n];
 	c->fdmode = t->ops->flags & KVB_T_FD ?
 		    p->fdmodes.v[i / p->threads.n % nf] : KVB_FD_NONE;
-	c->batch = t->ops->flags & KVB_T_BATCHES ?
-		   p->batches.v[i / p->threads.n / nf % nb] : 1;
+	c->multi = call >= nb;
+	if (c->multi)
+		c->batch = p->multis.v[call - nb];
+	else
+		c->batch = t->ops->flags & KVB_T_BATCHES ? p->batches.v[call] : 1;
 	c->mix = &p->mixes[i / per_mix];
 }
 
@@ -914,6 +941,7 @@ static void free_params(struct kvb_params *p)
 	free(p->threads.v);
 	free(p->mixes);
 	free(p->batches.v);
+	free(p->multis.v);
 	free(p->fdmodes.v);
 	free(p->cpus);
 }
@@ -969,6 +997,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "value-size", required_argument, NULL, 'V' },
 		{ "dist", required_argument, NULL, 'Z' },
 		{ "batch", required_argument, NULL, 'B' },
+		{ "multi", required_argument, NULL, 'M' },
 		{ "fd", required_argument, NULL, 'F' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "warmup", required_argument, NULL, 'w' },
@@ -993,7 +1022,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *targets = "nop,current", *threads = "pow2", *mixes = "get,set";
-	const char *batches = "1", *fdmodes = "per-thread";
+	const char *batches = "1", *fdmodes = "per-thread", *multis = NULL;
 	unsigned long long v;
 	char err[256], opt[32];
 	int c, idx, i, digits = 1;
@@ -1046,6 +1075,9 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			break;
 		case 'B':
 			batches = optarg;
+			break;
+		case 'M':
+			multis = optarg;
 			break;
 		case 'F':
 			fdmodes = optarg;
@@ -1161,6 +1193,9 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	if (kvb_parse_ulist(batches, 1, KVBENCH_BATCH_MAX, KVBENCH_BATCH_MAX,
 			    &p->batches, err, sizeof(err)))
 		return bench_usage("--batch", err);
+	if (multis && kvb_parse_ulist(multis, 1, KVBENCH_BATCH_MAX, KVBENCH_BATCH_MAX,
+				      &p->multis, err, sizeof(err)))
+		return bench_usage("--multi", err);
 	if (kvb_parse_fdmodes(fdmodes, &p->fdmodes, err, sizeof(err)))
 		return bench_usage("--fd", err);
 	for (n = p->keys - 1; n >= 10; n /= 10)
@@ -1322,8 +1357,9 @@ static void case_label(const struct kvb_target *t, const struct kvb_case *c,
 	char m[32];
 
 	kvb_mix_name(c->mix, m, sizeof(m));
-	snprintf(buf, len, "%s %s threads=%u batch=%u%s%s", t->name,
-		 t->ops->flags & KVB_T_MIXES ? m : "nop", c->threads, c->batch,
+	snprintf(buf, len, "%s %s threads=%u %s=%u%s%s", t->name,
+		 t->ops->flags & KVB_T_MIXES ? m : "nop", c->threads,
+		 c->multi ? "multi" : "batch", c->batch,
 		 c->fdmode == KVB_FD_NONE ? "" : " fd=",
 		 c->fdmode == KVB_FD_NONE ? "" : kvb_fd_name(c->fdmode));
 }
@@ -1403,7 +1439,8 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 		progress(p, idx, s->total, NULL, label);
 		if (t->ops->flags & KVB_T_BSTATS)
 			kvb_bstats_begin(p->sysfs, &before);
-		rc = kvb_run_case(s->b, t, c.mix, c.threads, c.batch, c.fdmode, r);
+		rc = kvb_run_case(s->b, t, c.mix, c.threads, c.batch, c.multi,
+				  c.fdmode, r);
 		if (!rc && (t->ops->flags & KVB_T_BSTATS))
 			kvb_bstats_end(p->sysfs, &before, &r->bstats);
 		if (rc) {

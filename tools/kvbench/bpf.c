@@ -212,7 +212,8 @@ static void htab_batch(struct kvb_ctx *c, struct kvbench_op *ops,
 }
 
 /* Batched SETs need BPF_MAP_UPDATE_BATCH (Linux 5.6): try one. */
-static int htab_probe(struct kvb_ctx *c, unsigned int batch, char *val)
+static int htab_probe(struct kvb_ctx *c, unsigned int batch, int multi,
+		      char *val)
 {
 	struct kvbench_op o = {
 		.kv = {
@@ -223,6 +224,8 @@ static int htab_probe(struct kvb_ctx *c, unsigned int batch, char *val)
 		},
 		.op = batch > 1 ? KVBENCH_OP_SET : KVBENCH_OP_GET,
 	};
+
+	(void)multi;	/* no KVB_T_MULTI: never asked */
 
 	if (batch > 1)
 		htab_batch_run(c, &o, 1);

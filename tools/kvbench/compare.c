@@ -3,7 +3,7 @@
  * kvbench compare OLD.json NEW.json: did a change make something faster?
  *
  * Like Go's benchstat: one row per case found in both reports (matched by
- * target, mix, threads, batch and fd mode), the change of the median
+ * target, mix, threads, batch (or multi) and fd mode), the change of the median
  * throughput and per-thread latency, and a Mann-Whitney U test over the
  * runs of the case: "~" when the difference is not significant at --alpha.
  *
@@ -354,6 +354,7 @@ struct cmp_case {
 	char target[KVB_NAME_MAX];
 	char mix[32];
 	unsigned int threads, batch;
+	int multi;		/* "multi": true (packed calls); absent: false */
 	char fd[16];
 	double *runs;
 	unsigned int n;
@@ -370,7 +371,8 @@ struct cmp_report {
 static int same_case(const struct cmp_case *a, const struct cmp_case *b)
 {
 	return !strcmp(a->target, b->target) && !strcmp(a->mix, b->mix) &&
-	       a->threads == b->threads && a->batch == b->batch && !strcmp(a->fd, b->fd);
+	       a->threads == b->threads && a->batch == b->batch &&
+	       a->multi == b->multi && !strcmp(a->fd, b->fd);
 }
 
 static void report_free(struct cmp_report *r)
@@ -400,6 +402,7 @@ static int load_case(const struct jnode *x, int i, struct cmp_case *c,
 	const struct jnode *mix = jget(jget(x, "mix", J_OBJ), "name", J_STR);
 	const struct jnode *fd = jget(x, "fd", J_STR);
 	const struct jnode *runs = jget(x, "ops_per_sec_runs", J_ARR);
+	const struct jnode *multi;
 	int j;
 
 	memset(c, 0, sizeof(*c));
@@ -411,6 +414,8 @@ static int load_case(const struct jnode *x, int i, struct cmp_case *c,
 			 i);
 		return -1;
 	}
+	multi = jget(x, "multi", J_BOOL);
+	c->multi = multi && multi->num;
 	snprintf(c->target, sizeof(c->target), "%s", name->str);
 	snprintf(c->mix, sizeof(c->mix), "%s", mix->str);
 	snprintf(c->fd, sizeof(c->fd), "%s", fd ? fd->str : "-");
@@ -595,8 +600,8 @@ static void lat_runs(const struct cmp_case *c, double *out)
 
 static void case_name(char *buf, size_t len, const struct cmp_case *c)
 {
-	snprintf(buf, len, "%s %s threads=%u batch=%u fd=%s", c->target, c->mix,
-		 c->threads, c->batch, c->fd);
+	snprintf(buf, len, "%s %s threads=%u %s=%u fd=%s", c->target, c->mix,
+		 c->threads, c->multi ? "multi" : "batch", c->batch, c->fd);
 }
 
 struct cmp_row {
@@ -649,7 +654,7 @@ static void print_delta(FILE *f, int width, double d, int significant)
 static int compare_reports(FILE *f, struct cmp_report *o, struct cmp_report *n,
 			   double alpha)
 {
-	char a[48], b[48], name[160];
+	char a[48], b[48], name[160], call[16];
 	double worst_min_p = 0;
 	unsigned int wo = 0, wn = 0;
 	int i, j, rows = 0, only;
@@ -676,9 +681,10 @@ static int compare_reports(FILE *f, struct cmp_report *o, struct cmp_report *n,
 		rows++;
 		center(a, sizeof(a), x->runs, x->n);
 		center(b, sizeof(b), n->c[j].runs, n->c[j].n);
+		kvb_call_name(x->batch, x->multi, call, sizeof(call));
 		/* "±" is two bytes and one column */
-		fprintf(f, "%-16s %-8s %4u %5u %-10s %*s %*s", x->target, x->mix,
-			x->threads, x->batch, x->fd, 16 + !!strstr(a, "±"), a,
+		fprintf(f, "%-16s %-8s %4u %5s %-10s %*s %*s", x->target, x->mix,
+			x->threads, call, x->fd, 16 + !!strstr(a, "±"), a,
 			16 + !!strstr(b, "±"), b);
 		print_delta(f, 9, row.d_tput, row.significant);
 		lo = x->threads * 1e9 / kvb_median(x->runs, x->n);
@@ -727,9 +733,9 @@ static const char compare_help[] =
 	"Usage: kvbench compare [--alpha A] OLD.json NEW.json\n"
 	"\n"
 	"Compares two 'kvbench bench' JSON reports, like Go's benchstat: one row\n"
-	"per case found in both (same target, mix, threads, batch and fd), the\n"
-	"change of the median ops/s and lat/op, and a Mann-Whitney U test over\n"
-	"the runs (two-sided, exact for small samples): '~' when p > alpha.\n"
+	"per case found in both (same target, mix, threads, batch, multi, fd),\n"
+	"the change of the median ops/s and lat/op, and a Mann-Whitney U test\n"
+	"over the runs (two-sided, exact for small samples): '~' when p > alpha.\n"
 	"With 3 runs against 3 the smallest possible p is 0.1: use -r 5 or more.\n"
 	"Cases in only one report are listed at the end.\n"
 	"\n"

@@ -2,12 +2,13 @@
 /*
  * kvbench: opening /dev/kvbench, and saying what to do when that fails;
  * the targets that run on it: nop (KVBENCH_IOC_NOP, the ioctl floor) and
- * the kernel backends (GET/SET/DEL and BATCH ioctls, the backend switched
- * through sysfs).
+ * the kernel backends (GET/SET/DEL, BATCH and the packed MGET/MSET/MDEL
+ * ioctls, the backend switched through sysfs).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
@@ -157,11 +158,29 @@ static int dev_thread_init(struct kvb_ctx *c, enum kvb_fd fdmode)
 	return 0;
 }
 
+/* A kernel backend thread's arrays for the packed calls, made at the first. */
+struct kmulti {
+	char *keys;		/* KVBENCH_BATCH_MAX keys, back to back */
+	char *vals;		/* KVBENCH_BATCH_MAX values: MSET's, MGET's room */
+	__u32 klens[KVBENCH_BATCH_MAX];
+	__u32 vlens[KVBENCH_BATCH_MAX];		/* MSET: value_size each */
+	__u32 vlens_out[KVBENCH_BATCH_MAX];	/* MGET */
+	__s32 results[KVBENCH_BATCH_MAX];
+};
+
 static void dev_thread_fini(struct kvb_ctx *c)
 {
+	struct kmulti *m = c->priv;
+
 	if (c->fd >= 0 && c->fd != c->b->fd)
 		close(c->fd);
 	c->fd = -1;
+	if (m) {
+		free(m->keys);
+		free(m->vals);
+		free(m);
+		c->priv = NULL;
+	}
 }
 
 static int nop_op(struct kvb_ctx *c, int op, const char *key, char *val,
@@ -174,9 +193,11 @@ static int nop_op(struct kvb_ctx *c, int op, const char *key, char *val,
 	return ioctl(c->fd, KVBENCH_IOC_NOP) ? -errno : 0;
 }
 
-static int nop_probe(struct kvb_ctx *c, unsigned int batch, char *val)
+static int nop_probe(struct kvb_ctx *c, unsigned int batch, int multi,
+		     char *val)
 {
 	(void)batch;
+	(void)multi;
 	return nop_op(c, 0, NULL, val, NULL);
 }
 
@@ -211,14 +232,95 @@ static void kernel_batch(struct kvb_ctx *c, struct kvbench_op *ops,
 		ops[i].result = -errno;
 }
 
-/* One GET (through BATCH when batching) so a missing ioctl fails early. */
-static int kernel_probe(struct kvb_ctx *c, unsigned int batch, char *val)
+static struct kmulti *kmulti_get(struct kvb_ctx *c)
+{
+	const struct kvb_params *p = c->b->p;
+	struct kmulti *m = c->priv;
+	unsigned int i;
+
+	if (m)
+		return m;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->keys = malloc((size_t)KVBENCH_BATCH_MAX * p->key_size);
+	m->vals = malloc((size_t)KVBENCH_BATCH_MAX * p->value_size + 1);
+	if (!m->keys || !m->vals) {
+		free(m->keys);
+		free(m->vals);
+		free(m);
+		return NULL;
+	}
+	/* Every value the benchmark sets is value_size bytes of 'v'. */
+	memset(m->vals, 'v', (size_t)KVBENCH_BATCH_MAX * p->value_size + 1);
+	for (i = 0; i < KVBENCH_BATCH_MAX; i++) {
+		m->klens[i] = c->klen;
+		m->vlens[i] = p->value_size;
+	}
+	c->priv = m;
+	return m;
+}
+
+/*
+ * One KVBENCH_IOC_MGET, MSET or MDEL of the n keys of ops (all of the
+ * kind of ops[0]); when the call itself fails, every op has failed.
+ */
+static void kernel_multi(struct kvb_ctx *c, struct kvbench_op *ops,
+			 unsigned int n)
+{
+	static const unsigned long cmd[] = {
+		[KVBENCH_OP_GET] = KVBENCH_IOC_MGET,
+		[KVBENCH_OP_SET] = KVBENCH_IOC_MSET,
+		[KVBENCH_OP_DEL] = KVBENCH_IOC_MDEL,
+	};
+	unsigned int vsize = c->b->p->value_size, i;
+	struct kmulti *m = kmulti_get(c);
+	struct kvbench_multi a = { .count = n };
+	int op = ops[0].op, err = ENOMEM;
+
+	if (m) {
+		for (i = 0; i < n; i++)
+			memcpy(m->keys + (size_t)i * c->klen,
+			       (const char *)(unsigned long)ops[i].kv.key, c->klen);
+		a.keys = ptr(m->keys);
+		a.key_lens = ptr(m->klens);
+		a.results = ptr(m->results);
+		if (op != KVBENCH_OP_DEL) {
+			a.values = ptr(m->vals);
+			a.value_lens = ptr(op == KVBENCH_OP_SET ? m->vlens : m->vlens_out);
+			a.values_size = n * vsize;
+		}
+		if (!ioctl(c->fd, cmd[op], &a)) {
+			for (i = 0; i < n; i++)
+				ops[i].result = m->results[i];
+			return;
+		}
+		err = errno;
+	}
+	for (i = 0; i < n; i++)
+		ops[i].result = -err;
+}
+
+/*
+ * One GET (through BATCH when batching, MGET for packed calls) so a
+ * missing ioctl fails early.
+ */
+static int kernel_probe(struct kvb_ctx *c, unsigned int batch, int multi,
+			char *val)
 {
 	const struct kvb_params *p = c->b->p;
 	unsigned int vlen = p->value_size;
 	int res;
 
-	if (batch == 1) {
+	if (multi) {
+		struct kvbench_op o = {
+			.kv = { .key = ptr(c->b->keys), .key_len = p->key_size },
+			.op = KVBENCH_OP_GET,
+		};
+
+		kernel_multi(c, &o, 1);
+		res = o.result;
+	} else if (batch == 1) {
 		res = kernel_op(c, KVBENCH_OP_GET, c->b->keys, val, &vlen);
 	} else {
 		struct kvbench_op o = {
@@ -251,12 +353,13 @@ const struct kvb_target_ops kvb_nop_ops = {
 const struct kvb_target_ops kvb_kernel_ops = {
 	.kind = KVB_KERNEL,
 	.group = "kernel",
-	.flags = KVB_T_MIXES | KVB_T_BATCHES | KVB_T_FD | KVB_T_DEVICE |
-		 KVB_T_BSTATS,
+	.flags = KVB_T_MIXES | KVB_T_BATCHES | KVB_T_MULTI | KVB_T_FD |
+		 KVB_T_DEVICE | KVB_T_BSTATS,
 	.begin = kernel_begin,
 	.thread_init = dev_thread_init,
 	.thread_fini = dev_thread_fini,
 	.op = kernel_op,
 	.batch = kernel_batch,
+	.multi = kernel_multi,
 	.probe = kernel_probe,
 };

@@ -32,11 +32,15 @@ def load(path):
     return report
 
 
-def row(report, backend, mix="get", threads=None, batch=1, fd="per-thread"):
+def row(report, backend, mix="get", threads=None, batch=1, fd="per-thread",
+        multi=False):
     """The one result of @report matching the arguments, or None. A target
-    without an fd (fd null: the userspace baselines, bpf-htab) matches any."""
+    without an fd (fd null: the userspace baselines, bpf-htab) matches any.
+    multi: packed MGET/MSET/MDEL calls of @batch keys, not a BATCH (a report
+    without the field has none)."""
     for r in report["results"]:
-        if r["backend"] != backend or r["batch"] != batch:
+        if (r["backend"] != backend or r["batch"] != batch or
+                r.get("multi", False) != multi):
             continue
         if r["fd"] is not None and r["fd"] != fd:
             continue
@@ -155,6 +159,18 @@ def main():
             sh = row(fd, b, fd="shared")
             print(f"shared fd / per-thread fd, {b} at {val(per, 'threads')} threads: "
                   f"{ratio(val(sh, 'ns_per_op'), val(per, 'ns_per_op')):.3f}x ns/op")
+
+    m_path = os.path.join(d, "multi.json")
+    if os.path.exists(m_path):
+        m = load(m_path)
+        for r in m["results"]:
+            if not r.get("multi"):
+                continue
+            b = row(m, r["backend"], "get", r["threads"], batch=r["batch"])
+            print(f"MGET({r['batch']}) / BATCH({r['batch']}) GET, {r['backend']} at "
+                  f"{r['threads']} threads: "
+                  f"{ratio(r['ns_per_op'], val(b, 'ns_per_op')):.2f}x ns/op "
+                  f"({r['ns_per_op']:.0f} vs {val(b, 'ns_per_op'):.0f})")
 
     z_path = os.path.join(d, "zipf.json")
     if os.path.exists(z_path):

@@ -79,6 +79,7 @@ struct kvb_ctx {
 #define KVB_T_DEVICE	0x8	/* needs /dev/kvbench */
 #define KVB_T_RUN_MAP	0x10	/* builds a new map per run, filled each run */
 #define KVB_T_BSTATS	0x20	/* a module backend: its sysfs statistics per case */
+#define KVB_T_MULTI	0x40	/* one case more per --multi (packed MGET/MSET/MDEL) */
 
 /*
  * One row of the target table: the benchmark's engine (bench.c) calls
@@ -113,8 +114,16 @@ struct kvb_target_ops {
 		  unsigned int *vlen);
 	/* KVB_T_BATCHES: n operations, each result in ops[i].result. */
 	void (*batch)(struct kvb_ctx *c, struct kvbench_op *ops, unsigned int n);
-	/* Optional: 0, or the -errno that shows this batch size cannot work. */
-	int (*probe)(struct kvb_ctx *c, unsigned int batch, char *val);
+	/*
+	 * KVB_T_MULTI: n operations of one kind (ops[0].op), as one packed
+	 * call of n keys; each result in ops[i].result.
+	 */
+	void (*multi)(struct kvb_ctx *c, struct kvbench_op *ops, unsigned int n);
+	/*
+	 * Optional: 0, or the -errno that shows this batch size (as a packed
+	 * call when multi) cannot work.
+	 */
+	int (*probe)(struct kvb_ctx *c, unsigned int batch, int multi, char *val);
 };
 
 struct kvb_target {
@@ -139,6 +148,7 @@ struct kvb_params {
 	struct kvb_mix *mixes;
 	int nmixes;
 	struct kvb_ulist batches;
+	struct kvb_ulist multis;	/* --multi: keys per packed call; none */
 	struct kvb_ulist fdmodes;
 	unsigned long keys;
 	unsigned int key_size;
@@ -197,7 +207,8 @@ struct kvb_result {
 	enum kvb_kind kind;
 	struct kvb_mix mix;
 	unsigned int threads;
-	unsigned int batch;
+	unsigned int batch;	/* operations per call */
+	int multi;		/* the calls are packed MGET/MSET/MDEL, not BATCH */
 	enum kvb_fd fdmode;
 	unsigned int runs;
 	double *run_ops;	/* ops/s of each run */
@@ -221,7 +232,7 @@ struct kvb_result {
 
 /* A case of the plan that did not run, and why. */
 struct kvb_skip {
-	char label[160];	/* "rcu get threads=2 batch=64 fd=per-thread" */
+	char label[160];	/* "rcu get threads=2 batch=64 fd=per-thread" (multi=64) */
 	char why[160];		/* "the --budget of 600 s ran out" */
 };
 
@@ -251,6 +262,7 @@ int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
 int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,
 		      char *err, size_t errlen);
 void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len);
+void kvb_call_name(unsigned int batch, int multi, char *buf, size_t len);
 const char *kvb_fd_name(enum kvb_fd fd);
 const char *kvb_kind_name(enum kvb_kind kind);
 int kvb_target_by_name(const char *name, struct kvb_target *t);
@@ -377,7 +389,7 @@ void kvb_bench_free(struct kvb_bench *b);
  */
 int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 		 const struct kvb_mix *mix, unsigned int threads,
-		 unsigned int batch, enum kvb_fd fdmode,
+		 unsigned int batch, int multi, enum kvb_fd fdmode,
 		 struct kvb_result *res);
 void kvb_result_free(struct kvb_result *r);
 

@@ -31,7 +31,7 @@ static const struct kvb_result *find(const struct kvb_result *r, int n,
 		if (strcmp(r[i].target, target) || r[i].threads != like->threads ||
 		    fd_like(r[i].fdmode) != fd_like(like->fdmode))
 			continue;
-		if (match_mix && (r[i].batch != like->batch ||
+		if (match_mix && (r[i].batch != like->batch || r[i].multi != like->multi ||
 				  memcmp(&r[i].mix, &like->mix, sizeof(like->mix))))
 			continue;
 		return &r[i];
@@ -42,7 +42,7 @@ static const struct kvb_result *find(const struct kvb_result *r, int n,
 /*
  * cost_vs_nop: ns/op over the ns/op of nop at the same threads and fd mode.
  * tput_vs_rwlock: ops/s over the ops/s of the rwlock backend in the same
- * case (mix, threads, batch, fd mode).
+ * case (mix, threads, batch or multi, fd mode).
  */
 void kvb_compute_ratios(struct kvb_result *r, int n)
 {
@@ -172,14 +172,15 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		"spread", "p50", "p99", "p99.9", "cost/nop", "tput/rwlock");
 	for (i = 0; i < n; i++) {
 		int over = p && p->ncpus > 0 && r[i].threads > (unsigned int)p->ncpus;
-		char m[32];
+		char m[32], call[16];
 
 		if (r[i].kind == KVB_NOP)
 			snprintf(m, sizeof(m), "-");
 		else
 			kvb_mix_name(&r[i].mix, m, sizeof(m));
-		fprintf(f, "%-*s %-*s %4u%s %5u %-10s %12.0f", tw, r[i].target,
-			mw, m, r[i].threads, over ? "*" : " ", r[i].batch,
+		kvb_call_name(r[i].batch, r[i].multi, call, sizeof(call));
+		fprintf(f, "%-*s %-*s %4u%s %5s %-10s %12.0f", tw, r[i].target,
+			mw, m, r[i].threads, over ? "*" : " ", call,
 			kvb_fd_name(r[i].fdmode), r[i].ops_per_sec);
 		if (r[i].runs > 1 && isfinite(r[i].sum.ci_hi) && r[i].sum.mean > 0)
 			fprintf(f, " %5.1f%%", (r[i].sum.ci_hi - r[i].sum.mean) /
@@ -210,7 +211,8 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		"lat/op = threads x 1e9 / ops/s and p50..p99.9 (ns) are per operation of one thread;\n"
 		"ci95 = half the 95%% confidence interval of the mean ops/s, in %% of it; spread = (max-min)/median,\n"
 		"! = noisy: spread above %.0f%%; cost/nop = ns/op / nop ns/op at the same threads;\n"
-		"tput/rwlock = ops/s / rwlock ops/s in the same case.\n",
+		"tput/rwlock = ops/s / rwlock ops/s in the same case; batch = operations per call\n"
+		"(1: single ioctls; M64: packed MGET/MSET/MDEL calls of 64 keys, --multi).\n",
 		p ? p->noisy_pct : KVB_NOISY_PCT);
 	footnotes(f, p, r, n, o);
 }
@@ -366,8 +368,10 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		jstr(f, x->kind == KVB_NOP ? "nop" : m);
 		fprintf(f, ", \"get\": %u, \"set\": %u, \"del\": %u },\n",
 			x->mix.get, x->mix.set, x->mix.del);
-		fprintf(f, "      \"threads\": %u,\n      \"batch\": %u,\n      \"fd\": ",
-			x->threads, x->batch);
+		fprintf(f, "      \"threads\": %u,\n      \"batch\": %u,\n", x->threads,
+			x->batch);
+		fprintf(f, "      \"multi\": %s,\n      \"fd\": ",
+			x->multi ? "true" : "false");
 		if (x->fdmode == KVB_FD_NONE)
 			fputs("null,\n", f);
 		else
@@ -431,7 +435,7 @@ static const char * const csv_cols[] = {
 	"runs", "ops_per_sec", "ns_per_op", "lat_per_op_ns", "spread_pct",
 	"p50_ns", "p99_ns", "p999_ns", "samples", "ops", "misses", "errors",
 	"cost_vs_nop", "tput_vs_rwlock", "ops_per_sec_mean", "ops_per_sec_stddev",
-	"ops_per_sec_ci95_low", "ops_per_sec_ci95_high", "noisy",
+	"ops_per_sec_ci95_low", "ops_per_sec_ci95_high", "noisy", "multi",
 };
 
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
@@ -468,7 +472,7 @@ void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
 		cnum(f, x->sum.stddev, 1);
 		cnum(f, x->sum.ci_lo, 1);
 		cnum(f, x->sum.ci_hi, 1);
-		fprintf(f, ",%d\n", x->noisy);
+		fprintf(f, ",%d,%d\n", x->noisy, !!x->multi);
 	}
 }
 
@@ -509,7 +513,7 @@ int kvb_plot_csv(const char *csv, const char *out)
 		"ops_per_sec",
 	};
 	char line[1024], *cols[NCOL + 1];
-	int idx[ARRAY_SIZE(need)], n = 0, cap = 0, i, ret, ncols;
+	int idx[ARRAY_SIZE(need)], n = 0, cap = 0, i, ret, ncols, imulti;
 	struct kvb_result *r = NULL, *nr;
 	FILE *f = fopen(csv, "re");
 
@@ -527,6 +531,8 @@ int kvb_plot_csv(const char *csv, const char *out)
 		if (idx[ret] < 0)
 			goto bad;
 	}
+	/* optional: reports from before --multi have no such column */
+	imulti = col_index(cols, i, "multi");
 	while (fgets(line, sizeof(line), f)) {
 		struct kvb_result *x;
 
@@ -549,6 +555,7 @@ int kvb_plot_csv(const char *csv, const char *out)
 		x->mix.del = strtoul(cols[idx[4]], NULL, 10);
 		x->threads = strtoul(cols[idx[5]], NULL, 10);
 		x->batch = strtoul(cols[idx[6]], NULL, 10);
+		x->multi = imulti >= 0 && !strcmp(cols[imulti], "1");
 		x->fdmode = !*cols[idx[7]] ? KVB_FD_NONE :
 			    strcmp(cols[idx[7]], "shared") ? KVB_FD_PER_THREAD : KVB_FD_SHARED;
 		x->ops_per_sec = strtod(cols[idx[8]], NULL);

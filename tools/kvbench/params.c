@@ -524,6 +524,15 @@ void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len)
 		snprintf(buf, len, "%u:%u:%u", mix->get, mix->set, mix->del);
 }
 
+/*
+ * The table's batch column and the case labels: "64" for a BATCH of 64
+ * (1: single ops), "M64" for packed MGET/MSET/MDEL calls of 64 keys.
+ */
+void kvb_call_name(unsigned int batch, int multi, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%u", multi ? "M" : "", batch);
+}
+
 /* "-": a target that has no fd of the device (the JSON says null). */
 const char *kvb_fd_name(enum kvb_fd fd)
 {

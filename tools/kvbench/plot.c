@@ -103,6 +103,14 @@ static void add_sorted(unsigned int *v, int *n, unsigned int x)
 	(*n)++;
 }
 
+/* A panel row per call shape: batch size, packed calls after BATCHes. */
+#define PANEL_MULTI	0x10000U
+
+static unsigned int panel_call(const struct kvb_result *x)
+{
+	return x->batch | (x->multi ? PANEL_MULTI : 0);
+}
+
 static void result_mix(const struct kvb_result *x, char *buf, size_t len)
 {
 	char m[32];
@@ -143,7 +151,7 @@ static int layout(struct plot *pl, const struct kvb_result *r, int n)
 		result_mix(x, mix, sizeof(mix));
 		if (find_str(pl->mixes, pl->nmix, mix) < 0)
 			memcpy(pl->mixes[pl->nmix++], mix, sizeof(mix));
-		add_sorted(pl->batches, &pl->nbatch, x->batch);
+		add_sorted(pl->batches, &pl->nbatch, panel_call(x));
 	}
 	if (!pl->nseries)
 		return 1;
@@ -180,7 +188,7 @@ static int in_panel(const struct plot *pl, const struct kvb_result *x,
 	if (x->kind == KVB_NOP)
 		return 1;	/* the floor, in every panel */
 	result_mix(x, s, sizeof(s));
-	return !strcmp(s, pl->mixes[m]) && x->batch == pl->batches[b];
+	return !strcmp(s, pl->mixes[m]) && panel_call(x) == pl->batches[b];
 }
 
 static int panel_has_data(const struct plot *pl, int m, int b)
@@ -278,7 +286,10 @@ static void panel_title(const struct plot *pl, int m, int b, char *buf, size_t l
 	const char *what = "GET:SET";
 	char batch[32];
 
-	if (pl->batches[b] > 1)
+	if (pl->batches[b] & PANEL_MULTI)
+		snprintf(batch, sizeof(batch), "MGET/MSET/MDEL(%u)",
+			 pl->batches[b] & ~PANEL_MULTI);
+	else if (pl->batches[b] > 1)
 		snprintf(batch, sizeof(batch), "BATCH(%u)", pl->batches[b]);
 	else
 		snprintf(batch, sizeof(batch), "single ops");

@@ -577,7 +577,7 @@ static void test_engine(void)
 	if (!b)
 		return;
 	for (i = 0; i < 2; i++) {
-		int rc = kvb_run_case(b, &t[i], &mix, 2, 1, KVB_FD_NONE, &r);
+		int rc = kvb_run_case(b, &t[i], &mix, 2, 1, 0, KVB_FD_NONE, &r);
 
 		ok(!rc && r.runs == 2 && r.ops > 0 && !r.errors && r.samples > 0 &&
 		   r.ops_per_sec > 0 && isfinite(r.ns_per_op) && r.p50 <= r.p99 &&
@@ -595,15 +595,15 @@ static void test_engine(void)
 	}
 	p.ops = 1000;
 	p.repeat = 1;
-	ok(!kvb_run_case(b, &t[0], &mix, 2, 1, KVB_FD_NONE, &r) &&
+	ok(!kvb_run_case(b, &t[0], &mix, 2, 1, 0, KVB_FD_NONE, &r) &&
 	   r.ops == 2000, "--ops: each thread runs exactly N operations");
 	kvb_result_free(&r);
 	p.sample_every = 1;
-	ok(!kvb_run_case(b, &t[0], &mix, 1, 1, KVB_FD_NONE, &r) &&
+	ok(!kvb_run_case(b, &t[0], &mix, 1, 1, 0, KVB_FD_NONE, &r) &&
 	   r.samples == 1000, "--sample-every 1 times every operation");
 	kvb_result_free(&r);
 	p.sample_every = 0;
-	ok(!kvb_run_case(b, &t[0], &mix, 1, 1, KVB_FD_NONE, &r) &&
+	ok(!kvb_run_case(b, &t[0], &mix, 1, 1, 0, KVB_FD_NONE, &r) &&
 	   r.samples == 0 && isnan(r.p50) && r.ops == 1000,
 	   "--sample-every 0: no samples, latency unknown");
 	kvb_result_free(&r);
@@ -717,16 +717,16 @@ static void test_bpf_htab(void)
 	ok(!o[0].result && !o[1].result && o[2].result == -ENOENT && !o[3].result &&
 	   !o[4].result && o[5].result == -ENOENT && !memcmp(buf, v2, sizeof(v2)) &&
 	   t.ops->op(&c, KVBENCH_OP_GET, k1, buf, &vl) == -ENOENT &&
-	   !t.ops->probe(&c, 64, val) && !t.ops->probe(&c, 1, val),
+	   !t.ops->probe(&c, 64, 0, val) && !t.ops->probe(&c, 1, 0, val),
 	   "bpf-htab: a batch of SETs, DELs and GETs, in order (results %d %d %d %d %d %d)",
 	   o[0].result, o[1].result, o[2].result, o[3].result, o[4].result, o[5].result);
 	t.ops->thread_fini(&c);
-	rc = kvb_run_case(b, &t, &mix, 2, 8, KVB_FD_NONE, &r);
+	rc = kvb_run_case(b, &t, &mix, 2, 8, 0, KVB_FD_NONE, &r);
 	good = !rc && r.ops > 0 && !r.errors && r.misses > 0 && r.fdmode == KVB_FD_NONE &&
 	       r.batch == 8 && r.kind == KVB_PEER;
 	if (!rc)
 		kvb_result_free(&r);
-	rc = kvb_run_case(b, &t, &mix, 1, 1, KVB_FD_NONE, &r);
+	rc = kvb_run_case(b, &t, &mix, 1, 1, 0, KVB_FD_NONE, &r);
 	ok(good && !rc && r.ops > 0 && !r.errors && r.misses > 0,
 	   "bpf-htab: whole cases through the engine, batch 8 and 1, 50:25:25 (misses, no errors)");
 	if (!rc)
@@ -881,6 +881,131 @@ static void fake_results(struct kvb_result *r, double *runs)
 	kvb_summarize(runs, 2, &r[2].sum);
 }
 
+/*
+ * --multi: a row with a ->multi gets packed calls of one kind, n keys
+ * each, the kind drawn from the mix per call; the reports mark the case.
+ */
+static atomic_uint fake_calls, fake_mixed, fake_wrong_n;
+
+static int fake_init(struct kvb_ctx *c, enum kvb_fd fdmode)
+{
+	(void)fdmode;
+	c->fd = -1;
+	return 0;
+}
+
+static int fake_op(struct kvb_ctx *c, int op, const char *key, char *val,
+		   unsigned int *vlen)
+{
+	(void)c;
+	(void)op;
+	(void)key;
+	(void)val;
+	(void)vlen;
+	return 0;
+}
+
+static void fake_multi(struct kvb_ctx *c, struct kvbench_op *ops, unsigned int n)
+{
+	unsigned int i;
+
+	(void)c;
+	atomic_fetch_add(&fake_calls, 1);
+	atomic_fetch_add(&fake_wrong_n, n != 8);
+	for (i = 0; i < n; i++) {
+		atomic_fetch_add(&fake_mixed, ops[i].op != ops[0].op);
+		ops[i].result = ops[i].op == KVBENCH_OP_GET ? -ENOENT : 0;
+	}
+}
+
+static void test_multi(void)
+{
+	static const struct kvb_target_ops fake_ops = {
+		.kind = KVB_KERNEL,
+		.group = "kernel",
+		.flags = KVB_T_MIXES | KVB_T_MULTI,
+		.thread_init = fake_init,
+		.op = fake_op,
+		.multi = fake_multi,
+	};
+	struct kvb_target t = { .name = "fake", .kind = KVB_KERNEL, .ops = &fake_ops };
+	struct kvb_mix mix = { 50, 50, 0 };
+	struct kvb_params p;
+	struct kvb_result r[2];
+	struct kvb_bench *b;
+	int cpus[1] = { 0 };
+	double runs[1] = { 1 };
+	char *buf = NULL, name[16];
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	kvb_call_name(64, 1, name, sizeof(name));
+	ok(!strcmp(name, "M64") && (kvb_call_name(64, 0, name, sizeof(name)), !strcmp(name, "64")),
+	   "the batch column: 64 for a BATCH, M64 for packed calls");
+
+	kvb_params_defaults(&p);
+	p.keys = 64;
+	p.ops = 800;
+	p.warmup = 0;
+	p.pin = 0;
+	p.ncpus = 1;
+	p.cpus = cpus;
+	b = kvb_bench_new(&p);
+	if (!b) {
+		ok(0, "bench context");
+		return;
+	}
+	rc = kvb_run_case(b, &t, &mix, 2, 8, 1, KVB_FD_NONE, &r[0]);
+	ok(!rc && r[0].ops == 1600 && atomic_load(&fake_calls) == 200 &&
+	   !atomic_load(&fake_wrong_n) && !atomic_load(&fake_mixed) &&
+	   r[0].misses > 0 && r[0].misses < 1600 && !r[0].errors && r[0].multi &&
+	   r[0].batch == 8,
+	   "engine: --multi 8 makes packed calls of 8 ops of one kind (%u calls, %u mixed ops, misses %llu)",
+	   atomic_load(&fake_calls), atomic_load(&fake_mixed), r[0].misses);
+	kvb_result_free(&r[0]);
+	kvb_bench_free(b);
+
+	memset(r, 0, sizeof(r));
+	snprintf(r[0].target, sizeof(r[0].target), "rwlock");
+	r[0].kind = KVB_KERNEL;
+	r[0].mix = (struct kvb_mix){ 1, 0, 0 };
+	r[0].threads = 1;
+	r[0].batch = 64;
+	r[0].runs = 1;
+	r[0].run_ops = runs;
+	r[0].ops_per_sec = 1000;
+	r[0].fdmode = KVB_FD_PER_THREAD;
+	r[1] = r[0];
+	r[1].multi = 1;
+	r[1].ops_per_sec = 3000;
+	kvb_compute_ratios(r, 2);
+	ok(r[0].tput_vs_rwlock == 1 && r[1].tput_vs_rwlock == 1,
+	   "tput/rwlock: MGET(64) is set beside rwlock's MGET(64), not its BATCH(64)");
+	f = open_memstream(&buf, &len);
+	kvb_print_json(f, &p, r, 2, &(struct kvb_outcome){ .complete = 1 });
+	fclose(f);
+	ok(json_valid(buf) && strstr(buf, "\"batch\": 64,\n      \"multi\": false,") &&
+	   strstr(buf, "\"batch\": 64,\n      \"multi\": true,"),
+	   "JSON: \"multi\" tells packed calls from a BATCH of the same size");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_csv(f, r, 2);
+	fclose(f);
+	ok(strstr(buf, ",noisy,multi\n") && strstr(buf, ",0,0\n") && strstr(buf, ",0,1\n"),
+	   "CSV: a multi column, 0 or 1");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_table(f, NULL, r, 2, NULL);
+	fclose(f);
+	ok(strstr(buf, "\nrwlock  get    1     64 per-thread ") &&
+	   strstr(buf, "\nrwlock  get    1    M64 per-thread ") && strstr(buf, "M64: packed"),
+	   "table: batch 64 and M64, and what M means");
+	free(buf);
+}
+
 static void test_output(void)
 {
 	struct kvb_params p;
@@ -960,7 +1085,7 @@ static void test_output(void)
 			same = 0;
 		rows++;
 	}
-	ok(rows == 4 && same && cols == 28, "CSV: header + 3 rows, 28 columns each");
+	ok(rows == 4 && same && cols == 29, "CSV: header + 3 rows, 29 columns each");
 	free(buf);
 
 	buf = NULL;
@@ -1090,6 +1215,23 @@ static void test_plan(const char *k)
 	   strstr(out, "\nrcu                  16     16 ") &&
 	   strstr(out, "kvbench: 36 cases x 1 run, about "),
 	   "--fd both: nop and kernel backends per fd mode; the baselines and bpf-htab once; batches for kernel and bpf-htab");
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b nop,user-rwlock,bpf-htab,rcu -t 1,2 -m get --batch 1,64 --multi 64,8 2>&1",
+		 k);
+	ok(st == 0 && strstr(out, "\nnop                   2      2 ") &&
+	   strstr(out, "\nuser-rwlock           2      2 ") &&
+	   strstr(out, "\nbpf-htab              4      4 ") &&
+	   strstr(out, "\nrcu                   8      8 ") &&
+	   strstr(out, "kvbench: 16 cases x 1 run, about "),
+	   "--multi 64,8: two more cases per thread count for the kernel backends only");
+	st = run(out, sizeof(out), "%s bench --dry-run -b rcu --multi 0 2>&1", k);
+	ok(st == 2 && strstr(out, "--multi"), "--multi 0: a usage error");
+	st = run(out, sizeof(out), "%s bench --dry-run -b rcu --multi 257 2>&1", k);
+	ok(st == 2 && strstr(out, "--multi"),
+	   "--multi 257 (above KVBENCH_BATCH_MAX): a usage error");
+	st = run(out, sizeof(out), "%s bench --dry-run -b rcu -t 1 -m get --multi 1-4 2>&1", k);
+	ok(st == 0 && strstr(out, "\nrcu                   5      5 "),
+	   "--multi 1-4: a range, as --batch");
 	st = run(out, sizeof(out),
 		 "%s bench -q -b user-rwlock -t 1 -m get --fd both -n 500 -w 0 -f json 2>/dev/null",
 		 k);
@@ -1793,6 +1935,13 @@ static void test_compare(void)
 	ok(compare_text(out, sizeof(out), "{\"schema\": \"kvbench-bench/2\", \"results\": []}",
 			a, err, sizeof(err)) == 0 && strstr(out, "no case is in both"),
 	   "compare: nothing in common: 0 rows, said");
+	rows = compare_text(out, sizeof(out),
+			    "{\"schema\": \"kvbench-bench/2\", \"results\": [{\"backend\": \"rcu\", \"mix\": {\"name\": \"get\"}, \"threads\": 1, \"batch\": 64, \"multi\": true, \"fd\": null, \"ops_per_sec_runs\": [1, 2]}]}",
+			    "{\"schema\": \"kvbench-bench/2\", \"results\": [{\"backend\": \"rcu\", \"mix\": {\"name\": \"get\"}, \"threads\": 1, \"batch\": 64, \"fd\": null, \"ops_per_sec_runs\": [1, 2]}, {\"backend\": \"rcu\", \"mix\": {\"name\": \"get\"}, \"threads\": 1, \"batch\": 64, \"multi\": true, \"fd\": null, \"ops_per_sec_runs\": [1, 2]}]}",
+			    err, sizeof(err));
+	ok(rows == 1 && strstr(out, "  M64 ") &&
+	   strstr(out, "only in new: rcu get threads=1 batch=64"),
+	   "compare: packed calls are matched with packed calls, not with a BATCH (no \"multi\": a BATCH)");
 }
 
 /* Write text to dir/name. */
@@ -1992,6 +2141,7 @@ int main(int argc, char **argv)
 	test_engine();
 	test_bpf_htab();
 	test_output();
+	test_multi();
 	test_fdless();
 	test_summary();
 	test_mwu();

@@ -13,8 +13,8 @@
 # With no BENCH_ARGS it runs the default suite (STUDIES below): every
 # backend and baseline, read-only, 90:10 and 50:50, at 1, 2, 4, ... threads up
 # to the vCPUs and at their number, batch 1 and 64, three runs per case; then
-# side studies at that many threads: what a shared fd costs, what zipf keys do
-# to each backend, GET at 1,000 against 1,000,000 keys, and the CPU idle owner
+# side studies at that many threads: what a shared fd costs, a packed MGET of
+# 64 keys against a BATCH of 64 GETs, what zipf keys do to each backend, GET at 1,000 against 1,000,000 keys, and the CPU idle owner
 # threads use. A plot of the main suite goes to bench.png.
 #
 # The suite is planned before anything boots: each study's time comes from
@@ -57,6 +57,7 @@ BENCH_SMP=${BENCH_SMP:-${SMP:-}}
 readonly -a STUDIES=(
 	"main|main suite: every backend, bpf-htab and baseline, 3 mixes, batch 1 and 64||-b all -m get,90:10,50:50 -t @T --batch 1,64 --json @OUT/bench.json --csv @OUT/bench.csv"
 	"fd|side study: a shared fd against per-thread fds (rcu GET)||-b nop,rcu -m get -t @N --fd both --json @OUT/fd.json"
+	"multi|side study: MGET(64) against BATCH(64) of GETs (kernel backends)||-b kernel -m get -t @N --batch 64 --multi 64 --json @OUT/multi.json"
 	"zipf|side study: zipf(0.99) keys against uniform (90:10)||-b kernel -m 90:10 -t @N --dist zipf --json @OUT/zipf.json"
 	"idle|side study: CPU used by idle owner threads (10 s, no requests)||"
 	"keys-1000|side study: GET with 1000 keys (default hash_bits)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000 --json @OUT/keys-1000.json"

@@ -12,7 +12,7 @@
 #   - KVBENCH_ACCEL decides the VM's accelerator, and only kvm or tcg;
 #   - `make bench` plans its suite to fit BENCH_BUDGET for any CPU count
 #     (its dry run prints the plan and boots nothing), cutting what matters
-#     least and saying so;
+#     least and saying so; the suite has MGET(64) beside BATCH(64);
 #   - `make profile` profiles exactly one `kvbench bench` case, which its
 #     dry run names (booting nothing), and rejects arguments kvbench does
 #     not take, several cases and a sampling rate that is not a number.
@@ -35,7 +35,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..22"
+echo "1..23"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -109,6 +109,10 @@ for cpus in 2 16 64 128; do
 		$out == *"main suite"* && $out != *"==> setup"* ]]
 	ok $? "make bench plans $cpus CPUs (threads $threads) within the default budget of 660 s, booting nothing"
 done
+
+out=$(bench_plan 2)
+[[ $out == *"multi "*"MGET(64) against BATCH(64)"* ]]
+ok $? "make bench plans MGET(64) beside BATCH(64) for the kernel backends"
 
 out=$(bench_plan 2 BENCH_BUDGET=60)
 printf '%s\n' "$out" | sed 's/^/# budget 60: /'
