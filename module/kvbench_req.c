@@ -23,6 +23,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/fault-inject-usercopy.h>
 #include <linux/moduleparam.h>
 #include <linux/percpu.h>
 #include <linux/sizes.h>
@@ -77,6 +78,11 @@ int kvbench_copy_in(void *dst, const void __user *src, size_t len)
 	might_fault();
 	if (len > KVBENCH_COPY_DIRECT)
 		return copy_from_user(dst, src, len) ? -EFAULT : 0;
+	/* As copy_from_user(): nothing to copy never fails, nor is faked to. */
+	if (!len)
+		return 0;
+	if (should_fail_usercopy())
+		return -EFAULT;
 	if (!user_read_access_begin(src, len))
 		return -EFAULT;
 	for (; len >= sizeof(u64); len -= sizeof(u64)) {
@@ -110,6 +116,10 @@ int kvbench_copy_out(void __user *dst, const void *src, size_t len)
 	might_fault();
 	if (len > KVBENCH_COPY_DIRECT)
 		return copy_to_user(dst, src, len) ? -EFAULT : 0;
+	if (!len)
+		return 0;
+	if (should_fail_usercopy())
+		return -EFAULT;
 	if (!user_write_access_begin(dst, len))
 		return -EFAULT;
 	unsafe_copy_to_user(dst, src, len, efault);
