@@ -1186,7 +1186,9 @@ call:
 		} else if (cmd == KVBENCH_IOC_MSET) {
 			if (o->vlen > max_value_len)
 				exp_add(&oe, -E2BIG);
-			else if (!readable(&uvals, o->voff + o->vlen))
+			/* An empty value reads nothing, wherever it is. */
+			else if (o->vlen &&
+				 !readable(&uvals, o->voff + o->vlen))
 				exp_add(&oe, -EFAULT);
 			else
 				exp_add(&oe, 0);
