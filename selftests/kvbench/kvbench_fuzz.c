@@ -57,6 +57,15 @@
 #define VLEN_END		(VLEN_OFF + sizeof(__u32))
 
 #define ARENA_SIZE		(4UL << 20)
+/*
+ * The inaccessible guard after each view of the arena. A packed call reads
+ * or writes its values at offsets from one pointer: from a pointer that
+ * straddles the arena's end, or points into the guard, op i's bytes start
+ * up to 256 values (each at most max_value_len + 2 <= 1 MiB + 2 bytes) past
+ * it. The guard covers all of that, so that every byte past what the model
+ * calls readable is really unmapped, not some other mapping of ours.
+ */
+#define ARENA_GUARD		(257UL << 20)
 #define NR_KEYS			48
 #define DEFAULT_OPS		1000000UL
 #define POISON_RESULT		0x7eadbeef
@@ -139,7 +148,7 @@ static long long sysfs_read_ll(const char *path)
 
 /*
  * The arena: one memfd mapped twice, read-write and read-only, each view
- * followed by an inaccessible guard page. Objects are laid out in the
+ * followed by an inaccessible guard (ARENA_GUARD). Objects are laid out in the
  * read-write view; the kernel may be given either view's address of them.
  */
 static struct {
@@ -157,7 +166,7 @@ static int arena_map(unsigned char **view, int fd, int prot)
 {
 	void *p;
 
-	p = mmap(NULL, ARENA_SIZE + arena.page, PROT_NONE,
+	p = mmap(NULL, ARENA_SIZE + ARENA_GUARD, PROT_NONE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
