@@ -251,9 +251,11 @@ static size_t kvbench_scratch_size(const struct kvbench_op *o)
 {
 	size_t key = min_t(u32, o->kv.key_len, KVBENCH_KEY_MAX);
 
+	/* kvbench_prepare_kv() copies the key of every valid op, SET too. */
 	switch (o->op) {
 	case KVBENCH_OP_GET:
 		return key + min_t(u32, o->kv.value_len, KVBENCH_GET_INLINE);
+	case KVBENCH_OP_SET:
 	case KVBENCH_OP_DEL:
 		return key;
 	}
