@@ -516,8 +516,8 @@ static int kvbench_mget_out(struct kvbench_multi_call *mc)
 			continue;
 		}
 		/* Before the large value: the small ones since the last. */
-		if (run && kvbench_copy_out(out + off, mc->gather.buf + small,
-					    run))
+		if (run && !ret &&
+		    kvbench_copy_out(out + off, mc->gather.buf + small, run))
 			ret = -EFAULT;
 		off += run;
 		small += run;
