@@ -3817,12 +3817,51 @@ static int batch_big_values(const char *prefix, const char *cgroup)
 }
 
 /*
- * What one BATCH holds at once is bounded, not the batch's values added
- * up: 64 SETs of 1 MiB, every one refused for max_bytes, run by a task in
- * a memory cgroup of 32 MiB, get ENOSPC each, without running the cgroup
- * out of memory (which would fail them with ENOMEM, or OOM-kill the task).
+ * In the child, inside the cgroup: 64 SETs of 1 MiB as one MSET, all to be
+ * refused. Its 64 MiB of values are written before it joins the cgroup,
+ * so that they are charged where it came from.
  */
-TEST_F_TIMEOUT(kvbench, batch_memory_bounded, 120)
+static int mset_big_values(const char *prefix, const char *cgroup)
+{
+	struct multi *m = calloc(1, sizeof(*m));
+	unsigned char *vals = malloc((size_t)BIG_OPS * BIG_VALUE);
+	char key[KVBENCH_KEY_MAX + 1], path[256];
+	unsigned int i, bad = 0;
+	int fd;
+
+	fd = open(KVB_DEV, O_RDWR);
+	if (fd < 0 || !m || !vals)
+		return 100;
+	memset(vals, 0x5a, (size_t)BIG_OPS * BIG_VALUE);
+	for (i = 0; i < BIG_OPS; i++)
+		multi_add(m, key, bulk_key(prefix, i, key), "", 0);
+	multi_prep(m, KVBENCH_IOC_MSET, 0);
+	for (i = 0; i < BIG_OPS; i++)
+		m->value_lens[i] = BIG_VALUE;
+	m->arg.values = uptr(vals);
+	m->arg.values_size = BIG_OPS * BIG_VALUE;
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
+	if (sysfs_write(path, "0"))
+		return 101;
+	if (multi_call(fd, KVBENCH_IOC_MSET, m))
+		return 102;
+	for (i = 0; i < BIG_OPS; i++)
+		if (m->results[i] != -ENOSPC) {
+			if (!bad)
+				fprintf(stderr, "# op %u: %s\n", i,
+					strerror(-m->results[i]));
+			bad++;
+		}
+	return bad > 99 ? 99 : bad;
+}
+
+/*
+ * SET BIG_OPS values of BIG_VALUE bytes in one @cmd (BATCH or MSET), each
+ * to be refused for max_bytes, from a child in a memory cgroup of 32 MiB.
+ * Returns NULL, or why the test cannot run here.
+ */
+static const char *big_values_bounded(struct __test_metadata *_metadata,
+				      struct test_keys *keys, unsigned long cmd)
 {
 	char cgroup[128];
 	struct kvb_stats st;
@@ -3832,8 +3871,8 @@ TEST_F_TIMEOUT(kvbench, batch_memory_bounded, 120)
 
 	why = memcg_make(cgroup, sizeof(cgroup), "32M");
 	if (why)
-		SKIP(return, "%s", why);
-	use_bulk(&self->keys, BIG_OPS);
+		return why;
+	use_bulk(keys, BIG_OPS);
 	ASSERT_EQ(0, stats_read(&st));
 	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_value_len"), BIG_VALUE));
 	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_bytes"), st.v[ST_BYTES] + 1));
@@ -3841,15 +3880,43 @@ TEST_F_TIMEOUT(kvbench, batch_memory_bounded, 120)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(batch_big_values(self->keys.prefix, cgroup));
+		_exit(cmd == KVBENCH_IOC_MSET ?
+		      mset_big_values(keys->prefix, cgroup) :
+		      batch_big_values(keys->prefix, cgroup));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	rmdir(cgroup);
 	EXPECT_TRUE(WIFEXITED(status))
-		TH_LOG("the BATCH's task was killed by signal %d (the cgroup's OOM killer?)",
+		TH_LOG("the call's task was killed by signal %d (the cgroup's OOM killer?)",
 		       WTERMSIG(status));
 	EXPECT_EQ(0, WEXITSTATUS(status))
 		TH_LOG("%d ops did not get ENOSPC (100+: setup failed)",
 		       WEXITSTATUS(status));
+	return NULL;
+}
+
+/*
+ * What one BATCH or MSET holds at once is bounded, not the call's values
+ * added up: 64 SETs of 1 MiB, every one refused for max_bytes, run by a
+ * task in a memory cgroup of 32 MiB, get ENOSPC each, without running the
+ * cgroup out of memory (which would fail them with ENOMEM, or OOM-kill
+ * the task).
+ */
+TEST_F_TIMEOUT(kvbench, batch_memory_bounded, 120)
+{
+	const char *why = big_values_bounded(_metadata, &self->keys,
+					     KVBENCH_IOC_BATCH);
+
+	if (why)
+		SKIP(return, "%s", why);
+}
+
+TEST_F_TIMEOUT(kvbench, mset_memory_bounded, 120)
+{
+	const char *why = big_values_bounded(_metadata, &self->keys,
+					     KVBENCH_IOC_MSET);
+
+	if (why)
+		SKIP(return, "%s", why);
 }
 
 /* ------------------------------------------------- giving the CPU back */
@@ -4529,6 +4596,357 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
  * CPUs); and every shard answers: keys that hash all over are stored and
  * read back.
  */
+/* ------------------------------------------ a fatal signal, queue full */
+
+/*
+ * EINTR: a caller that waits for room in a full owner queue gives up on a
+ * fatal signal, and neither the op it waited for nor any later op of its
+ * call runs. The owners are held off their CPU by a SCHED_FIFO spinner
+ * (RT throttling and the fair server off meanwhile), two fillers take the
+ * two slots of the queue, and a third process runs a BATCH, MGET, MSET or
+ * MDEL of three ops on the same key (so on the same, full, queue), is
+ * SIGKILLed once it found the queue full (the queue_full counter moved),
+ * and leaves its results in memory it shares with us: the only way to see
+ * an EINTR, as the caller never returns to user space. Single ops fail
+ * the same way inside the same post.
+ *
+ * Holding the owners off is the test's doing, not the module's promise: a
+ * call that finds room after all (the owners ran once more) runs, is
+ * answered and says so ("not waiting for room"), and is tried again.
+ */
+#define INTR_OPS	3
+#define INTR_RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
+
+struct intr_spinner {
+	atomic_bool stop;
+	atomic_bool running;
+};
+
+static void *intr_spin_fn(void *arg)
+{
+	struct intr_spinner *s = arg;
+
+	atomic_store(&s->running, true);
+	while (!atomic_load(&s->stop))
+		;
+	return NULL;
+}
+
+struct intr_filler {
+	int fd;
+	const char *key;
+	atomic_bool *stop;
+	atomic_int tid;
+	pthread_t thread;
+};
+
+/* GETs of the key until told to stop: one of them is always posted. */
+static void *intr_fill_fn(void *arg)
+{
+	struct intr_filler *f = arg;
+	unsigned char buf[16];
+	__u32 len;
+
+	atomic_store(&f->tid, gettid());
+	while (!atomic_load(f->stop)) {
+		len = sizeof(buf);
+		kvb_get(f->fd, f->key, strlen(f->key), buf, &len);
+	}
+	return NULL;
+}
+
+/* Start @fn(@arg) bound to @cpu, at SCHED_FIFO @prio if non-zero. */
+static int intr_thread(pthread_t *t, int cpu, int prio,
+		       void *(*fn)(void *), void *arg)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int ret;
+
+	cpu_only(&set, cpu);
+	pthread_attr_init(&attr);
+	ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (!ret && prio)
+		ret = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) ?:
+		      pthread_attr_setschedpolicy(&attr, SCHED_FIFO) ?:
+		      pthread_attr_setschedparam(&attr, &sp);
+	if (!ret)
+		ret = pthread_create(t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return -ret;
+}
+
+/* The state letter of our thread @tid in /proc, '?' if unreadable. */
+static char thread_state(int tid)
+{
+	char path[64], stat[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	if (sysfs_read(path, stat, sizeof(stat)))
+		return '?';
+	p = strrchr(stat, ')');
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * Since 6.12 the "fair server" runs normal tasks for 50 ms of every second
+ * even on a CPU that SCHED_FIFO keeps busy with RT throttling off: a normal
+ * owner (the kthread backend's) would still answer. Set its runtime on
+ * @cpu to @val, saving the old one in @old; 0 when the kernel has none.
+ */
+#define INTR_FAIR_SERVER "/sys/kernel/debug/sched/fair_server/cpu%d/runtime"
+
+static int intr_fair_server(int cpu, char *old, size_t len, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), INTR_FAIR_SERVER, cpu);
+	if (access("/sys/kernel/debug/sched", F_OK))
+		mount("none", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (access(path, F_OK))
+		return 0;
+	if (old && sysfs_read(path, old, len))
+		return -1;
+	return val ? sysfs_write(path, val) : 0;
+}
+
+/*
+ * Whether both fillers sleep in the module (state D: posted, waiting for
+ * an answer that cannot come) twice 50 ms apart.
+ */
+static bool intr_queue_full(struct intr_filler *f)
+{
+	int i, seen = 0;
+
+	for (i = 0; i < 100 && seen < 2; i++) {
+		usleep(50000);
+		if (thread_state(atomic_load(&f[0].tid)) == 'D' &&
+		    thread_state(atomic_load(&f[1].tid)) == 'D')
+			seen++;
+		else
+			seen = 0;
+	}
+	return seen == 2;
+}
+
+/*
+ * Run @cmd with @arg in a child on @cpu, SIGKILL it once it found the
+ * queue full; NULL, or a reason it did not go that way (then @spin is
+ * stopped, so that the owners answer whatever was posted).
+ */
+static const char *intr_victim(int fd, unsigned long cmd, void *arg, int cpu,
+			       struct intr_spinner *spin)
+{
+	unsigned long long full0, full = 0;
+	const char *why = NULL;
+	cpu_set_t set;
+	int i, status;
+	pid_t pid;
+
+	if (sysfs_read_u64(KVB_ATTR("queue_full"), &full0))
+		return "cannot read queue_full";
+	pid = fork();
+	if (pid < 0)
+		return "fork failed";
+	if (!pid) {
+		cpu_only(&set, cpu);
+		sched_setaffinity(0, sizeof(set), &set);
+		_exit(kvb_ioctl(fd, cmd, arg) ? 1 : 0);
+	}
+	for (i = 0; i < 500 && full <= full0; i++) {
+		usleep(10000);
+		if (sysfs_read_u64(KVB_ATTR("queue_full"), &full))
+			break;
+	}
+	if (full <= full0)
+		why = "the call never found the queue full";
+	kill(pid, SIGKILL);
+	for (i = 0; i < 200 && !waitpid(pid, &status, WNOHANG); i++)
+		usleep(10000);
+	if (i == 200) {
+		/* It waits for an answer: let the owners give it. */
+		atomic_store(&spin->stop, true);
+		waitpid(pid, &status, 0);
+		return "the call was not waiting for room";
+	}
+	if (!why && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
+		why = "the call returned before its SIGKILL";
+	return why;
+}
+
+struct intr_shared {
+	struct kvbench_op ops[INTR_OPS];
+	struct multi m;
+};
+
+/*
+ * Hold the owners off @owner_cpu and fill the queue of @key's owner with
+ * two GETs from fillers on @cpu; false, with nothing left running, when
+ * that did not work.
+ */
+struct intr_hold {
+	struct intr_spinner spin;
+	pthread_t spinner;
+	bool spinning;
+	atomic_bool fill_stop;
+	struct intr_filler fill[2];
+	unsigned int nfill;
+};
+
+static void intr_release(struct intr_hold *h)
+{
+	unsigned int i;
+
+	if (h->spinning) {
+		atomic_store(&h->spin.stop, true);
+		pthread_join(h->spinner, NULL);
+		h->spinning = false;
+	}
+	atomic_store(&h->fill_stop, true);
+	for (i = 0; i < h->nfill; i++)
+		pthread_join(h->fill[i].thread, NULL);
+	h->nfill = 0;
+}
+
+static const char *intr_hold(struct intr_hold *h, int fd, const char *key,
+			     int cpu, int owner_cpu)
+{
+	memset(h, 0, sizeof(*h));
+	if (intr_thread(&h->spinner, owner_cpu, 99, intr_spin_fn, &h->spin))
+		return "cannot start a SCHED_FIFO thread";
+	h->spinning = true;
+	while (!atomic_load(&h->spin.running))
+		usleep(1000);
+	usleep(50000);	/* the owners' passes end: off their CPU */
+
+	for (h->nfill = 0; h->nfill < 2; h->nfill++) {
+		h->fill[h->nfill] = (struct intr_filler){
+			.fd = fd, .key = key, .stop = &h->fill_stop,
+		};
+		if (intr_thread(&h->fill[h->nfill].thread, cpu, 0, intr_fill_fn,
+				&h->fill[h->nfill]))
+			break;
+	}
+	if (h->nfill == 2 && intr_queue_full(h->fill))
+		return NULL;
+	intr_release(h);
+	return "two fillers did not fill the queue";
+}
+
+#define INTR_TRIES	3
+
+TEST_F_TIMEOUT(kvbench, owner_queue_full_eintr, 120)
+{
+	static const unsigned long cmds[] = {
+		KVBENCH_IOC_BATCH, KVBENCH_IOC_MGET, KVBENCH_IOC_MSET,
+		KVBENCH_IOC_MDEL,
+	};
+	char rt_runtime[32] = "", fair[32] = "";
+	char k[KVBENCH_KEY_MAX + 1];
+	struct kvbench_batch batch = { .count = INTR_OPS };
+	struct intr_shared *sh;
+	unsigned int i, c, try;
+	struct intr_hold hold;
+	unsigned char buf[16];
+	int owner_cpu, cpu;
+	cpu_set_t all, one;
+	const char *why;
+	void *arg;
+	__u32 len;
+
+	if (strcmp(variant->backend, "kthread") &&
+	    strcmp(variant->backend, "kthread-percpu"))
+		SKIP(return, "%s has no owner thread", variant->backend);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	if (!two_cpus(&all, &cpu, &owner_cpu))
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, sysfs_read(INTR_RT_RUNTIME, rt_runtime, sizeof(rt_runtime)));
+	ASSERT_EQ(0, intr_fair_server(owner_cpu, fair, sizeof(fair), NULL));
+
+	/* A 2-slot queue; every owner on owner_cpu, everyone else on cpu. */
+	ASSERT_EQ(0, sysfs_write(KVB_PARAM("queue_len"), "2"));
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	cpu_only(&one, owner_cpu);
+	ASSERT_LT(0, owners_affinity(&one));
+	cpu_only(&one, cpu);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	mkkey(&self->keys, k, "k");
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, sh);
+	batch.ops = uptr(sh->ops);
+
+	/* Until restored below, nothing but the owners runs there. */
+	if (sysfs_write(INTR_RT_RUNTIME, "-1") ||
+	    intr_fair_server(owner_cpu, NULL, 0, "0")) {
+		EXPECT_TRUE(false) TH_LOG("cannot turn RT throttling off");
+		goto out;
+	}
+
+	for (c = 0; c < ARRAY_SIZE(cmds); c++) {
+		/*
+		 * A try fails when a victim found room after all (the
+		 * owners ran once more): its call ran, and we try again.
+		 */
+		for (try = 0; try < INTR_TRIES; try++) {
+			EXPECT_EQ(0, kvb_set(self->fd, k, strlen(k), "v", 1));
+			if (cmds[c] == KVBENCH_IOC_BATCH) {
+				for (i = 0; i < INTR_OPS; i++)
+					op_init(&sh->ops[i], KVBENCH_OP_GET, k,
+						strlen(k), buf, sizeof(buf));
+				arg = &batch;
+			} else {
+				/* MSET overwrites the key, MDEL removes it. */
+				multi_clear(&sh->m);
+				for (i = 0; i < INTR_OPS; i++)
+					multi_add_str(&sh->m, k,
+						      cmds[c] == KVBENCH_IOC_MSET ?
+						      "w" : NULL);
+				multi_prep(&sh->m, cmds[c], 64);
+				arg = &sh->m.arg;
+			}
+			why = intr_hold(&hold, self->fd, k, cpu, owner_cpu);
+			if (!why)
+				why = intr_victim(self->fd, cmds[c], arg, cpu,
+						  &hold.spin);
+			intr_release(&hold);
+			if (!why)
+				break;
+			TH_LOG("%s, try %u: %s", cmds[c] == KVBENCH_IOC_BATCH ?
+			       "BATCH" : multi_name(cmds[c]), try + 1, why);
+		}
+		if (try == INTR_TRIES) {
+			EXPECT_TRUE(false) TH_LOG("no try held the queue full");
+			continue;
+		}
+		for (i = 0; i < INTR_OPS; i++) {
+			if (cmds[c] == KVBENCH_IOC_BATCH) {
+				EXPECT_EQ(-EINTR, sh->ops[i].result)
+					TH_LOG("BATCH op %u", i);
+				continue;
+			}
+			EXPECT_EQ(-EINTR, sh->m.results[i])
+				TH_LOG("%s op %u", multi_name(cmds[c]), i);
+			if (cmds[c] == KVBENCH_IOC_MGET)
+				EXPECT_EQ(0U, sh->m.value_lens[i])
+					TH_LOG("MGET op %u", i);
+		}
+		/* Nothing of the interrupted call ran: the key kept its value. */
+		len = sizeof(buf);
+		EXPECT_EQ(0, kvb_get(self->fd, k, strlen(k), buf, &len));
+		EXPECT_EQ(1U, len);
+		EXPECT_EQ('v', buf[0]);
+	}
+
+out:
+	/* In this order: the kernel refuses the other (EBUSY). */
+	if (fair[0])
+		EXPECT_EQ(0, intr_fair_server(owner_cpu, NULL, 0, fair));
+	EXPECT_EQ(0, sysfs_write(INTR_RT_RUNTIME, rt_runtime));
+	munmap(sh, sizeof(*sh));
+}
+
 TEST_F(kvbench, owner_threads)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
