@@ -43,6 +43,21 @@ if [[ -f $out/.kvbench-built ]]; then
 	exit 0
 fi
 
+# One build of a directory at a time: two makes in one O= directory delete
+# each other's dependency files ("fixdep: error opening file") and both
+# fail. make check, make lint and make bench may all want the same kernel
+# at once; whoever comes second waits, then finds it built.
+mkdir -p "$CACHE/debug-kernel"
+exec {lock}>"$out.lock"
+if ! flock -n "$lock"; then
+	msg "waiting for another build of the $FLAVOR kernel in $out"
+	flock "$lock"
+fi
+if [[ -f $out/.kvbench-built ]]; then
+	echo "$out"
+	exit 0
+fi
+
 # What the kernel's build needs (tools/deps.txt, group debug).
 "$VM_DIR/kvbench-vm" deps debug
 

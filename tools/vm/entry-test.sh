@@ -15,7 +15,8 @@
 #     least and saying so; the suite has MGET(64) beside BATCH(64);
 #   - `make profile` profiles exactly one `kvbench bench` case, which its
 #     dry run names (booting nothing), and rejects arguments kvbench does
-#     not take, several cases and a sampling rate that is not a number.
+#     not take, several cases and a sampling rate that is not a number;
+#   - two debug-kernel.sh at once build the kernel once (a lock).
 # KVBENCH_RUNNING_KVER stands in for `uname -r`.
 
 set -uo pipefail
@@ -35,7 +36,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..23"
+echo "1..24"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -171,6 +172,50 @@ out=$(profile_plan PROFILE_FREQ=fast)
 st=$?
 [[ $st -ne 0 && $out == *"PROFILE_FREQ=fast"* ]]
 ok $? "PROFILE_FREQ that is not a number of samples per second is an error"
+
+# Two debug-kernel.sh at once (make check's lint and make lint, say) must
+# not build in one directory together. A stand-in make on PATH "builds" in
+# two seconds and logs it; the source tree is the cached one, linked.
+debug_kernel_twice() {
+	local tmp st=0 ksrc
+	tmp=$(mktemp -d) || return 1
+	ksrc=$("$REPO/tools/vm/kvbench-vm" ksrc 2>/dev/null) || { rm -rf "$tmp"; return 2; }
+	mkdir -p "$tmp/cache/src" "$tmp/bin"
+	ln -s "$ksrc" "$tmp/cache/src/linux-source-6.12"
+	cat >"$tmp/bin/make" <<'MAKE'
+#!/bin/bash
+out=
+for a in "$@"; do [[ $a == O=* ]] && out=${a#O=}; done
+case " $* " in
+*" bzImage "*)
+	echo "start $$" >>"$FAKE_LOG"; sleep 2; echo "end $$" >>"$FAKE_LOG" ;;
+*" x86_64_defconfig "* | *" allnoconfig "*)
+	: >"$out/.config" ;;
+esac
+MAKE
+	chmod +x "$tmp/bin/make"
+	export FAKE_LOG=$tmp/log
+	PATH=$tmp/bin:$PATH KVBENCH_CACHE=$tmp/cache "$REPO/tools/vm/debug-kernel.sh" >"$tmp/out1" 2>&1 &
+	PATH=$tmp/bin:$PATH KVBENCH_CACHE=$tmp/cache "$REPO/tools/vm/debug-kernel.sh" >"$tmp/out2" 2>&1 || st=1
+	wait $! || st=1
+	grep -h -e '^start' -e '^end' -e 'waiting' "$tmp/log" "$tmp/out1" "$tmp/out2" |
+		sed 's/^/# debug-kernel: /'
+	# One build, and both got its directory.
+	[[ $(grep -c '^start' "$tmp/log") -eq 1 ]] || st=1
+	[[ $(tail -n 1 "$tmp/out1") == "$tmp/cache/debug-kernel/"* &&
+		$(tail -n 1 "$tmp/out1") == "$(tail -n 1 "$tmp/out2")" ]] || st=1
+	rm -rf "$tmp"
+	return $st
+}
+
+debug_kernel_twice
+st=$?
+if [[ $st -eq 2 ]]; then
+	n=$((n + 1))
+	echo "ok $n - # SKIP no linux-source-6.12 tree to link"
+else
+	ok $st "two debug-kernel.sh at once build the kernel once, the second waiting for the first"
+fi
 
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
 [[ $failed -eq 0 ]]
