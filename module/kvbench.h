@@ -486,6 +486,8 @@ int kvbench_copy_in(void *dst, const void __user *src, size_t len);
 int kvbench_copy_out(void __user *dst, const void *src, size_t len);
 
 /* The device (kvbench_dev.c) and its sysfs files (kvbench_sysfs.c) */
+struct io_uring_cmd;
+int kvbench_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 int kvbench_dev_register(void);
 void kvbench_dev_unregister(void);
 extern const struct attribute_group *kvbench_groups[];
