@@ -167,11 +167,14 @@ static void ring_cmd(struct ring *r, int fd, __u32 op, __u64 kv, __u32 flags,
 /* Submit what is queued and wait for @wait CQEs. Return: 0 or -errno. */
 static int ring_submit(struct ring *r, unsigned int wait)
 {
+	unsigned int flags = wait ? IORING_ENTER_GETEVENTS : 0;
 	int ret;
 
+	/* The SQ thread may sleep: wake it (harmless when it does not). */
+	if (r->flags & IORING_SETUP_SQPOLL)
+		flags |= IORING_ENTER_SQ_WAKEUP;
 	do {
-		ret = sys_io_uring_enter(r->fd, r->pending, wait,
-					 wait ? IORING_ENTER_GETEVENTS : 0);
+		ret = sys_io_uring_enter(r->fd, r->pending, wait, flags);
 	} while (ret < 0 && errno == EINTR);
 	if (ret < 0)
 		return -errno;
@@ -518,6 +521,55 @@ TEST_F(uring, sqe128_no_cqe32)
 	ring_exit(&r);
 }
 
+/*
+ * Rings whose commands are issued by the SQ thread (which shares the
+ * process' memory, and runs their task work), or whose task work runs
+ * only when the task waits for completions.
+ */
+TEST_F(uring, sqpoll_and_defer_taskrun)
+{
+	static const unsigned int kinds[] = {
+		IORING_SETUP_SQPOLL | IORING_SETUP_CQE32,
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+			IORING_SETUP_CQE32,
+	};
+	const char *key = KEY_PREFIX "sqpoll";
+	char out[600], val[600];
+	struct kvbench_kv kv;
+	unsigned int i;
+	__u64 extra;
+	struct ring r;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		ret = ring_init(&r, 8, kinds[i]);
+		if (ret == -EINVAL) {
+			TH_LOG("ring flags %#x not supported here", kinds[i]);
+			continue;
+		}
+		ASSERT_EQ(0, ret);
+		memset(val, 'a' + i, sizeof(val));
+		/* A small and a large (pinned) value. */
+		EXPECT_EQ(0, u_set(&r, self->fd, key, val, 10));
+		kv_fill(&kv, key, out, sizeof(out));
+		memset(out, 0, sizeof(out));
+		extra = 0;
+		EXPECT_EQ(0, ring_one(&r, self->fd, KVBENCH_URING_GET,
+				      ptr(&kv), 0, 0, 0, &extra));
+		EXPECT_EQ(10ULL, extra);
+		EXPECT_EQ(0, memcmp(out, val, 10));
+		EXPECT_EQ(0, u_set(&r, self->fd, key, val, sizeof(val)));
+		kv_fill(&kv, key, out, sizeof(out));
+		memset(out, 0, sizeof(out));
+		EXPECT_EQ(0, ring_one(&r, self->fd, KVBENCH_URING_GET,
+				      ptr(&kv), 0, 0, 0, &extra));
+		EXPECT_EQ(sizeof(val), extra);
+		EXPECT_EQ(0, memcmp(out, val, sizeof(val)));
+		EXPECT_EQ(0, u_del(&r, self->fd, key));
+		ring_exit(&r);
+	}
+}
+
 TEST_F(uring, kv_einval)
 {
 	struct kvbench_kv kv;
@@ -805,12 +857,13 @@ TEST_F(uring, switch_under_load)
  */
 TEST_F(uring, ring_holds_module)
 {
-	int fd = open(KVB_DEV, O_RDWR);
 	unsigned long long base, refcnt = 0;
 	struct cqe cqe;
-	int ret;
+	int fd, ret;
 
+	/* Before our second file: what the module holds without the ring. */
 	ASSERT_EQ(0, sysfs_read_u64(KVB_MODULE "/refcnt", &base));
+	fd = open(KVB_DEV, O_RDWR);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, sys_io_uring_register(self->ring.fd,
 					   IORING_REGISTER_FILES, &fd, 1));
