@@ -834,17 +834,43 @@ TEST_F(uring, switch_under_load)
 	unsigned int i, round;
 	char key[32];
 
+	unsigned long long base, entries;
+	unsigned int found = 0;
+	struct kvbench_kv kv;
+	char out[32];
+
+	for (i = 0; i < 16; i++) {
+		snprintf(key, sizeof(key), KEY_PREFIX "load/%u", i);
+		ioctl_del(self->fd, key);
+	}
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("entries"), &base));
 	ASSERT_EQ(0, pthread_create(&t, NULL, load_thread, &l));
 	for (round = 0; round < 3; round++)
 		for (i = 0; i < ARRAY_SIZE(to); i++) {
 			EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), to[i]));
 			usleep(2000);
 		}
+	/*
+	 * Back to back, between the owner backends: a switch then finds
+	 * commands still queued to the old owners more often.
+	 */
+	for (round = 0; round < 40; round++)
+		EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), round & 1 ?
+					 "kthread" : "kthread-percpu"));
 	atomic_store(&l.stop, true);
 	pthread_join(t, NULL);
 	EXPECT_EQ(0U, atomic_load(&l.bad));
 	EXPECT_LT(0UL, l.done);
 	TH_LOG("%lu rounds of 64 commands", l.done);
+	/* Every entry the map counts can be found, and no more. */
+	for (i = 0; i < 16; i++) {
+		snprintf(key, sizeof(key), KEY_PREFIX "load/%u", i);
+		kv_fill(&kv, key, out, sizeof(out));
+		if (!ioctl(self->fd, KVBENCH_IOC_GET, &kv))
+			found++;
+	}
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("entries"), &entries));
+	EXPECT_EQ(base + found, entries);
 	for (i = 0; i < 16; i++) {
 		snprintf(key, sizeof(key), KEY_PREFIX "load/%u", i);
 		ioctl_del(self->fd, key);
