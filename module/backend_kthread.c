@@ -68,6 +68,17 @@ static void kthread_map_one(struct kvbench_backend *b, struct kvbench_req *req)
 	kthread_map_batch(b, req, 1);
 }
 
+/* An io_uring command: queued, answered through msg->answered. */
+static int kthread_map_submit(struct kvbench_backend *b,
+			      struct kvbench_owner_msg *msg, bool nowait)
+{
+	struct kvbench_owner *o = &to_kthread_map(b)->owner;
+
+	msg->head->next = NULL;
+	return nowait ? kvbench_owner_try_post(o, msg) :
+			kvbench_owner_post(o, msg);
+}
+
 static void kthread_map_drain(struct kvbench_backend *b,
 			      void (*fn)(struct kvbench_item *item, void *arg),
 			      void *arg)
@@ -106,4 +117,5 @@ const struct kvbench_backend_ops kvbench_kthread_ops = {
 	.adopt		= kthread_map_adopt,
 	.stat		= kthread_map_stat,
 	.reset_stats	= kthread_map_reset_stats,
+	.submit		= kthread_map_submit,
 };

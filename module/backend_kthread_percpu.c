@@ -109,6 +109,18 @@ static void percpu_one(struct kvbench_backend *b, struct kvbench_req *req)
 		req->result = ret;
 }
 
+/* An io_uring command: queued to its key's owner, answered by it. */
+static int percpu_submit(struct kvbench_backend *b,
+			 struct kvbench_owner_msg *msg, bool nowait)
+{
+	struct percpu_map *m = to_percpu_map(b);
+	struct kvbench_owner *o = &m->owners[percpu_req_shard(m, msg->head)];
+
+	msg->head->next = NULL;
+	return nowait ? kvbench_owner_try_post(o, msg) :
+			kvbench_owner_post(o, msg);
+}
+
 /*
  * A BATCH runs in array order, as the single ioctls would: as consecutive
  * runs of ops whose keys one shard owns, each run one message, answered
@@ -197,4 +209,5 @@ const struct kvbench_backend_ops kvbench_kthread_percpu_ops = {
 	.adopt		= percpu_adopt,
 	.stat		= percpu_stat,
 	.reset_stats	= percpu_reset_stats,
+	.submit		= percpu_submit,
 };

@@ -134,6 +134,7 @@ struct kvbench_req {
 };
 
 struct kvbench_backend;
+struct kvbench_owner_msg;
 
 /**
  * struct kvbench_params - how to size a new map
@@ -188,6 +189,14 @@ enum kvbench_stat {
  *		over its queues (QUEUE_HWM: the largest), 0 for those it
  *		does not keep
  * @reset_stats: optional: zero the backend-specific statistics
+ * @submit:	optional: queue the one request of @msg (->head, with ->next
+ *		NULL) and return without waiting for it. Once it has run,
+ *		the backend calls @msg->answered(@msg) from its own thread,
+ *		which must not sleep there. With @nowait set it must not sleep
+ *		either and returns -EAGAIN when it would have to wait for room.
+ *		Returns 0 (queued), -EAGAIN, or -EINTR (a fatal signal while
+ *		waiting for room); nothing was queued unless it returned 0.
+ *		Backends without it run every request before they return.
  *
  * @params:	the KVBENCH_PARAM_* that @create uses
  *
@@ -210,6 +219,8 @@ struct kvbench_backend_ops {
 	int (*adopt)(struct kvbench_backend *b, struct kvbench_item *item);
 	unsigned long (*stat)(struct kvbench_backend *b, enum kvbench_stat stat);
 	void (*reset_stats)(struct kvbench_backend *b);
+	int (*submit)(struct kvbench_backend *b, struct kvbench_owner_msg *msg,
+		      bool nowait);
 };
 
 /**
@@ -264,15 +275,35 @@ kvbench_table_bucket(const struct kvbench_table *t, u32 hash)
 /**
  * struct kvbench_owner_msg - requests queued to an owner thread
  * @head:	the first request; the rest follow through ->next
- * @done:	completed by the owner once every request is answered
+ * @done:	completed by the owner once every request is answered, unless
+ *		@answered is set
+ * @answered:	NULL, or what the owner calls instead of completing @done:
+ *		from the owner thread, once every request is answered; must
+ *		not sleep. The owner does not touch @msg after the call.
  *
  * Lives with the caller (usually on its stack) until @done completes: a
  * message that kvbench_owner_post() queued must be waited for, and the
- * wait cannot be interrupted.
+ * wait cannot be interrupted. A message with @answered set lives until
+ * that call instead (the caller then never waits: see ->submit).
  */
 struct kvbench_owner_msg {
 	struct kvbench_req *head;
 	struct completion done;
+	void (*answered)(struct kvbench_owner_msg *msg);
+};
+
+/**
+ * struct kvbench_async - one request run without its caller waiting
+ * @msg:	carries the request (->head) to a backend with ->submit
+ * @done:	called once, from the backend's thread, when a request that
+ *		kvbench_run_async() queued has run; must not sleep. The core
+ *		does not touch @a after the call.
+ * @backend:	the name of the backend it was queued to (trace events)
+ */
+struct kvbench_async {
+	struct kvbench_owner_msg msg;
+	void (*done)(struct kvbench_async *a);
+	const char *backend;
 };
 
 /**
@@ -320,6 +351,8 @@ int kvbench_owner_start(struct kvbench_owner *o,
 			const struct kvbench_params *p, int id, bool rt);
 void kvbench_owner_free(struct kvbench_owner *o);
 int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
+int kvbench_owner_try_post(struct kvbench_owner *o,
+			   struct kvbench_owner_msg *msg);
 void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
 void kvbench_owner_drain(struct kvbench_owner *o,
 			 void (*fn)(struct kvbench_item *item, void *arg),
@@ -453,6 +486,8 @@ int kvbench_copy_in(void *dst, const void __user *src, size_t len);
 int kvbench_copy_out(void __user *dst, const void *src, size_t len);
 
 /* The device (kvbench_dev.c) and its sysfs files (kvbench_sysfs.c) */
+struct io_uring_cmd;
+int kvbench_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
 int kvbench_dev_register(void);
 void kvbench_dev_unregister(void);
 extern const struct attribute_group *kvbench_groups[];
@@ -475,6 +510,7 @@ void kvbench_backend_destroy(struct kvbench_backend *b);
 void kvbench_backend_run(struct kvbench_backend *b, struct kvbench_req *reqs,
 			 unsigned int n);
 void kvbench_run(struct kvbench_req *reqs, unsigned int n);
+int kvbench_run_async(struct kvbench_async *a, bool nowait);
 int kvbench_switch_by_name(const char *name);
 unsigned long kvbench_entries(void);
 void kvbench_swap_limits(unsigned long *entries, unsigned long *bytes);

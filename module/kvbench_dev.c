@@ -667,6 +667,9 @@ static const struct file_operations kvbench_fops = {
 	.owner		= THIS_MODULE,
 	.unlocked_ioctl	= kvbench_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+#ifdef KVBENCH_URING
+	.uring_cmd	= kvbench_uring_cmd,	/* kvbench_uring.c */
+#endif
 	.llseek		= noop_llseek,
 };
 

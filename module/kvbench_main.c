@@ -52,6 +52,17 @@ static struct {
 	struct percpu_rw_semaphore switch_sem;
 	struct kvbench_backend *backend;	/* protected by switch_sem */
 
+	/*
+	 * Requests that kvbench_run_async() queued to a backend's thread
+	 * and that it has not answered yet: raised under switch_sem (read),
+	 * lowered by the backend's thread once it is done with the request
+	 * and the map. A switch waits, holding switch_sem for write, until
+	 * it is 0: the read side cannot be held across the wait for an
+	 * answer, which the submitter does not wait for.
+	 */
+	atomic_t async_inflight;
+	wait_queue_head_t async_idle;	/* woken when it drops to 0 */
+
 	bool registered;
 } kvbench;
 
@@ -207,6 +218,19 @@ static void kvbench_trace_switch(const char *from, const char *to,
 }
 
 /*
+ * Wait until no request queued by kvbench_run_async() is in a backend's
+ * hands. The caller holds switch_sem for write, so none is queued
+ * meanwhile; each that is answers in bounded time (an owner answers
+ * every message it queued before it sleeps or stops).
+ */
+static void kvbench_async_wait(void)
+{
+	/* Acquire: pairs with the fully ordered atomic_dec_and_test(). */
+	wait_event(kvbench.async_idle,
+		   !atomic_read_acquire(&kvbench.async_inflight));
+}
+
+/*
  * Replace the backend by a new one of type @ops, carrying every entry over.
  * Operations in flight finish on the old backend; those that start meanwhile
  * wait on switch_sem and then run on the new one. Switching to the backend
@@ -241,6 +265,7 @@ static int kvbench_switch(const struct kvbench_backend_ops *ops)
 	percpu_down_write(&kvbench.switch_sem);
 	if (start)
 		blocked = local_clock();
+	kvbench_async_wait();
 	old = kvbench.backend;
 	mv.to = new;
 	old->ops->drain(old, kvbench_move_cb, &mv);
@@ -460,6 +485,68 @@ void kvbench_run(struct kvbench_req *reqs, unsigned int n)
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_run);
 
+/*
+ * A backend's thread answered a request of kvbench_run_async(): record
+ * it, let a switch that waits for it go on, then hand it back. Until
+ * async_inflight drops, the map cannot be drained or freed, so a SET's
+ * item, linked in it, is still alive for its event.
+ */
+static void kvbench_async_answered(struct kvbench_owner_msg *msg)
+{
+	struct kvbench_async *a = container_of(msg, struct kvbench_async, msg);
+
+	if (trace_kvbench_op_enabled())
+		trace_kvbench_op(a->backend, msg->head, 1);
+	/* Release: the backend's accesses to its map come before. */
+	if (atomic_dec_and_test(&kvbench.async_inflight))
+		wake_up(&kvbench.async_idle);
+	a->done(a);
+}
+
+/**
+ * kvbench_run_async() - run one prepared request without waiting for it
+ * @a:		->msg.head: the request; ->done: what to call once it ran
+ * @nowait:	do not sleep: return -EAGAIN where a wait would be needed
+ *
+ * A backend with ->submit gets the request queued to its thread, which
+ * answers it later through @a->done; one without runs it now. Either way
+ * it runs on the backend in use, under switch_sem like kvbench_run(), but
+ * the read side is held only while the request is queued: a switch waits
+ * for the queued ones (async_inflight) instead.
+ *
+ * Return: 0 when the request ran already (@a->done is not called),
+ * -EIOCBQUEUED when it is queued and @a->done will be called, -EAGAIN
+ * (only with @nowait) or -EINTR when it was not run and nothing is held.
+ */
+int kvbench_run_async(struct kvbench_async *a, bool nowait)
+{
+	struct kvbench_backend *b;
+	int ret = 0;
+
+	if (!nowait)
+		percpu_down_read(&kvbench.switch_sem);
+	else if (!percpu_down_read_trylock(&kvbench.switch_sem))
+		return -EAGAIN;
+	b = kvbench.backend;
+	if (!b->ops->submit) {
+		kvbench_backend_run(b, a->msg.head, 1);
+		goto unlock;
+	}
+	a->backend = b->ops->name;
+	a->msg.answered = kvbench_async_answered;
+	atomic_inc(&kvbench.async_inflight);
+	ret = b->ops->submit(b, &a->msg, nowait);
+	if (!ret) {
+		ret = -EIOCBQUEUED;
+	} else if (atomic_dec_and_test(&kvbench.async_inflight)) {
+		/* Not queued: a switch may be waiting for this one too. */
+		wake_up(&kvbench.async_idle);
+	}
+unlock:
+	percpu_up_read(&kvbench.switch_sem);
+	return ret;
+}
+
 /* Undo whatever part of kvbench_init() was done; idempotent. */
 static void kvbench_cleanup(void)
 {
@@ -476,8 +563,13 @@ static void kvbench_cleanup(void)
 	kvbench.backend = NULL;
 	mutex_unlock(&kvbench_switch_mutex);
 
-	/* No file is open and sysfs is gone: nothing else uses @b. */
+	/*
+	 * No file is open and sysfs is gone: nothing else uses @b. An
+	 * io_uring command holds its file until it completes, which comes
+	 * after its answer: none is queued (kvbench_async_wait() says so).
+	 */
 	if (b) {
+		kvbench_async_wait();
 		b->ops->drain(b, kvbench_release_cb, NULL);
 		b->ops->destroy(b);
 	}
@@ -495,6 +587,7 @@ static int __init kvbench_init(void)
 
 	kvbench_hash_init();
 
+	init_waitqueue_head(&kvbench.async_idle);
 	ret = percpu_init_rwsem(&kvbench.switch_sem);
 	if (ret)
 		return ret;

@@ -162,8 +162,11 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 			owner_exec(o, req);
 			(*reqs)++;
 		}
-		/* @msg and its requests may be gone once completed. */
-		complete(&msg->done);
+		/* @msg and its requests may be gone once answered. */
+		if (msg->answered)
+			msg->answered(msg);
+		else
+			complete(&msg->done);
 		n++;
 	}
 	return n;
@@ -297,6 +300,15 @@ static int owner_wait_room(struct kvbench_owner *o,
 	return ret;
 }
 
+/* A message is in the queue: make sure the owner will see it. */
+static void owner_kick(struct kvbench_owner *o)
+{
+	/* Pairs with set_current_state() in owner_sleep(). */
+	smp_mb();
+	if (READ_ONCE(o->idle))
+		wake_up_process(o->task);
+}
+
 /**
  * kvbench_owner_post() - queue a message of requests to an owner
  * @o:		the owner
@@ -316,14 +328,33 @@ int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 
 	if (!owner_try_put(o, msg) && owner_wait_room(o, msg))
 		return -EINTR;
-
-	/* Pairs with set_current_state() in owner_sleep(). */
-	smp_mb();
-	if (READ_ONCE(o->idle))
-		wake_up_process(o->task);
+	owner_kick(o);
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_owner_post);
+
+/**
+ * kvbench_owner_try_post() - queue a message unless the queue is full
+ * @o:		the owner
+ * @msg:	as for kvbench_owner_post()
+ *
+ * Never sleeps: for callers that must not wait for room and retry from
+ * a context that may (io_uring's nonblocking issue).
+ *
+ * Return: 0, or -EAGAIN when the queue was full (nothing was queued).
+ */
+int kvbench_owner_try_post(struct kvbench_owner *o,
+			   struct kvbench_owner_msg *msg)
+{
+	init_completion(&msg->done);
+
+	if (!owner_try_put(o, msg)) {
+		atomic_long_inc(&o->queue_full);
+		return -EAGAIN;
+	}
+	owner_kick(o);
+	return 0;
+}
 
 static bool owner_msg_done(void *arg)
 {

@@ -10,6 +10,8 @@
 #   fuzz        ./kvbench_fuzz     (KVBENCH_FUZZ_OPS ioctls, KVBENCH_FUZZ_SEED)
 #   trace       ./kvbench_trace: the trace events, through a tracefs
 #               instance (skips without tracefs or the events)
+#   uring       ./kvbench_uring: the io_uring commands (skips without
+#               io_uring or a module built without them)
 #   lifecycle   ./kvbench_lifecycle.sh: loads and unloads the module itself,
 #               so it runs last, after this script has unloaded it
 #   faults      ./kvbench_faults: fail-nth walk over every failure point
@@ -19,7 +21,7 @@
 #               stress threads' failure points (not a default)
 #
 # KVBENCH_KO=<path>/kvbench.ko  insmod that file instead of "modprobe kvbench".
-# KVBENCH_SUITES="functional stress fuzz trace lifecycle"  the suites to run
+# KVBENCH_SUITES="functional uring stress fuzz trace lifecycle"  the suites to run
 # (that is the default).
 #
 # Each suite prints its own KTAP. On a debug kernel (one with lockdep) the
@@ -66,7 +68,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 for prog in kvbench_test kvbench_stress kvbench_fuzz kvbench_faults \
-	kvbench_trace kvbench_lifecycle.sh; do
+	kvbench_trace kvbench_uring kvbench_lifecycle.sh; do
 	if [ ! -x "$dir/$prog" ]; then
 		echo "$0: $dir/$prog not found: run make first" >&2
 		exit 1
@@ -104,7 +106,7 @@ if [ ! -c /dev/kvbench ]; then
 	made_node=1
 fi
 
-suites=${KVBENCH_SUITES:-functional stress fuzz trace lifecycle}
+suites=${KVBENCH_SUITES:-functional uring stress fuzz trace lifecycle}
 status=0
 ran=0
 
@@ -173,6 +175,7 @@ for suite in $suites; do
 	stress) run "$suite" "$dir/kvbench_stress" ;;
 	fuzz) run "$suite" "$dir/kvbench_fuzz" ;;
 	trace) run "$suite" "$dir/kvbench_trace" ;;
+	uring) run "$suite" "$dir/kvbench_uring" ;;
 	faults) run "$suite" "$dir/kvbench_faults" ;;
 	stress-faults) run "$suite" stress_faults ;;
 	lifecycle) ;;

@@ -13,8 +13,10 @@ Three lists are compared, in both directions:
                      and the sysfs table of Documentation/kvbench.rst (first
                      column headed "File")
   ioctl errnos       every -E... that a function reachable from the
-                     .unlocked_ioctl handler contains, with the errnos the
-                     VFS translates (-ENOIOCTLCMD becomes ENOTTY), against
+                     .unlocked_ioctl or .uring_cmd handler contains, with
+                     the errnos the VFS translates (-ENOIOCTLCMD becomes
+                     ENOTTY) and without those io_uring never posts
+                     (-EIOCBQUEUED, -EAGAIN), against
                      the errno table of Documentation/userspace-api/kvbench.rst
                      (first column headed "errno")
 
@@ -82,6 +84,10 @@ ERRNO_TRANSLATED = {
     'ERESTARTNOINTR': None,      # always restarted, never seen
     'ERESTARTNOHAND': 'EINTR',
     'ERESTART_RESTARTBLOCK': 'EINTR',
+    # .uring_cmd: the command is queued and completes later; io_uring
+    # issues it again from a worker that may block.
+    'EIOCBQUEUED': None,
+    'EAGAIN': None,
 }
 
 PARAM_RE = re.compile(
@@ -243,7 +249,7 @@ def ioctl_errnos(sources, internal, problems):
             for member, targets in table.items():
                 calls[member] |= targets
     entries = [f for table in members.values()
-               for key in ('unlocked_ioctl', 'compat_ioctl')
+               for key in ('unlocked_ioctl', 'compat_ioctl', 'uring_cmd')
                for f in table.get(key, ()) if f in funcs]
     if not entries:
         problems.append('module/*.c: no .unlocked_ioctl handler defined in '

@@ -190,8 +190,9 @@ host_suites() {
 # The suites that need the module, as NAME and a command run by sh from the
 # payload directory (the module is ./kvbench.ko there). A NAME starting
 # with "kunit:" is counted by the kernel tree's own `kunit.py parse`.
-# kvbench.sh runs its default suites: functional, stress, fuzz, trace (the
-# trace events, through tracefs) and lifecycle.
+# kvbench.sh runs its default suites: functional, uring (the io_uring
+# commands), stress, fuzz, trace (the trace events, through tracefs) and
+# lifecycle.
 # shellcheck disable=SC2016 # expanded in the guest
 STOCK_SUITES=(
 	"kselftest: kvbench"
@@ -255,7 +256,7 @@ VM_KVER=
 KSFT_SUITES=(
 	"kselftest: run_kselftest.sh -c kvbench (installed)"
 	'./ksft-env.sh && cd kselftest && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko \
-	 KVBENCH_CLI=$KVBENCH_PAYLOAD/kvbench KVBENCH_SUITES=functional \
+	 KVBENCH_CLI=$KVBENCH_PAYLOAD/kvbench KVBENCH_SUITES="functional uring" \
 	 KVBENCH_BENCH_DURATION=0.2s ./run_kselftest.sh -c kvbench'
 )
 GUEST_SUITES=("${STOCK_SUITES[@]}")

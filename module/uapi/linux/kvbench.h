@@ -99,6 +99,36 @@ struct kvbench_multi {
 	__u32 reserved;
 };
 
+/**
+ * struct kvbench_uring_cmd - the command area of an io_uring SQE
+ * @kv:		GET, SET, DEL in: user pointer to a struct kvbench_kv, used
+ *		exactly as the ioctl of the same name uses its argument;
+ *		NOP: 0
+ * @flags:	in: must be 0
+ * @reserved:	must be 0
+ *
+ * An IORING_OP_URING_CMD on /dev/kvbench carries a KVBENCH_URING_* in
+ * sqe->cmd_op and this struct at the start of the SQE's command area
+ * (sqe->cmd): it fits a 64-byte SQE; with IORING_SETUP_SQE128 the rest of
+ * the area is ignored. The CQE's res is 0 or a negative errno; a GET also
+ * writes value_len back to the struct kvbench_kv as the ioctl does, and
+ * with IORING_SETUP_CQE32 the CQE's big_cqe[0] holds the value's length
+ * where res is 0 or -ERANGE.
+ */
+struct kvbench_uring_cmd {
+	__u64 kv;
+	__u32 flags;
+	__u32 reserved;
+};
+
+/* sqe->cmd_op of an IORING_OP_URING_CMD */
+enum {
+	KVBENCH_URING_NOP = 0,
+	KVBENCH_URING_GET = KVBENCH_OP_GET,
+	KVBENCH_URING_SET = KVBENCH_OP_SET,
+	KVBENCH_URING_DEL = KVBENCH_OP_DEL,
+};
+
 /* Does nothing: the syscall floor. */
 #define KVBENCH_IOC_NOP		_IO(KVBENCH_IOC_MAGIC, 0x00)
 #define KVBENCH_IOC_GET		_IOWR(KVBENCH_IOC_MAGIC, 0x01, struct kvbench_kv)

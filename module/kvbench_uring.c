@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench io_uring commands: IORING_OP_URING_CMD on /dev/kvbench
+ * (Documentation/userspace-api/kvbench.rst, "io_uring commands").
+ *
+ * A GET, SET or DEL takes the path of its ioctl: kvbench_prepare_kv() when
+ * the command is issued, in the submitter's context (it reads the user's
+ * struct kvbench_kv, key and value), then kvbench_run_async(), then
+ * kvbench_complete(), which writes a GET's value to user memory, again in
+ * the submitter's context:
+ *
+ * - on a backend without a thread of its own the request runs inside
+ *   kvbench_run_async() and the command completes when it is issued;
+ * - on an owner backend the request is queued and the command returns
+ *   -EIOCBQUEUED. The owner's answer (kvbench_uring_answered(), in the
+ *   owner thread, which must not touch user memory) asks io_uring to run
+ *   kvbench_uring_task_work() in the submitter's task, which completes it.
+ *
+ * Everything a command holds between the two (the request, its key, a
+ * small GET value, the owner's message) is in one struct kvbench_uring,
+ * allocated per command; io_uring's pdu holds a pointer to it. A large GET
+ * value is pinned by a reference on its item (kvbench_get_fill()), so it
+ * can be copied out after a switch has moved the map.
+ *
+ * A command is never canceled once queued: the owner answers every message
+ * it took, and a full queue is bounded by queue_len. When the submitting
+ * task is exiting (or its ring is being torn down), the completion touches
+ * no user memory: a GET completes with -ECANCELED, a SET or DEL with its
+ * result.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#ifdef KVBENCH_HAVE_IO_URING_CMD_H
+#include <linux/io_uring/cmd.h>
+#else
+#include <linux/io_uring.h>
+#endif
+
+#include "kvbench.h"
+
+/*
+ * What the kernel tree offers, as module/Kbuild's compile tests found it:
+ * where the command area is, and whether completions take issue_flags.
+ */
+static const void *kvbench_uring_area(const struct io_uring_cmd *cmd)
+{
+#ifdef KVBENCH_HAVE_URING_CMD_SQE
+	return io_uring_sqe_cmd(cmd->sqe);
+#else
+	return cmd->cmd;
+#endif
+}
+
+static void kvbench_uring_done(struct io_uring_cmd *cmd, int ret, u32 res2,
+			       unsigned int issue_flags)
+{
+#ifdef KVBENCH_HAVE_URING_DONE_FLAGS
+	io_uring_cmd_done(cmd, ret, res2, issue_flags);
+#else
+	io_uring_cmd_done(cmd, ret, res2);
+#endif
+}
+
+/* Is the task that would run the completion unable to touch user memory? */
+static bool kvbench_uring_task_dead(unsigned int issue_flags)
+{
+#ifdef KVBENCH_HAVE_URING_TASK_DEAD
+	if (issue_flags & IO_URING_F_TASK_DEAD)
+		return true;
+#endif
+	/* An exiting task, or a kworker running io_uring's fallback. */
+	return current->flags & (PF_EXITING | PF_KTHREAD);
+}
+
+/**
+ * struct kvbench_uring - one GET, SET or DEL in flight
+ * @cmd:	its io_uring command
+ * @async:	carries @req to the backend (owner backends)
+ * @req:	the request
+ * @kv:		the user's struct kvbench_kv, copied in at issue
+ * @ukv:	where it came from: a GET's value_len goes back there
+ * @key:	the key, copied in at issue
+ * @val:	a GET's value when small (min(value_len, KVBENCH_GET_INLINE))
+ */
+struct kvbench_uring {
+	struct io_uring_cmd *cmd;
+	struct kvbench_async async;
+	struct kvbench_req req;
+	struct kvbench_kv kv;
+	struct kvbench_kv __user *ukv;
+	u8 key[KVBENCH_KEY_MAX];
+	u8 val[] __aligned(8);
+};
+
+/* io_uring's per-command space holds a pointer to ours. */
+static struct kvbench_uring **kvbench_uring_pdu(struct io_uring_cmd *cmd)
+{
+	BUILD_BUG_ON(sizeof(struct kvbench_uring *) > sizeof(cmd->pdu));
+	return (struct kvbench_uring **)cmd->pdu;
+}
+
+/*
+ * Finish a request that ran: count it, copy a GET's outcome out unless
+ * @dead, free the command's state and post the CQE. Runs in the
+ * submitter's context (or, @dead, where it cannot touch user memory).
+ */
+static void kvbench_uring_finish(struct kvbench_uring *u, bool dead,
+				 unsigned int issue_flags)
+{
+	struct io_uring_cmd *cmd = u->cmd;
+	struct kvbench_req *req = &u->req;
+	struct kvbench_stats tally = {};
+	u32 res2 = 0;
+	int ret;
+
+	if (req->result != -EINTR)
+		kvbench_tally(&tally, req);
+	kvbench_count(&tally);
+
+	if (dead && req->op == KVBENCH_OP_GET) {
+		kvbench_release(req);
+		ret = -ECANCELED;
+	} else {
+		/* Copies nothing unless a GET found its value. */
+		ret = kvbench_complete(req, u64_to_user_ptr(u->kv.value));
+	}
+	/* As the ioctl: a buffer of exactly the value's size says so. */
+	if (req->op == KVBENCH_OP_GET && (!ret || ret == -ERANGE) &&
+	    req->get.len != u->kv.value_len &&
+	    put_user(req->get.len, &u->ukv->value_len))
+		ret = -EFAULT;
+	if (req->op == KVBENCH_OP_GET && (!ret || ret == -ERANGE))
+		res2 = req->get.len;
+	kfree(u);
+	kvbench_uring_done(cmd, ret, res2, issue_flags);
+}
+
+/* io_uring runs this in the submitting task once the owner answered. */
+#ifdef KVBENCH_HAVE_URING_TW_FLAGS
+static void kvbench_uring_task_work(struct io_uring_cmd *cmd,
+				    unsigned int issue_flags)
+#else
+static void kvbench_uring_task_work(struct io_uring_cmd *cmd)
+#endif
+{
+#ifndef KVBENCH_HAVE_URING_TW_FLAGS
+	unsigned int issue_flags = 0;
+#endif
+	struct kvbench_uring *u = *kvbench_uring_pdu(cmd);
+
+	kvbench_uring_finish(u, kvbench_uring_task_dead(issue_flags),
+			     issue_flags);
+}
+
+/* The owner answered, in its thread: no user memory here. */
+static void kvbench_uring_answered(struct kvbench_async *a)
+{
+	struct kvbench_uring *u = container_of(a, struct kvbench_uring, async);
+
+	io_uring_cmd_complete_in_task(u->cmd, kvbench_uring_task_work);
+}
+
+static int kvbench_uring_kv(struct io_uring_cmd *cmd, u32 op, u64 ukv,
+			    unsigned int issue_flags)
+{
+	struct kvbench_uring *u;
+	struct kvbench_kv kv;
+	size_t val = 0;
+	int ret;
+
+	/* A fixed size: no hardened-usercopy walk. */
+	if (copy_from_user(&kv, u64_to_user_ptr(ukv), sizeof(kv)))
+		return -EFAULT;
+	if (op == KVBENCH_OP_GET)
+		val = min_t(u32, kv.value_len, KVBENCH_GET_INLINE);
+	u = kmalloc(struct_size(u, val, val), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		return -ENOMEM;
+	u->cmd = cmd;
+	u->kv = kv;
+	u->ukv = u64_to_user_ptr(ukv);
+	ret = kvbench_prepare_kv(&u->req, op, &u->kv, u->key, u->val);
+	if (ret)
+		goto free;
+
+	*kvbench_uring_pdu(cmd) = u;
+	u->async.msg.head = &u->req;
+	u->async.done = kvbench_uring_answered;
+	ret = kvbench_run_async(&u->async,
+				issue_flags & IO_URING_F_NONBLOCK);
+	switch (ret) {
+	case -EIOCBQUEUED:
+		/* @u belongs to the owner, then to kvbench_uring_task_work(). */
+		return ret;
+	case 0:
+		/* It ran: complete it now, with the value's length in res2. */
+		kvbench_uring_finish(u, false, issue_flags);
+		return -EIOCBQUEUED;
+	case -EINTR:
+		/* Refused by the backend: counted nowhere, as the ioctl. */
+		u->req.result = ret;
+		kvbench_uring_finish(u, false, issue_flags);
+		return -EIOCBQUEUED;
+	}
+	/* -EAGAIN: nothing ran; io_uring issues it again, and may block. */
+	u->req.result = ret;
+	kvbench_release(&u->req);
+free:
+	kfree(u);
+	return ret;
+}
+
+/**
+ * kvbench_uring_cmd() - the ->uring_cmd of /dev/kvbench
+ * @cmd:	the command
+ * @issue_flags: IO_URING_F_*
+ *
+ * Return: 0 or a negative errno when the command completes now without a
+ * second result; -EIOCBQUEUED when it completed already or will later
+ * (through io_uring_cmd_done()); -EAGAIN to be issued again where it may
+ * block.
+ */
+int kvbench_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
+{
+	const struct kvbench_uring_cmd *area = kvbench_uring_area(cmd);
+	u32 op = cmd->cmd_op;
+	u32 flags, reserved;
+	u64 kv;
+
+	if (op != KVBENCH_URING_NOP && op != KVBENCH_URING_GET &&
+	    op != KVBENCH_URING_SET && op != KVBENCH_URING_DEL)
+		return -ENOTTY;
+	if (cmd->flags & IORING_URING_CMD_FIXED)
+		return -EINVAL;
+	/* The SQE may be in memory the user shares: read each field once. */
+	kv = READ_ONCE(area->kv);
+	flags = READ_ONCE(area->flags);
+	reserved = READ_ONCE(area->reserved);
+	if (flags || reserved)
+		return -EINVAL;
+	if (op == KVBENCH_URING_NOP)
+		return kv ? -EINVAL : 0;
+	return kvbench_uring_kv(cmd, op, kv, issue_flags);
+}

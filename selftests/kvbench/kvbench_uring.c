@@ -1,0 +1,961 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the io_uring commands of /dev/kvbench (IORING_OP_URING_CMD with
+ * a struct kvbench_uring_cmd, Documentation/userspace-api/kvbench.rst).
+ *
+ * Every test runs once per backend (FIXTURE_VARIANT): on rwlock, rcu and
+ * rhashtable a command completes when it is issued, on kthread and
+ * kthread-percpu the owner thread's answer completes it later. The rings
+ * are driven through the raw syscalls (no liburing: Debian 12's has no
+ * helper for uring commands, and the guest needs nothing then).
+ *
+ * Skips (exit 4) when the kernel has no io_uring (ENOSYS, or EPERM where
+ * io_uring_disabled says so) or the device takes no uring commands
+ * (EOPNOTSUPP: a module built without them).
+ *
+ * Run through kvbench.sh (KVBENCH_SUITES=uring), which loads the module.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/io_uring.h>
+#include <linux/kvbench.h>
+
+/* The harness has an unused handler argument; that is all we silence. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "kselftest_harness.h"
+#pragma GCC diagnostic pop
+
+#include "kvbench_sysfs.h"
+
+#define KEY_PREFIX	"kvbench_uring/"
+/* An address in the kernel half on x86_64: never readable by the user. */
+#define KVB_KERNEL_PTR	0xffffffff81000000ULL
+#define RING_ENTRIES	256
+
+/* ------------------------------------------------------------ the ring */
+
+struct ring {
+	int fd;
+	unsigned int flags;
+	unsigned int sq_entries, cq_entries;
+	unsigned int *sq_head, *sq_tail, *sq_mask, *sq_array;
+	unsigned int *cq_head, *cq_tail, *cq_mask;
+	void *sqes;
+	void *cqes;
+	size_t sq_len, cq_len, sqes_len;
+	void *sq_map, *cq_map;
+	unsigned int pending;		/* SQEs queued, not yet submitted */
+};
+
+struct cqe {
+	__u64 user_data;
+	__s32 res;
+	__u64 extra;			/* big_cqe[0] (CQE32 rings) */
+};
+
+static int sys_io_uring_setup(unsigned int entries, struct io_uring_params *p)
+{
+	return syscall(__NR_io_uring_setup, entries, p);
+}
+
+static int sys_io_uring_enter(int fd, unsigned int submit, unsigned int wait,
+			      unsigned int flags)
+{
+	return syscall(__NR_io_uring_enter, fd, submit, wait, flags, NULL, 0);
+}
+
+static int sys_io_uring_register(int fd, unsigned int op, void *arg,
+				 unsigned int n)
+{
+	return syscall(__NR_io_uring_register, fd, op, arg, n);
+}
+
+/* Return: 0 or a negative errno. */
+static int ring_init(struct ring *r, unsigned int entries, unsigned int flags)
+{
+	struct io_uring_params p = { .flags = flags };
+	size_t sqe_size = flags & IORING_SETUP_SQE128 ? 128 : 64;
+	size_t cqe_size = flags & IORING_SETUP_CQE32 ? 32 : 16;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = sys_io_uring_setup(entries, &p);
+	if (r->fd < 0)
+		return -errno;
+	r->flags = flags;
+	r->sq_entries = p.sq_entries;
+	r->cq_entries = p.cq_entries;
+	r->sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
+	r->cq_len = p.cq_off.cqes + p.cq_entries * cqe_size;
+	r->sqes_len = p.sq_entries * sqe_size;
+	r->sq_map = mmap(NULL, r->sq_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
+	r->cq_map = mmap(NULL, r->cq_len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_CQ_RING);
+	r->sqes = mmap(NULL, r->sqes_len, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
+	if (r->sq_map == MAP_FAILED || r->cq_map == MAP_FAILED ||
+	    r->sqes == MAP_FAILED) {
+		close(r->fd);
+		return -ENOMEM;
+	}
+	r->sq_head = r->sq_map + p.sq_off.head;
+	r->sq_tail = r->sq_map + p.sq_off.tail;
+	r->sq_mask = r->sq_map + p.sq_off.ring_mask;
+	r->sq_array = r->sq_map + p.sq_off.array;
+	r->cq_head = r->cq_map + p.cq_off.head;
+	r->cq_tail = r->cq_map + p.cq_off.tail;
+	r->cq_mask = r->cq_map + p.cq_off.ring_mask;
+	r->cqes = r->cq_map + p.cq_off.cqes;
+	return 0;
+}
+
+static void ring_exit(struct ring *r)
+{
+	if (r->fd < 0)
+		return;
+	munmap(r->sqes, r->sqes_len);
+	munmap(r->cq_map, r->cq_len);
+	munmap(r->sq_map, r->sq_len);
+	close(r->fd);
+	r->fd = -1;
+}
+
+/*
+ * Queue one uring command on @fd (a registered file index with
+ * IOSQE_FIXED_FILE in @sqe_flags); submitted by ring_submit().
+ */
+static void ring_cmd(struct ring *r, int fd, __u32 op, __u64 kv, __u32 flags,
+		     __u32 reserved, __u64 user_data, __u8 sqe_flags,
+		     __u32 cmd_flags)
+{
+	size_t sqe_size = r->flags & IORING_SETUP_SQE128 ? 128 : 64;
+	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask;
+	struct io_uring_sqe *sqe = r->sqes + idx * sqe_size;
+	struct kvbench_uring_cmd *c = (struct kvbench_uring_cmd *)sqe->cmd;
+
+	memset(sqe, 0, sqe_size);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->flags = sqe_flags;
+	sqe->cmd_op = op;
+	sqe->uring_cmd_flags = cmd_flags;
+	sqe->user_data = user_data;
+	c->kv = kv;
+	c->flags = flags;
+	c->reserved = reserved;
+	r->sq_array[idx] = idx;
+	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
+	r->pending++;
+}
+
+/* Submit what is queued and wait for @wait CQEs. Return: 0 or -errno. */
+static int ring_submit(struct ring *r, unsigned int wait)
+{
+	unsigned int flags = wait ? IORING_ENTER_GETEVENTS : 0;
+	int ret;
+
+	/* The SQ thread may sleep: wake it (harmless when it does not). */
+	if (r->flags & IORING_SETUP_SQPOLL)
+		flags |= IORING_ENTER_SQ_WAKEUP;
+	do {
+		ret = sys_io_uring_enter(r->fd, r->pending, wait, flags);
+	} while (ret < 0 && errno == EINTR);
+	if (ret < 0)
+		return -errno;
+	r->pending -= ret;
+	return 0;
+}
+
+/* Take one CQE, waiting for it. Return: 0 or -errno. */
+static int ring_reap(struct ring *r, struct cqe *out)
+{
+	size_t cqe_size = r->flags & IORING_SETUP_CQE32 ? 32 : 16;
+	unsigned int head = *r->cq_head;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	while (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE)) {
+		ret = ring_submit(r, 1);
+		if (ret)
+			return ret;
+	}
+	cqe = r->cqes + (head & *r->cq_mask) * cqe_size;
+	out->user_data = cqe->user_data;
+	out->res = cqe->res;
+	out->extra = r->flags & IORING_SETUP_CQE32 ? cqe->big_cqe[0] : 0;
+	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* One command, waited for: its CQE's res (and big_cqe[0] in @extra). */
+static int ring_one(struct ring *r, int fd, __u32 op, __u64 kv, __u32 flags,
+		    __u32 reserved, __u32 cmd_flags, __u64 *extra)
+{
+	struct cqe cqe;
+	int ret;
+
+	ring_cmd(r, fd, op, kv, flags, reserved, 0x5eed, 0, cmd_flags);
+	ret = ring_submit(r, 1);
+	if (!ret)
+		ret = ring_reap(r, &cqe);
+	if (ret)
+		return 1000 + -ret;	/* not an errno a command gives */
+	if (extra)
+		*extra = cqe.extra;
+	return cqe.user_data == 0x5eed ? cqe.res : 2000;
+}
+
+static __u64 ptr(const void *p)
+{
+	return (__u64)(unsigned long)p;
+}
+
+/* ------------------------------------------------------------ ops */
+
+static void kv_fill(struct kvbench_kv *kv, const char *key, void *value,
+		    unsigned int value_len)
+{
+	memset(kv, 0, sizeof(*kv));
+	kv->key = ptr(key);
+	kv->key_len = strlen(key);
+	kv->value = ptr(value);
+	kv->value_len = value_len;
+}
+
+static int u_op(struct ring *r, int fd, __u32 op, struct kvbench_kv *kv)
+{
+	return ring_one(r, fd, op, ptr(kv), 0, 0, 0, NULL);
+}
+
+static int u_set(struct ring *r, int fd, const char *key, const void *value,
+		 unsigned int len)
+{
+	struct kvbench_kv kv;
+
+	kv_fill(&kv, key, (void *)value, len);
+	return u_op(r, fd, KVBENCH_URING_SET, &kv);
+}
+
+static int u_del(struct ring *r, int fd, const char *key)
+{
+	struct kvbench_kv kv;
+
+	kv_fill(&kv, key, NULL, 0);
+	return u_op(r, fd, KVBENCH_URING_DEL, &kv);
+}
+
+static int ioctl_del(int fd, const char *key)
+{
+	struct kvbench_kv kv;
+
+	kv_fill(&kv, key, NULL, 0);
+	return ioctl(fd, KVBENCH_IOC_DEL, &kv) ? -errno : 0;
+}
+
+/*
+ * The module's reference count, once it is at most @base: io_uring drops
+ * what a ring held (a registered file, the file of each command) only
+ * when the ring's teardown has run, in a worker, after its last close.
+ * Waits up to 20 s; returns the last count read.
+ */
+static unsigned long long wait_refcnt(unsigned long long base)
+{
+	unsigned long long refcnt = ~0ULL;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (sysfs_read_u64(KVB_MODULE "/refcnt", &refcnt))
+			return ~0ULL;
+		if (refcnt <= base)
+			break;
+		usleep(10000);
+	}
+	return refcnt;
+}
+
+/* ------------------------------------------------------------ fixture */
+
+FIXTURE(uring) {
+	int fd;
+	struct ring ring;
+	char orig_backend[64];
+	unsigned long long orig_queue_len;
+	unsigned long long orig_max_entries;
+	unsigned long long orig_max_value_len;
+	long page_size;
+	unsigned char *map;		/* [rw][hole] */
+	void *hole;
+};
+
+FIXTURE_VARIANT(uring) {
+	const char *backend;
+	bool owner;
+};
+
+FIXTURE_VARIANT_ADD(uring, rwlock) {
+	.backend = "rwlock",
+};
+
+FIXTURE_VARIANT_ADD(uring, rcu) {
+	.backend = "rcu",
+};
+
+FIXTURE_VARIANT_ADD(uring, kthread) {
+	.backend = "kthread",
+	.owner = true,
+};
+
+FIXTURE_VARIANT_ADD(uring, kthread_percpu) {
+	.backend = "kthread-percpu",
+	.owner = true,
+};
+
+FIXTURE_VARIANT_ADD(uring, rhashtable) {
+	.backend = "rhashtable",
+};
+
+FIXTURE_SETUP(uring)
+{
+	int ret;
+
+	self->fd = -1;
+	self->ring.fd = -1;
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), self->orig_backend,
+				sizeof(self->orig_backend)));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("queue_len"),
+				    &self->orig_queue_len));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("max_entries"),
+				    &self->orig_max_entries));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("max_value_len"),
+				    &self->orig_max_value_len));
+
+	self->page_size = sysconf(_SC_PAGESIZE);
+	self->map = mmap(NULL, 2 * self->page_size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->map);
+	self->hole = self->map + self->page_size;
+	ASSERT_EQ(0, munmap(self->hole, self->page_size));
+
+	self->fd = open(KVB_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KVB_DEV, strerror(errno));
+	ASSERT_EQ(0, ring_init(&self->ring, RING_ENTRIES, IORING_SETUP_CQE32));
+
+	ret = sysfs_write(KVB_ATTR("backend"), variant->backend);
+	if (ret == -EINVAL)
+		SKIP(return, "backend %s not built", variant->backend);
+	ASSERT_EQ(0, ret);
+}
+
+FIXTURE_TEARDOWN(uring)
+{
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("max_entries"),
+				     self->orig_max_entries));
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("max_value_len"),
+				     self->orig_max_value_len));
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("queue_len"),
+				     self->orig_queue_len));
+	EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), self->orig_backend));
+	ring_exit(&self->ring);
+	if (self->fd >= 0)
+		close(self->fd);
+	munmap(self->map, self->page_size);
+}
+
+/* ------------------------------------------------------------ tests */
+
+TEST_F(uring, nop)
+{
+	EXPECT_EQ(0, ring_one(&self->ring, self->fd, KVBENCH_URING_NOP, 0, 0, 0,
+			      0, NULL));
+}
+
+TEST_F(uring, nop_kv_einval)
+{
+	EXPECT_EQ(-EINVAL, ring_one(&self->ring, self->fd, KVBENCH_URING_NOP,
+				    ptr(self->map), 0, 0, 0, NULL));
+}
+
+TEST_F(uring, flags_reserved_einval)
+{
+	struct kvbench_kv kv;
+	__u32 op;
+
+	kv_fill(&kv, KEY_PREFIX "flags", self->map, 8);
+	for (op = KVBENCH_URING_NOP; op <= KVBENCH_URING_DEL; op++) {
+		EXPECT_EQ(-EINVAL, ring_one(&self->ring, self->fd, op,
+					    op ? ptr(&kv) : 0, 1, 0, 0, NULL));
+		EXPECT_EQ(-EINVAL, ring_one(&self->ring, self->fd, op,
+					    op ? ptr(&kv) : 0, 0, 1, 0, NULL));
+		EXPECT_EQ(-EINVAL, ring_one(&self->ring, self->fd, op,
+					    op ? ptr(&kv) : 0, 0x80000000u,
+					    0, 0, NULL));
+	}
+	EXPECT_EQ(-ENOENT, ioctl_del(self->fd, KEY_PREFIX "flags"));
+}
+
+/* Registered buffers are not supported: the command says so, not io_uring. */
+TEST_F(uring, fixed_einval)
+{
+	struct iovec iov = { .iov_base = self->map, .iov_len = 64 };
+	struct kvbench_kv kv;
+
+	ASSERT_EQ(0, sys_io_uring_register(self->ring.fd,
+					   IORING_REGISTER_BUFFERS, &iov, 1));
+	kv_fill(&kv, KEY_PREFIX "fixed", self->map, 8);
+	EXPECT_EQ(-EINVAL, ring_one(&self->ring, self->fd, KVBENCH_URING_GET,
+				    ptr(&kv), 0, 0, IORING_URING_CMD_FIXED,
+				    NULL));
+	EXPECT_EQ(-EINVAL, ring_one(&self->ring, self->fd, KVBENCH_URING_NOP,
+				    0, 0, 0, IORING_URING_CMD_FIXED, NULL));
+}
+
+TEST_F(uring, unknown_cmd_enotty)
+{
+	struct kvbench_kv kv;
+
+	kv_fill(&kv, KEY_PREFIX "enotty", self->map, 8);
+	EXPECT_EQ(-ENOTTY, ring_one(&self->ring, self->fd, 4, ptr(&kv), 0, 0,
+				    0, NULL));
+	EXPECT_EQ(-ENOTTY, ring_one(&self->ring, self->fd, 0x1000, 0, 0, 0, 0,
+				    NULL));
+	EXPECT_EQ(-ENOTTY, ring_one(&self->ring, self->fd, KVBENCH_IOC_GET,
+				    ptr(&kv), 0, 0, 0, NULL));
+}
+
+TEST_F(uring, set_get_del_roundtrip)
+{
+	const char *key = KEY_PREFIX "roundtrip";
+	char out[64] = "", val[] = "uring value";
+	struct kvbench_kv kv;
+	__u64 extra = 99;
+
+	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, val, sizeof(val)));
+	kv_fill(&kv, key, out, sizeof(out));
+	EXPECT_EQ(0, ring_one(&self->ring, self->fd, KVBENCH_URING_GET,
+			      ptr(&kv), 0, 0, 0, &extra));
+	EXPECT_EQ(sizeof(val), kv.value_len);
+	EXPECT_EQ(sizeof(val), extra);
+	EXPECT_STREQ(val, out);
+	/* The ioctl sees what uring wrote. */
+	kv_fill(&kv, key, out, sizeof(out));
+	memset(out, 0, sizeof(out));
+	EXPECT_EQ(0, ioctl(self->fd, KVBENCH_IOC_GET, &kv));
+	EXPECT_STREQ(val, out);
+	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
+	kv_fill(&kv, key, out, sizeof(out));
+	EXPECT_EQ(-ENOENT, ring_one(&self->ring, self->fd, KVBENCH_URING_GET,
+				    ptr(&kv), 0, 0, 0, &extra));
+	EXPECT_EQ(0ULL, extra);
+	EXPECT_EQ(-ENOENT, u_del(&self->ring, self->fd, key));
+}
+
+/* Values above KVBENCH_GET_INLINE go out from the pinned item. */
+TEST_F(uring, large_value)
+{
+	const char *key = KEY_PREFIX "large";
+	static unsigned char val[3000], out[4096];
+	struct kvbench_kv kv;
+	__u64 extra = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(val); i++)
+		val[i] = i * 7;
+	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, val, sizeof(val)));
+	kv_fill(&kv, key, out, sizeof(out));
+	EXPECT_EQ(0, ring_one(&self->ring, self->fd, KVBENCH_URING_GET,
+			      ptr(&kv), 0, 0, 0, &extra));
+	EXPECT_EQ(sizeof(val), kv.value_len);
+	EXPECT_EQ(sizeof(val), extra);
+	EXPECT_EQ(0, memcmp(val, out, sizeof(val)));
+	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
+}
+
+TEST_F(uring, get_erange)
+{
+	const char *key = KEY_PREFIX "erange";
+	char val[100], out[10];
+	struct kvbench_kv kv;
+	__u64 extra = 0;
+
+	memset(val, 'r', sizeof(val));
+	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, val, sizeof(val)));
+	kv_fill(&kv, key, out, sizeof(out));
+	EXPECT_EQ(-ERANGE, ring_one(&self->ring, self->fd, KVBENCH_URING_GET,
+				    ptr(&kv), 0, 0, 0, &extra));
+	EXPECT_EQ(sizeof(val), kv.value_len);
+	EXPECT_EQ(sizeof(val), extra);
+	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
+}
+
+/* A ring without CQE32 and with SQE128 works the same. */
+TEST_F(uring, sqe128_no_cqe32)
+{
+	const char *key = KEY_PREFIX "sqe128";
+	char out[16] = "", val[] = "big sqe";
+	struct kvbench_kv kv;
+	struct ring r;
+
+	ASSERT_EQ(0, ring_init(&r, 8, IORING_SETUP_SQE128));
+	EXPECT_EQ(0, u_set(&r, self->fd, key, val, sizeof(val)));
+	kv_fill(&kv, key, out, sizeof(out));
+	EXPECT_EQ(0, u_op(&r, self->fd, KVBENCH_URING_GET, &kv));
+	EXPECT_STREQ(val, out);
+	EXPECT_EQ(sizeof(val), kv.value_len);
+	EXPECT_EQ(0, u_del(&r, self->fd, key));
+	ring_exit(&r);
+}
+
+/*
+ * Rings whose commands are issued by the SQ thread (which shares the
+ * process' memory, and runs their task work), or whose task work runs
+ * only when the task waits for completions.
+ */
+TEST_F(uring, sqpoll_and_defer_taskrun)
+{
+	static const unsigned int kinds[] = {
+		IORING_SETUP_SQPOLL | IORING_SETUP_CQE32,
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN |
+			IORING_SETUP_CQE32,
+	};
+	const char *key = KEY_PREFIX "sqpoll";
+	char out[600], val[600];
+	struct kvbench_kv kv;
+	unsigned int i;
+	__u64 extra;
+	struct ring r;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		ret = ring_init(&r, 8, kinds[i]);
+		if (ret == -EINVAL) {
+			TH_LOG("ring flags %#x not supported here", kinds[i]);
+			continue;
+		}
+		ASSERT_EQ(0, ret);
+		memset(val, 'a' + i, sizeof(val));
+		/* A small and a large (pinned) value. */
+		EXPECT_EQ(0, u_set(&r, self->fd, key, val, 10));
+		kv_fill(&kv, key, out, sizeof(out));
+		memset(out, 0, sizeof(out));
+		extra = 0;
+		EXPECT_EQ(0, ring_one(&r, self->fd, KVBENCH_URING_GET,
+				      ptr(&kv), 0, 0, 0, &extra));
+		EXPECT_EQ(10ULL, extra);
+		EXPECT_EQ(0, memcmp(out, val, 10));
+		EXPECT_EQ(0, u_set(&r, self->fd, key, val, sizeof(val)));
+		kv_fill(&kv, key, out, sizeof(out));
+		memset(out, 0, sizeof(out));
+		EXPECT_EQ(0, ring_one(&r, self->fd, KVBENCH_URING_GET,
+				      ptr(&kv), 0, 0, 0, &extra));
+		EXPECT_EQ(sizeof(val), extra);
+		EXPECT_EQ(0, memcmp(out, val, sizeof(val)));
+		EXPECT_EQ(0, u_del(&r, self->fd, key));
+		ring_exit(&r);
+	}
+}
+
+TEST_F(uring, kv_einval)
+{
+	struct kvbench_kv kv;
+	__u32 op;
+
+	for (op = KVBENCH_URING_GET; op <= KVBENCH_URING_DEL; op++) {
+		kv_fill(&kv, "", self->map, 8);
+		EXPECT_EQ(-EINVAL, u_op(&self->ring, self->fd, op, &kv));
+		kv_fill(&kv, KEY_PREFIX "kv_einval", self->map, 8);
+		kv.key_len = KVBENCH_KEY_MAX + 1;
+		EXPECT_EQ(-EINVAL, u_op(&self->ring, self->fd, op, &kv));
+		kv_fill(&kv, KEY_PREFIX "kv_einval", self->map, 8);
+		kv.flags = 1;
+		EXPECT_EQ(-EINVAL, u_op(&self->ring, self->fd, op, &kv));
+		kv_fill(&kv, KEY_PREFIX "kv_einval", self->map, 8);
+		kv.reserved = 1;
+		EXPECT_EQ(-EINVAL, u_op(&self->ring, self->fd, op, &kv));
+	}
+}
+
+TEST_F(uring, efault)
+{
+	const char *key = KEY_PREFIX "efault";
+	char val[] = "efault";
+	struct kvbench_kv kv;
+	__u32 op;
+
+	/* The struct kvbench_kv itself. */
+	for (op = KVBENCH_URING_GET; op <= KVBENCH_URING_DEL; op++) {
+		EXPECT_EQ(-EFAULT, ring_one(&self->ring, self->fd, op,
+					    ptr(self->hole), 0, 0, 0, NULL));
+		EXPECT_EQ(-EFAULT, ring_one(&self->ring, self->fd, op,
+					    KVB_KERNEL_PTR, 0, 0, 0, NULL));
+		/* The key. */
+		kv_fill(&kv, key, self->map, 8);
+		kv.key = ptr(self->hole);
+		EXPECT_EQ(-EFAULT, u_op(&self->ring, self->fd, op, &kv));
+	}
+	/* A SET's value. */
+	kv_fill(&kv, key, self->hole, 8);
+	EXPECT_EQ(-EFAULT, u_op(&self->ring, self->fd, KVBENCH_URING_SET, &kv));
+	EXPECT_EQ(-ENOENT, ioctl_del(self->fd, key));
+
+	/* A GET's buffer: written at completion (the owner's, on those). */
+	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, val, sizeof(val)));
+	kv_fill(&kv, key, self->hole, 64);
+	EXPECT_EQ(-EFAULT, u_op(&self->ring, self->fd, KVBENCH_URING_GET, &kv));
+	kv_fill(&kv, key, (void *)(unsigned long)KVB_KERNEL_PTR, 64);
+	EXPECT_EQ(-EFAULT, u_op(&self->ring, self->fd, KVBENCH_URING_GET, &kv));
+	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
+}
+
+TEST_F(uring, e2big)
+{
+	const char *key = KEY_PREFIX "e2big";
+
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_value_len"), 16));
+	EXPECT_EQ(-E2BIG, u_set(&self->ring, self->fd, key, self->map, 17));
+	EXPECT_EQ(0, u_set(&self->ring, self->fd, key, self->map, 16));
+	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
+}
+
+TEST_F(uring, enospc)
+{
+	const char *key = KEY_PREFIX "enospc", *key2 = KEY_PREFIX "enospc2";
+	unsigned long long entries;
+
+	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, "a", 1));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("entries"), &entries));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("max_entries"), entries));
+	EXPECT_EQ(-ENOSPC, u_set(&self->ring, self->fd, key2, "b", 1));
+	/* An overwrite needs no new entry. */
+	EXPECT_EQ(0, u_set(&self->ring, self->fd, key, "c", 1));
+	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
+	EXPECT_EQ(-ENOENT, u_del(&self->ring, self->fd, key2));
+}
+
+/*
+ * Far more commands in flight than the owner's queue holds (queue_len 2):
+ * the full queue sends them through io-wq, none is lost or answered twice.
+ */
+TEST_F(uring, many_in_flight)
+{
+	static struct kvbench_kv kv[RING_ENTRIES];
+	static char keys[RING_ENTRIES][32], out[RING_ENTRIES][32];
+	static bool seen[RING_ENTRIES];
+	unsigned int i, n = RING_ENTRIES;
+	unsigned long long full0 = 0, full1 = 0;
+	struct cqe cqe;
+
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("queue_len"), 2));
+	/* Rebuilds the owner backends with the short queue. */
+	ASSERT_EQ(0, sysfs_write(KVB_ATTR("backend"), variant->backend));
+	sysfs_read_u64(KVB_ATTR("queue_full"), &full0);
+
+	for (i = 0; i < n; i++) {
+		snprintf(keys[i], sizeof(keys[i]), KEY_PREFIX "many/%u", i);
+		kv_fill(&kv[i], keys[i], keys[i], strlen(keys[i]) + 1);
+		ring_cmd(&self->ring, self->fd, KVBENCH_URING_SET, ptr(&kv[i]),
+			 0, 0, i, 0, 0);
+	}
+	ASSERT_EQ(0, ring_submit(&self->ring, 0));
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, ring_reap(&self->ring, &cqe));
+		ASSERT_GT(n, cqe.user_data);
+		EXPECT_FALSE(seen[cqe.user_data]);
+		seen[cqe.user_data] = true;
+		EXPECT_EQ(0, cqe.res);
+	}
+
+	/* GETs, each into its own buffer, then DELs of the same keys. */
+	for (i = 0; i < n; i++) {
+		kv_fill(&kv[i], keys[i], out[i], sizeof(out[i]));
+		ring_cmd(&self->ring, self->fd, KVBENCH_URING_GET, ptr(&kv[i]),
+			 0, 0, i, 0, 0);
+	}
+	ASSERT_EQ(0, ring_submit(&self->ring, 0));
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, ring_reap(&self->ring, &cqe));
+		ASSERT_GT(n, cqe.user_data);
+		EXPECT_FALSE(seen[cqe.user_data]);
+		seen[cqe.user_data] = true;
+		EXPECT_EQ(0, cqe.res);
+		EXPECT_EQ(strlen(keys[cqe.user_data]) + 1, cqe.extra);
+	}
+	for (i = 0; i < n; i++) {
+		EXPECT_STREQ(keys[i], out[i]);
+		EXPECT_EQ(strlen(keys[i]) + 1, kv[i].value_len);
+		kv_fill(&kv[i], keys[i], NULL, 0);
+		ring_cmd(&self->ring, self->fd, KVBENCH_URING_DEL, ptr(&kv[i]),
+			 0, 0, i, 0, 0);
+	}
+	ASSERT_EQ(0, ring_submit(&self->ring, 0));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(0, ring_reap(&self->ring, &cqe));
+		EXPECT_EQ(0, cqe.res);
+	}
+	sysfs_read_u64(KVB_ATTR("queue_full"), &full1);
+	if (variant->owner)
+		TH_LOG("queue full %llu times", full1 - full0);
+}
+
+/*
+ * A child submits commands and exits without waiting for them: on the
+ * owner backends they are answered after (or while) it is gone. The
+ * module must not touch its memory, leak, or stop serving.
+ */
+TEST_F(uring, exit_with_commands_in_flight)
+{
+	const char *key = KEY_PREFIX "exit";
+	unsigned long long base;
+	char out[16] = "";
+	struct kvbench_kv kv;
+	int round, status;
+	pid_t pid;
+
+	ASSERT_EQ(0, sysfs_read_u64(KVB_MODULE "/refcnt", &base));
+	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, "alive", 6));
+	for (round = 0; round < 8; round++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			static struct kvbench_kv ckv[RING_ENTRIES];
+			static char cout[RING_ENTRIES][16];
+			struct ring r;
+			unsigned int i;
+
+			if (ring_init(&r, RING_ENTRIES, IORING_SETUP_CQE32))
+				_exit(1);
+			for (i = 0; i < RING_ENTRIES; i++) {
+				if (i & 1)
+					kv_fill(&ckv[i], key, cout[i],
+						sizeof(cout[i]));
+				else
+					kv_fill(&ckv[i], key, "alive", 6);
+				ring_cmd(&r, self->fd, i & 1 ?
+					 KVBENCH_URING_GET : KVBENCH_URING_SET,
+					 ptr(&ckv[i]), 0, 0, i, 0, 0);
+			}
+			sys_io_uring_enter(r.fd, RING_ENTRIES, 0, 0);
+			/* Half the time, die by a signal instead. */
+			if (round & 1)
+				raise(SIGKILL);
+			_exit(0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE((WIFEXITED(status) && !WEXITSTATUS(status)) ||
+			    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
+	}
+	kv_fill(&kv, key, out, sizeof(out));
+	EXPECT_EQ(0, u_op(&self->ring, self->fd, KVBENCH_URING_GET, &kv));
+	EXPECT_STREQ("alive", out);
+	/* Every command of the children completed: none holds the file. */
+	EXPECT_EQ(base, wait_refcnt(base));
+	/* A switch waits for whatever is still in flight. */
+	EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), "rwlock"));
+	EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), variant->backend));
+	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
+}
+
+struct load {
+	int fd;
+	atomic_bool stop;
+	atomic_uint bad;
+	unsigned long done;
+};
+
+/* Keep the ring busy with SETs, GETs and DELs until told to stop. */
+static void *load_thread(void *arg)
+{
+	static struct kvbench_kv kv[64];
+	static char keys[64][32], out[64][32];
+	struct load *l = arg;
+	unsigned int i, n = 64;
+	struct cqe cqe;
+	struct ring r;
+	__u32 op;
+
+	if (ring_init(&r, 64, IORING_SETUP_CQE32)) {
+		l->bad++;
+		return NULL;
+	}
+	while (!atomic_load(&l->stop)) {
+		op = KVBENCH_URING_GET + l->done % 3;
+		for (i = 0; i < n; i++) {
+			snprintf(keys[i], sizeof(keys[i]), KEY_PREFIX "load/%u",
+				 i % 16);
+			kv_fill(&kv[i], keys[i], op == KVBENCH_URING_GET ?
+				out[i] : keys[i], op == KVBENCH_URING_DEL ? 0 :
+				sizeof(out[i]));
+			ring_cmd(&r, l->fd, op, ptr(&kv[i]), 0, 0, i, 0, 0);
+		}
+		if (ring_submit(&r, 0)) {
+			l->bad++;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (ring_reap(&r, &cqe)) {
+				l->bad++;
+				break;
+			}
+			if (cqe.res && cqe.res != -ENOENT)
+				l->bad++;
+		}
+		l->done++;
+	}
+	ring_exit(&r);
+	return NULL;
+}
+
+/* Switches while commands are queued to owners: none lost or doubled. */
+TEST_F(uring, switch_under_load)
+{
+	static const char * const to[] = {
+		"kthread", "rwlock", "kthread-percpu", "rcu", "rhashtable",
+		"kthread",
+	};
+	struct load l = { .fd = self->fd };
+	pthread_t t;
+	unsigned int i, round;
+	char key[32];
+
+	unsigned long long base, entries;
+	unsigned int found = 0;
+	struct kvbench_kv kv;
+	char out[32];
+
+	for (i = 0; i < 16; i++) {
+		snprintf(key, sizeof(key), KEY_PREFIX "load/%u", i);
+		ioctl_del(self->fd, key);
+	}
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("entries"), &base));
+	ASSERT_EQ(0, pthread_create(&t, NULL, load_thread, &l));
+	for (round = 0; round < 3; round++)
+		for (i = 0; i < ARRAY_SIZE(to); i++) {
+			EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), to[i]));
+			usleep(2000);
+		}
+	/*
+	 * Back to back, between the owner backends: a switch then finds
+	 * commands still queued to the old owners more often.
+	 */
+	for (round = 0; round < 40; round++)
+		EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), round & 1 ?
+					 "kthread" : "kthread-percpu"));
+	atomic_store(&l.stop, true);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0U, atomic_load(&l.bad));
+	EXPECT_LT(0UL, l.done);
+	TH_LOG("%lu rounds of 64 commands", l.done);
+	/* Every entry the map counts can be found, and no more. */
+	for (i = 0; i < 16; i++) {
+		snprintf(key, sizeof(key), KEY_PREFIX "load/%u", i);
+		kv_fill(&kv, key, out, sizeof(out));
+		if (!ioctl(self->fd, KVBENCH_IOC_GET, &kv))
+			found++;
+	}
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("entries"), &entries));
+	EXPECT_EQ(base + found, entries);
+	for (i = 0; i < 16; i++) {
+		snprintf(key, sizeof(key), KEY_PREFIX "load/%u", i);
+		ioctl_del(self->fd, key);
+	}
+}
+
+/*
+ * A ring that holds the device (a registered file; the fd itself closed)
+ * holds the module: it cannot be unloaded.
+ */
+TEST_F(uring, ring_holds_module)
+{
+	unsigned long long base, refcnt = 0;
+	struct cqe cqe;
+	int fd, ret;
+
+	/* Before our second file: what the module holds without the ring. */
+	ASSERT_EQ(0, sysfs_read_u64(KVB_MODULE "/refcnt", &base));
+	fd = open(KVB_DEV, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, sys_io_uring_register(self->ring.fd,
+					   IORING_REGISTER_FILES, &fd, 1));
+	close(fd);
+	ring_cmd(&self->ring, 0, KVBENCH_URING_NOP, 0, 0, 0, 7,
+		 IOSQE_FIXED_FILE, 0);
+	ASSERT_EQ(0, ring_submit(&self->ring, 1));
+	ASSERT_EQ(0, ring_reap(&self->ring, &cqe));
+	EXPECT_EQ(0, cqe.res);
+	EXPECT_EQ(7ULL, cqe.user_data);
+	close(self->fd);
+	self->fd = -1;
+	EXPECT_EQ(0, sysfs_read_u64(KVB_MODULE "/refcnt", &refcnt));
+	EXPECT_LT(0ULL, refcnt);
+	ret = syscall(__NR_delete_module, "kvbench", O_NONBLOCK);
+	EXPECT_EQ(-1, ret);
+	EXPECT_TRUE(errno == EBUSY || errno == EAGAIN)
+		TH_LOG("delete_module: %s", strerror(errno));
+	self->fd = open(KVB_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	/* Once the ring is gone, so is its hold on the module. */
+	ring_exit(&self->ring);
+	EXPECT_EQ(base, wait_refcnt(base));
+}
+
+/*
+ * The harness reports a run whose every test skipped as a pass: say skip
+ * (exit 4) ourselves when io_uring or the device's uring commands are
+ * missing.
+ */
+static const char *unavailable(void)
+{
+	static char why[128];
+	struct ring r;
+	int fd, ret;
+
+	if (access(KVB_MODULE, F_OK))
+		return "kvbench module not loaded (run kvbench.sh)";
+	ret = ring_init(&r, 4, 0);
+	if (ret == -ENOSYS || ret == -EPERM) {
+		snprintf(why, sizeof(why), "io_uring_setup: %s",
+			 strerror(-ret));
+		return why;
+	}
+	if (ret)
+		return NULL;	/* the tests will say what is wrong */
+	fd = open(KVB_DEV, O_RDWR);
+	if (fd < 0) {
+		ring_exit(&r);
+		return NULL;
+	}
+	ret = ring_one(&r, fd, KVBENCH_URING_NOP, 0, 0, 0, 0, NULL);
+	close(fd);
+	ring_exit(&r);
+	if (ret == -EOPNOTSUPP)
+		return "/dev/kvbench takes no io_uring commands (EOPNOTSUPP)";
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *why = unavailable();
+
+	if (why) {
+		ksft_print_header();
+		ksft_exit_skip("%s\n", why);
+	}
+	return test_harness_run(argc, argv);
+}
