@@ -2358,6 +2358,19 @@ static void test_uring_cli(const char *k)
 		   strstr(out, "\"errors\": 0,"),
 		   "nop/uring-qd8 on /dev/null: every command reaped and counted");
 	}
+	/* SQPOLL: an SQ ring that looks full just after a CQE is no error */
+	st = run(out, sizeof(out),
+		 "%s bench -q -d /dev/null -b nop --io uring --qd 1,4 --sqpoll -t 1 -n 2000 -w 0 -f csv 2>&1",
+		 k);
+	if (st == 0 && strstr(out, "are skipped")) {
+		skip("this kernel's /dev/null takes no io_uring commands, or no SQPOLL",
+		     "nop/uring-qd1-sqpoll and qd4-sqpoll on /dev/null: no errors");
+	} else {
+		ok(st == 0 && strstr(out, "\nnop/uring-qd1-sqpoll,floor,nop,") &&
+		   strstr(out, "\nnop/uring-qd4-sqpoll,floor,nop,") &&
+		   count_of(out, ",2000,0,0,") == 2 && count_of(out, ",uring,") == 2,
+		   "nop/uring-qd1-sqpoll and qd4-sqpoll on /dev/null: no errors");
+	}
 }
 
 int main(int argc, char **argv)

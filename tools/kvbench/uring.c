@@ -119,7 +119,8 @@ static int uthread_new(unsigned int qd, int sqpoll, unsigned int vsize,
 		prm.flags = IORING_SETUP_SQPOLL;
 		prm.sq_thread_idle = KVB_SQ_IDLE_MS;
 	}
-	ret = io_uring_queue_init_params(qd, &u->ring, &prm);
+	/* SQPOLL: room for qd SQEs besides those the SQ thread still holds */
+	ret = io_uring_queue_init_params(sqpoll ? 2 * qd : qd, &u->ring, &prm);
 	if (ret < 0)
 		goto out_free;
 	*out = u;
@@ -148,6 +149,12 @@ static int queue_cmd(struct uthread *u, int fd, unsigned int cmd_op, int op,
 	if (!u->nfree)
 		return -EBUSY;
 	sqe = io_uring_get_sqe(&u->ring);
+	/*
+	 * An SQ thread posts the CQEs of a batch before it moves the SQ
+	 * head past it: the SQ can look full just after a CQE was reaped.
+	 */
+	if (!sqe && io_uring_sqring_wait(&u->ring) >= 0)
+		sqe = io_uring_get_sqe(&u->ring);
 	if (!sqe)
 		return -EBUSY;
 	i = u->free[--u->nfree];
