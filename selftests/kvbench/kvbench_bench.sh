@@ -21,7 +21,15 @@
 #   KVBENCH_BENCH_THREADS=1          thread counts (kvbench bench -t)
 #   KVBENCH_BENCH_MIX=get            mixes (kvbench bench -m)
 #   KVBENCH_BENCH_BACKENDS="rwlock rcu kthread kthread-percpu rhashtable"
-# Arguments are passed on to `kvbench bench`.
+#   KVBENCH_BENCH_URING_QD=4         the io_uring smoke's queue depth
+#   KVBENCH_BENCH_URING_DURATION=0.1s  its timed part per case
+# Arguments are passed on to `kvbench bench` (both runs).
+#
+# Then an io_uring smoke: the same targets through io_uring (kvbench bench
+# --io uring --qd 4), checked the same way, short. When the kernel or the
+# module has no io_uring commands, the tool says so in one line and skips
+# them: that is one skipped test line ("# SKIP" with the tool's reason),
+# not a failure.
 #
 #   KSRC=<linux source tree>         where to find the kselftest framework's
 #                                    ktap_helpers.sh when this script is not
@@ -47,6 +55,8 @@ warmup=${KVBENCH_BENCH_WARMUP:-0.05s}
 threads=${KVBENCH_BENCH_THREADS:-1}
 mix=${KVBENCH_BENCH_MIX:-get}
 backends=${KVBENCH_BENCH_BACKENDS:-rwlock rcu kthread kthread-percpu rhashtable}
+uring_qd=${KVBENCH_BENCH_URING_QD:-4}
+uring_duration=${KVBENCH_BENCH_URING_DURATION:-0.1s}
 
 # In a kernel tree or a kselftest install the framework is beside us.
 ktap=
@@ -173,13 +183,24 @@ echo "# kvbench bench -b $list -t $threads -m $mix -D $duration -w $warmup${*:+ 
 st=$?
 sed -e 's/^/# /' "$tmp/bench.err"
 
-# One test per result in the report, with a diagnostic line before it.
-# Then one failing test per case the report lacks: a backend with no result
-# at all, or without a mix/threads/batch/fd combination that another backend
-# has. Last, a test of the tool's exit status. awk writes one record per
+: >"$tmp/uring.json"
+echo "# kvbench bench -b $list -t $threads -m $mix -D $uring_duration -w $warmup --io uring --qd $uring_qd${*:+ $*}"
+"$kvb" bench -q -b "$list" -t "$threads" -m "$mix" -D "$uring_duration" \
+	-w "$warmup" --io uring --qd "$uring_qd" -f json -o "$tmp/uring.json" \
+	"$@" 2>"$tmp/uring.err"
+ust=$?
+sed -e 's/^/# /' "$tmp/uring.err"
+
+# check_report JSON EXPECTED STATUS WHAT: one test per result in the
+# report, with a diagnostic line before it. Then one failing test per case
+# the report lacks: a target of EXPECTED with no result at all, or without
+# a mix/threads/batch/fd combination that another target has. Last, a test
+# of the tool's exit status (WHAT names the run). awk writes one record per
 # test (ok or fail, name, diagnostics; tab-separated), ktap_helpers.sh the
 # KTAP.
-awk -v expected="nop $backends" -v st="$st" '
+check_report()
+{
+awk -v expected="$2" -v st="$3" -v what="$4" '
 function val(line, key,    s) {
 	s = line
 	if (!sub(".*\"" key "\": *", "", s))
@@ -195,7 +216,7 @@ function pos(s) {
 	return num(s) && s + 0 > 0
 }
 function class(b) {
-	return b == "nop" ? "nop" : "kernel"
+	return b ~ /^nop(\/|$)/ ? "nop" : "kernel"
 }
 function add(line, d) {
 	n++
@@ -262,13 +283,29 @@ END {
 		}
 	}
 	if (st == 0)
-		add("ok\tkvbench bench exit status", "kvbench bench exited 0")
+		add("ok\t" what " exit status", what " exited 0")
 	else
-		add("fail\tkvbench bench exit status",
-		    "kvbench bench exited with status " st)
+		add("fail\t" what " exit status",
+		    what " exited with status " st)
 	for (i = 1; i <= n; i++)
 		print res[i] "\t" diag[i]
-}' "$tmp/bench.json" >"$tmp/tests"
+}' "$1"
+}
+
+check_report "$tmp/bench.json" "nop $backends" "$st" "kvbench bench" >"$tmp/tests"
+# The io_uring smoke: skipped as a whole when the tool skipped its targets.
+uring_skip=$(grep -m 1 '^kvbench: io_uring: .* are skipped$' "$tmp/uring.err")
+if [ -n "$uring_skip" ] && [ "$ust" -eq 0 ]; then
+	printf 'skip\tio_uring smoke (--io uring --qd %s)\t%s\n' "$uring_qd" \
+		"${uring_skip#kvbench: }" >>"$tmp/tests"
+else
+	uring_list=
+	for b in nop $backends; do
+		uring_list="$uring_list $b/uring-qd$uring_qd"
+	done
+	check_report "$tmp/uring.json" "${uring_list# }" "$ust" \
+		"kvbench bench --io uring" >>"$tmp/tests"
+fi
 
 ktap_set_plan "$(($(wc -l <"$tmp/tests")))"
 tab=$(printf '\t')
@@ -279,6 +316,8 @@ while IFS=$tab read -r result name diag why; do
 	fi
 	if [ "$result" = ok ]; then
 		ktap_test_pass "$name"
+	elif [ "$result" = skip ]; then
+		ktap_test_skip "$name"
 	else
 		ktap_test_fail "$name"
 	fi

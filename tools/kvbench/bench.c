@@ -48,6 +48,9 @@ struct run {
 	unsigned int batch;
 	/* NULL: one op per call; else the row's ->batch or ->multi */
 	void (*call)(struct kvb_ctx *c, struct kvbench_op *ops, unsigned int n);
+	/* the row's ->queue: several single operations in flight */
+	int (*queue)(struct kvb_ctx *c, int op, const char *key, int timed,
+		     struct kvb_done *done);
 	int one_kind;		/* ->multi: every op of a call is of one kind */
 	__u32 get_below;	/* op = GET when (u32)rand < get_below, */
 	__u32 set_below;	/* else SET when below set_below, else DEL */
@@ -83,6 +86,12 @@ static __u64 now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* The clock of the latency samples, for the rows that time their own. */
+__u64 kvb_now_ns(void)
+{
+	return now_ns();
 }
 
 static __u64 ptr(const void *p)
@@ -124,22 +133,63 @@ static unsigned long pick_key(struct worker *w, __u64 x)
 	return (unsigned long)(((x >> 32) * b->p->keys) >> 32);
 }
 
+/* Keep a uniform sample of all timed steps (reservoir sampling). */
+static void record(struct worker *w, __u64 ns)
+{
+	unsigned int v = ns > UINT_MAX ? UINT_MAX : (unsigned int)ns;
+
+	if (w->nsamples < KVB_SAMPLE_CAP) {
+		w->samples[w->nsamples++] = v;
+	} else {
+		__u64 j = kvb_rand(&w->srng) % (w->seen + 1);
+
+		if (j < KVB_SAMPLE_CAP)
+			w->samples[j] = v;
+	}
+	w->seen++;
+}
+
+/*
+ * One queued operation (->queue): the one that completed, if any, is
+ * counted, and timed from when it was queued to its completion.
+ */
+static void queue_step(struct worker *w, struct counts *c, int op,
+		       const char *key, int timed)
+{
+	struct kvb_done d;
+
+	if (w->run->queue(&w->ctx, op, key, timed, &d) <= 0)
+		return;
+	account(c, d.op, d.result);
+	if (d.queued_ns)
+		record(w, now_ns() - d.queued_ns);
+}
+
 /*
  * One step: one operation, or one call of run->batch operations (for the
  * kernel backends one BATCH ioctl, or one packed MGET, MSET or MDEL, whose
- * kind is drawn from the mix for the whole call).
+ * kind is drawn from the mix for the whole call), or one operation queued
+ * and one reaped. timed: a latency sample, per operation.
  */
-static void step(struct worker *w, struct counts *c)
+static void step(struct worker *w, struct counts *c, int timed)
 {
 	struct run *r = w->run;
 	const struct kvb_params *p = r->b->p;
+	/* a step is timed whole, but a queued op from queue to completion */
+	__u64 t0 = timed && !r->queue ? now_ns() : 0;
 	unsigned int vlen = p->value_size, i;
 	__u64 x = kvb_rand(&w->rng);
 	int op = pick_op(r, x);
 	const char *key = r->b->keys + pick_key(w, x) * p->key_size;
 
+	if (r->queue) {
+		queue_step(w, c, op, key, timed);
+		return;
+	}
 	if (!r->call) {
 		account(c, op, r->ops->op(&w->ctx, op, key, w->val, &vlen));
+		if (timed)
+			record(w, now_ns() - t0);
 		return;
 	}
 	for (i = 0; i < r->batch; i++) {
@@ -161,22 +211,8 @@ static void step(struct worker *w, struct counts *c)
 	r->call(&w->ctx, w->ops, r->batch);
 	for (i = 0; i < r->batch; i++)
 		account(c, w->ops[i].op, w->ops[i].result);
-}
-
-/* Keep a uniform sample of all timed steps (reservoir sampling). */
-static void record(struct worker *w, __u64 ns)
-{
-	unsigned int v = ns > UINT_MAX ? UINT_MAX : (unsigned int)ns;
-
-	if (w->nsamples < KVB_SAMPLE_CAP) {
-		w->samples[w->nsamples++] = v;
-	} else {
-		__u64 j = kvb_rand(&w->srng) % (w->seen + 1);
-
-		if (j < KVB_SAMPLE_CAP)
-			w->samples[j] = v;
-	}
-	w->seen++;
+	if (timed)
+		record(w, (now_ns() - t0) / r->batch);
 }
 
 static void *worker_fn(void *arg)
@@ -186,13 +222,13 @@ static void *worker_fn(void *arg)
 	unsigned long long limit = r->b->p->ops;
 	/* Time one call per sample_every operations, at least 1 in 1. */
 	unsigned int every = r->b->p->sample_every / r->batch, left = 1;
-	int sample = r->b->p->sample_every != 0;
+	int sample = r->b->p->sample_every != 0, timed;
 	struct counts c = { 0 };
 	__u64 t0, t1;
 
 	pthread_barrier_wait(&r->barrier);
 	while (atomic_load_explicit(&r->phase, memory_order_relaxed) == PH_WARMUP)
-		step(w, &c);
+		step(w, &c, 0);
 
 	memset(&c, 0, sizeof(c));
 	t0 = now_ns();
@@ -203,15 +239,10 @@ static void *worker_fn(void *arg)
 			break;
 		if (limit && c.ops >= limit)
 			break;
-		if (!sample || --left) {
-			step(w, &c);
-		} else {
-			__u64 a = now_ns();
-
-			step(w, &c);
-			record(w, (now_ns() - a) / r->batch);
+		timed = sample && !--left;
+		if (timed)
 			left = every;
-		}
+		step(w, &c, timed);
 	}
 	t1 = now_ns();
 
@@ -323,7 +354,7 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 {
 	const struct kvb_params *p = b->p;
 	const struct kvb_target_ops *ops = t->ops;
-	struct kvb_ctx mc = { .b = b, .fd = -1, .klen = p->key_size };
+	struct kvb_ctx mc = { .b = b, .t = t, .fd = -1, .klen = p->key_size };
 	struct worker *w = NULL;
 	struct run *r;
 	double total = mix->get + mix->set + mix->del;
@@ -346,6 +377,7 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	r->ops = ops;
 	r->batch = batch;
 	r->call = multi ? ops->multi : batch > 1 ? ops->batch : NULL;
+	r->queue = r->call ? NULL : ops->queue;
 	r->one_kind = multi;
 	r->get_below = (__u32)(4294967295.0 * (mix->get / total));
 	r->set_below = (__u32)(4294967295.0 * ((mix->get + mix->set) / total));
@@ -526,6 +558,9 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 	res->batch = batch;
 	res->multi = multi;
 	res->fdmode = fdmode;
+	res->io = t->io;
+	res->qd = t->io == KVB_IO_URING ? t->qd : 0;
+	res->sqpoll = t->sqpoll;
 	res->p50 = NAN;
 	res->p99 = NAN;
 	res->p999 = NAN;
@@ -655,6 +690,7 @@ void kvb_params_defaults(struct kvb_params *p)
 	p->pin = 1;
 	p->format = KVB_TABLE;
 	p->noisy_pct = KVB_NOISY_PCT;
+	p->ios = 1U << KVB_IO_IOCTL;
 }
 
 static void on_signal(int sig)
@@ -699,6 +735,16 @@ static const char bench_help[] =
 	"      --fd MODE         per-thread, shared or both (default per-thread),\n"
 	"                        for nop and the kernel backends; the targets\n"
 	"                        without an fd run once (fd -)\n"
+	"      --io MODE         ioctl, uring or both (default ioctl): how nop and\n"
+	"                        the kernel backends are called; uring: one ring\n"
+	"                        per thread, IORING_OP_URING_CMD, a target per\n"
+	"                        --qd (rcu/uring-qd16); skipped when the kernel or\n"
+	"                        the module has no io_uring\n"
+	"      --qd LIST         io_uring commands in flight per thread (1..1024,\n"
+	"                        default 1); needs --io uring\n"
+	"      --sqpoll          io_uring with a kernel SQ thread per ring, which\n"
+	"                        polls (burns) a CPU of its own while busy\n"
+	"                        (rcu/uring-qd16-sqpoll); needs --io uring\n"
 	"  -D, --duration SEC    timed part of each run (default 1s)\n"
 	"  -w, --warmup SEC      untimed part before it (default 0.2s)\n"
 	"  -n, --ops N           run N operations per thread instead of --duration\n"
@@ -900,15 +946,18 @@ static void print_threads(FILE *f, const struct kvb_ulist *l)
 /* --dry-run: what would run, and for about how long. */
 static void print_plan(FILE *f, const struct kvb_params *p)
 {
-	int i;
+	int i, w = 16;
 
+	for (i = 0; i < p->ntargets; i++)
+		if ((int)strlen(p->targets[i].name) > w)
+			w = strlen(p->targets[i].name);
 	fprintf(f, "kvbench bench: the plan (--dry-run: nothing runs); threads ");
 	print_threads(f, &p->threads);
-	fprintf(f, "\n%-16s %6s %6s %9s\n", "target", "cases", "runs", "about");
+	fprintf(f, "\n%-*s %6s %6s %9s\n", w, "target", "cases", "runs", "about");
 	for (i = 0; i < p->ntargets; i++) {
 		const struct kvb_target *t = &p->targets[i];
 
-		fprintf(f, "%-16s %6d %6d %7.0f s\n", t->name, cases_of(p, t),
+		fprintf(f, "%-*s %6d %6d %7.0f s\n", w, t->name, cases_of(p, t),
 			cases_of(p, t) * p->repeat, target_seconds(p, t, p->repeat));
 	}
 }
@@ -943,6 +992,7 @@ static void free_params(struct kvb_params *p)
 	free(p->batches.v);
 	free(p->multis.v);
 	free(p->fdmodes.v);
+	free(p->qds.v);
 	free(p->cpus);
 }
 
@@ -985,6 +1035,29 @@ static __u64 draw_seed(void)
 	return v & (KVB_SEED_LIMIT - 1);
 }
 
+/*
+ * --io, --qd and --sqpoll: the targets that have the device, through
+ * ioctls, io_uring at each queue depth, or both (kvb_expand_io()).
+ */
+static int parse_io(struct kvb_params *p, const char *qds)
+{
+	int uring = !!(p->ios & 1U << KVB_IO_URING);
+	char err[256];
+
+	if (!uring && qds)
+		return bench_usage("--qd",
+				   "needs --io uring (or both): the ioctls have one call in flight per thread");
+	if (!uring && p->sqpoll)
+		return bench_usage("--sqpoll", "needs --io uring (or both)");
+	if (kvb_parse_ulist(qds ? qds : "1", 1, KVB_MAX_QD, KVB_MAX_QD, &p->qds,
+			    err, sizeof(err)))
+		return bench_usage("--qd", err);
+	if (kvb_expand_io(&p->targets, &p->ntargets, p->ios, &p->qds, p->sqpoll,
+			  err, sizeof(err)))
+		return bench_usage("--io", err);
+	return 0;
+}
+
 static int parse_bench(int argc, char **argv, struct kvb_params *p)
 {
 	static const struct option opts[] = {
@@ -999,6 +1072,9 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "batch", required_argument, NULL, 'B' },
 		{ "multi", required_argument, NULL, 'M' },
 		{ "fd", required_argument, NULL, 'F' },
+		{ "io", required_argument, NULL, 'I' },
+		{ "qd", required_argument, NULL, 'Q' },
+		{ "sqpoll", no_argument, NULL, 'G' },
 		{ "duration", required_argument, NULL, 'D' },
 		{ "warmup", required_argument, NULL, 'w' },
 		{ "ops", required_argument, NULL, 'n' },
@@ -1023,6 +1099,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	};
 	const char *targets = "nop,current", *threads = "pow2", *mixes = "get,set";
 	const char *batches = "1", *fdmodes = "per-thread", *multis = NULL;
+	const char *qds = NULL;
 	unsigned long long v;
 	char err[256], opt[32];
 	int c, idx, i, digits = 1;
@@ -1081,6 +1158,16 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			break;
 		case 'F':
 			fdmodes = optarg;
+			break;
+		case 'I':
+			if (kvb_parse_io(optarg, &p->ios, err, sizeof(err)))
+				return bench_usage(opt, err);
+			break;
+		case 'Q':
+			qds = optarg;
+			break;
+		case 'G':
+			p->sqpoll = 1;
 			break;
 		case 'D':
 			if (kvb_parse_seconds(optarg, &p->duration, err, sizeof(err)))
@@ -1198,6 +1285,8 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		return bench_usage("--multi", err);
 	if (kvb_parse_fdmodes(fdmodes, &p->fdmodes, err, sizeof(err)))
 		return bench_usage("--fd", err);
+	if (parse_io(p, qds))
+		return KVB_EXIT_USAGE;
 	for (n = p->keys - 1; n >= 10; n /= 10)
 		digits++;
 	if ((unsigned int)digits > p->key_size) {

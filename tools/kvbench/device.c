@@ -110,7 +110,7 @@ static __u64 ptr(const void *p)
 }
 
 /* nop: the device, and nothing else. */
-static int dev_begin(struct kvb_bench *b, struct kvb_target *t)
+int kvb_dev_begin(struct kvb_bench *b, struct kvb_target *t)
 {
 	(void)t;
 	b->fd = kvb_open_device(b->p->device);
@@ -122,27 +122,27 @@ static int dev_begin(struct kvb_bench *b, struct kvb_target *t)
  * not switched), then the device opened. The switch happens while no fd
  * of ours is open.
  */
-static int kernel_begin(struct kvb_bench *b, struct kvb_target *t)
+int kvb_kernel_begin(struct kvb_bench *b, struct kvb_target *t)
 {
 	const struct kvb_params *p = b->p;
-	char cur[KVB_NAME_MAX];
+	char cur[KVB_BASE_MAX];
 
-	if (!strcmp(t->name, "current")) {
+	if (!strcmp(t->base, "current")) {
 		if (kvb_read_backend(p->sysfs, cur, sizeof(cur)))
 			snprintf(cur, sizeof(cur), "kernel");
-		snprintf(t->name, sizeof(t->name), "%s", cur);
+		kvb_target_rename(t, cur);
 	} else {
 		if (!b->orig_backend[0] &&
 		    kvb_read_backend(p->sysfs, b->orig_backend, sizeof(b->orig_backend)))
 			b->orig_backend[0] = 0;
-		if (kvb_switch_backend(p->sysfs, t->name, b->why, sizeof(b->why)))
+		if (kvb_switch_backend(p->sysfs, t->base, b->why, sizeof(b->why)))
 			return -1;
 	}
-	return dev_begin(b, t);
+	return kvb_dev_begin(b, t);
 }
 
 /* Per-thread fds are opened here; shared means the main one. */
-static int dev_thread_init(struct kvb_ctx *c, enum kvb_fd fdmode)
+int kvb_dev_thread_init(struct kvb_ctx *c, enum kvb_fd fdmode)
 {
 	const struct kvb_params *p = c->b->p;
 
@@ -168,7 +168,7 @@ struct kmulti {
 	__s32 results[KVBENCH_BATCH_MAX];
 };
 
-static void dev_thread_fini(struct kvb_ctx *c)
+void kvb_dev_thread_fini(struct kvb_ctx *c)
 {
 	struct kmulti *m = c->priv;
 
@@ -343,11 +343,12 @@ const struct kvb_target_ops kvb_nop_ops = {
 	.kind = KVB_NOP,
 	.group = "baselines",
 	.flags = KVB_T_FD | KVB_T_DEVICE,
-	.begin = dev_begin,
-	.thread_init = dev_thread_init,
-	.thread_fini = dev_thread_fini,
+	.begin = kvb_dev_begin,
+	.thread_init = kvb_dev_thread_init,
+	.thread_fini = kvb_dev_thread_fini,
 	.op = nop_op,
 	.probe = nop_probe,
+	.uring = &kvb_nop_uring_ops,
 };
 
 const struct kvb_target_ops kvb_kernel_ops = {
@@ -355,11 +356,12 @@ const struct kvb_target_ops kvb_kernel_ops = {
 	.group = "kernel",
 	.flags = KVB_T_MIXES | KVB_T_BATCHES | KVB_T_MULTI | KVB_T_FD |
 		 KVB_T_DEVICE | KVB_T_BSTATS,
-	.begin = kernel_begin,
-	.thread_init = dev_thread_init,
-	.thread_fini = dev_thread_fini,
+	.begin = kvb_kernel_begin,
+	.thread_init = kvb_dev_thread_init,
+	.thread_fini = kvb_dev_thread_fini,
 	.op = kernel_op,
 	.batch = kernel_batch,
 	.multi = kernel_multi,
 	.probe = kernel_probe,
+	.uring = &kvb_kernel_uring_ops,
 };

@@ -17,7 +17,11 @@
 #define KVB_DEFAULT_SYSFS	"/sys/class/misc/kvbench"
 #define KVB_MAX_THREADS		1024
 #define KVB_MAX_VALUE		(1024 * 1024)
-#define KVB_NAME_MAX		32
+/* A target's name: a backend's (KVB_BASE_MAX) and its io, rcu/uring-qd64-sqpoll */
+#define KVB_BASE_MAX		32
+#define KVB_NAME_MAX		56
+/* --qd: commands in flight per thread, through io_uring */
+#define KVB_MAX_QD		1024
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 /* By default one operation in 64 is timed for the latency columns. */
 #define KVB_SAMPLE_EVERY	64
@@ -43,6 +47,12 @@ enum kvb_dist { KVB_UNIFORM, KVB_ZIPF };
 /* KVB_FD_NONE: a target without a device fd (it runs once, whatever --fd) */
 enum kvb_fd { KVB_FD_PER_THREAD, KVB_FD_SHARED, KVB_FD_NONE };
 enum kvb_format { KVB_TABLE, KVB_JSON, KVB_CSV };
+/*
+ * How a target's operations reach the device: one ioctl each, or
+ * IORING_OP_URING_CMD through a ring per thread (uring.c); KVB_IO_NONE: a
+ * target without the device.
+ */
+enum kvb_io { KVB_IO_IOCTL, KVB_IO_URING, KVB_IO_NONE };
 
 /* Relative weights of GET, SET and DEL; "90:10" is get=90 set=10 del=0. */
 struct kvb_mix {
@@ -66,6 +76,7 @@ struct kvbench_op;
  */
 struct kvb_ctx {
 	struct kvb_bench *b;
+	const struct kvb_target *t;	/* the target, with its io */
 	void *run;		/* the row's per-run state, from ->setup */
 	int fd;			/* the device or map fd this thread uses; -1 */
 	unsigned int klen;	/* key size */
@@ -80,6 +91,16 @@ struct kvb_ctx {
 #define KVB_T_RUN_MAP	0x10	/* builds a new map per run, filled each run */
 #define KVB_T_BSTATS	0x20	/* a module backend: its sysfs statistics per case */
 #define KVB_T_MULTI	0x40	/* one case more per --multi (packed MGET/MSET/MDEL) */
+
+/*
+ * An operation that completed (->queue): its kind, its result, and when
+ * it was queued (kvb_now_ns()), 0 when it is not timed.
+ */
+struct kvb_done {
+	int op;
+	int result;
+	__u64 queued_ns;
+};
 
 /*
  * One row of the target table: the benchmark's engine (bench.c) calls
@@ -124,12 +145,28 @@ struct kvb_target_ops {
 	 * call when multi) cannot work.
 	 */
 	int (*probe)(struct kvb_ctx *c, unsigned int batch, int multi, char *val);
+	/*
+	 * Optional, for a row that keeps several operations in flight per
+	 * thread (io_uring, up to the target's qd): queue one GET, SET or DEL
+	 * of key (timed: note when, for the latency sample) and reap at most
+	 * one that completed: 1 with *done filled, 0 while the queue fills.
+	 * Then the engine calls it instead of ->op; the operations still in
+	 * flight at the end are the row's to drain (->thread_fini).
+	 */
+	int (*queue)(struct kvb_ctx *c, int op, const char *key, int timed,
+		     struct kvb_done *done);
+	/* The same target through io_uring (--io uring), or NULL */
+	const struct kvb_target_ops *uring;
 };
 
 struct kvb_target {
-	char name[KVB_NAME_MAX];
+	char name[KVB_NAME_MAX];	/* base, and the io: kvb_target_name() */
+	char base[KVB_BASE_MAX];	/* the backend: "rcu", "nop", "user-rwlock" */
 	enum kvb_kind kind;	/* ops->kind */
 	const struct kvb_target_ops *ops;
+	enum kvb_io io;
+	unsigned int qd;	/* KVB_IO_URING: commands in flight per thread */
+	int sqpoll;		/* KVB_IO_URING: a kernel SQ thread per ring */
 };
 
 /* The rows: device.c, umap.c, bpf.c */
@@ -138,6 +175,9 @@ extern const struct kvb_target_ops kvb_kernel_ops;
 extern const struct kvb_target_ops kvb_urw_ops;
 extern const struct kvb_target_ops kvb_owner_ops;
 extern const struct kvb_target_ops kvb_bpf_htab_ops;
+/* uring.c: nop and the kernel backends through io_uring */
+extern const struct kvb_target_ops kvb_nop_uring_ops;
+extern const struct kvb_target_ops kvb_kernel_uring_ops;
 
 struct kvb_params {
 	const char *device;
@@ -150,6 +190,9 @@ struct kvb_params {
 	struct kvb_ulist batches;
 	struct kvb_ulist multis;	/* --multi: keys per packed call; none */
 	struct kvb_ulist fdmodes;
+	unsigned int ios;	/* --io: bits 1 << KVB_IO_IOCTL, KVB_IO_URING */
+	struct kvb_ulist qds;	/* --qd */
+	int sqpoll;		/* --sqpoll */
 	unsigned long keys;
 	unsigned int key_size;
 	unsigned int value_size;
@@ -210,6 +253,9 @@ struct kvb_result {
 	unsigned int batch;	/* operations per call */
 	int multi;		/* the calls are packed MGET/MSET/MDEL, not BATCH */
 	enum kvb_fd fdmode;
+	enum kvb_io io;
+	unsigned int qd;	/* 0 unless io is KVB_IO_URING */
+	int sqpoll;
 	unsigned int runs;
 	double *run_ops;	/* ops/s of each run */
 	double ops_per_sec;	/* median of run_ops */
@@ -261,6 +307,14 @@ int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
 		      char *err, size_t errlen);
 int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,
 		      char *err, size_t errlen);
+int kvb_parse_io(const char *s, unsigned int *ios, char *err, size_t errlen);
+int kvb_expand_io(struct kvb_target **targets, int *n, unsigned int ios,
+		  const struct kvb_ulist *qds, int sqpoll, char *err,
+		  size_t errlen);
+void kvb_target_name(char *buf, size_t len, const char *base, enum kvb_io io,
+		     unsigned int qd, int sqpoll);
+void kvb_target_rename(struct kvb_target *t, const char *base);
+const char *kvb_io_name(enum kvb_io io);
 void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len);
 void kvb_call_name(unsigned int batch, int multi, char *buf, size_t len);
 const char *kvb_fd_name(enum kvb_fd fd);
@@ -377,6 +431,12 @@ struct kvb_bench {
 	int filled;		/* the target's map holds every key */
 	char orig_backend[KVB_NAME_MAX];	/* before the first switch, or "" */
 	char why[160];		/* why ->begin failed, for the skipped list */
+	/*
+	 * io_uring on the device, without and with SQPOLL: 0 not probed
+	 * yet, 1 it works, -1 it does not (uring_why[], said once).
+	 */
+	int uring_ok[2];
+	char uring_why[2][160];
 };
 
 void kvb_params_defaults(struct kvb_params *p);
@@ -392,6 +452,7 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 		 unsigned int batch, int multi, enum kvb_fd fdmode,
 		 struct kvb_result *res);
 void kvb_result_free(struct kvb_result *r);
+__u64 kvb_now_ns(void);
 
 /* output.c */
 void kvb_compute_ratios(struct kvb_result *r, int n);
@@ -474,5 +535,13 @@ int kvb_read_backend(const char *sysfs, char *buf, size_t len);
 int kvb_switch_backend(const char *sysfs, const char *name, char *why,
 		       size_t whylen);
 void kvb_restore_backend(struct kvb_bench *b);
+/* uring.c: SQEs queued before one submission, at this depth */
+unsigned int kvb_uring_submit_batch(unsigned int qd, int sqpoll);
+
+/* device.c, the rows' functions that uring.c builds on */
+int kvb_dev_begin(struct kvb_bench *b, struct kvb_target *t);
+int kvb_kernel_begin(struct kvb_bench *b, struct kvb_target *t);
+int kvb_dev_thread_init(struct kvb_ctx *c, enum kvb_fd fdmode);
+void kvb_dev_thread_fini(struct kvb_ctx *c);
 
 #endif /* KVBENCH_TOOL_H */

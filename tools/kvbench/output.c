@@ -40,17 +40,23 @@ static const struct kvb_result *find(const struct kvb_result *r, int n,
 }
 
 /*
- * cost_vs_nop: ns/op over the ns/op of nop at the same threads and fd mode.
- * tput_vs_rwlock: ops/s over the ops/s of the rwlock backend in the same
- * case (mix, threads, batch or multi, fd mode).
+ * cost_vs_nop: ns/op over the ns/op of nop at the same threads and fd mode,
+ * through the same io (uring, qd and SQPOLL too). tput_vs_rwlock: ops/s
+ * over the ops/s of the rwlock backend through ioctls in the same case
+ * (mix, threads, batch or multi, fd mode).
  */
 void kvb_compute_ratios(struct kvb_result *r, int n)
 {
 	int i;
 
 	for (i = 0; i < n; i++) {
-		const struct kvb_result *nop = find(r, n, "nop", &r[i], 0);
-		const struct kvb_result *rw = find(r, n, "rwlock", &r[i], 1);
+		char floor[KVB_NAME_MAX];
+		const struct kvb_result *nop, *rw;
+
+		/* the floor of the same io: nop/uring-qd16 for rcu/uring-qd16 */
+		kvb_target_name(floor, sizeof(floor), "nop", r[i].io, r[i].qd, r[i].sqpoll);
+		nop = find(r, n, floor, &r[i], 0);
+		rw = find(r, n, "rwlock", &r[i], 1);
 
 		r[i].cost_vs_nop = NAN;
 		r[i].tput_vs_rwlock = NAN;
@@ -150,6 +156,14 @@ static void footnotes(FILE *f, const struct kvb_params *p,
 			"\n* %d case%s ran more threads than the %d CPU%s used: threads shared CPUs, so\n"
 			"  their ns/op and latencies include waiting for a CPU, not only the operation.\n",
 			over, over == 1 ? "" : "s", p->ncpus, p->ncpus == 1 ? "" : "s");
+	for (i = 0; i < n && r[i].io != KVB_IO_URING; i++)
+		;
+	if (i < n)
+		fprintf(f,
+			"\nbackend/uring-qdN: through io_uring (IORING_OP_URING_CMD), N commands in flight\n"
+			"per thread, SQEs submitted N/4 at a time (1 below qd 4); -sqpoll: one at a time to a\n"
+			"kernel SQ thread per ring, which keeps a CPU busy besides the thread's own. Its p50..p99.9\n"
+			"are per command, from queued to reaped (they include the wait behind the N - 1 others).\n");
 	if (!o || !o->nskips)
 		return;
 	fprintf(f, "\nskipped: %d case%s did not run\n", o->nskips,
@@ -304,6 +318,29 @@ static void print_bstats(FILE *f, const struct kvb_bstats *b)
 	fprintf(f, ", \"queue_full\": %llu }", b->queue_full);
 }
 
+/* "io", and for io_uring its queue depth, SQPOLL and submission batch */
+static void print_io(FILE *f, const struct kvb_result *x)
+{
+	int uring = x->io == KVB_IO_URING;
+
+	fputs("      \"io\": ", f);
+	if (x->io == KVB_IO_NONE)
+		fputs("null", f);
+	else
+		fprintf(f, "\"%s\"", kvb_io_name(x->io));
+	fprintf(f, ",\n      \"qd\": ");
+	if (uring)
+		fprintf(f, "%u", x->qd);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n      \"sqpoll\": %s,\n      \"submit_batch\": ",
+		x->sqpoll ? "true" : "false");
+	if (uring)
+		fprintf(f, "%u,\n", kvb_uring_submit_batch(x->qd, x->sqpoll));
+	else
+		fputs("null,\n", f);
+}
+
 void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_result *r, int n,
 		    const struct kvb_outcome *o)
@@ -376,6 +413,7 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 			fputs("null,\n", f);
 		else
 			fprintf(f, "\"%s\",\n", kvb_fd_name(x->fdmode));
+		print_io(f, x);
 		fprintf(f, "      \"runs\": %u,\n      \"ops_per_sec\": ", x->runs);
 		jnum(f, x->ops_per_sec, 1);
 		fprintf(f, ",\n      \"ops_per_sec_runs\": [");
@@ -436,6 +474,7 @@ static const char * const csv_cols[] = {
 	"p50_ns", "p99_ns", "p999_ns", "samples", "ops", "misses", "errors",
 	"cost_vs_nop", "tput_vs_rwlock", "ops_per_sec_mean", "ops_per_sec_stddev",
 	"ops_per_sec_ci95_low", "ops_per_sec_ci95_high", "noisy", "multi",
+	"io", "qd", "sqpoll",
 };
 
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
@@ -472,7 +511,11 @@ void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
 		cnum(f, x->sum.stddev, 1);
 		cnum(f, x->sum.ci_lo, 1);
 		cnum(f, x->sum.ci_hi, 1);
-		fprintf(f, ",%d,%d\n", x->noisy, !!x->multi);
+		fprintf(f, ",%d,%d,%s,", x->noisy, !!x->multi,
+			x->io == KVB_IO_NONE ? "" : kvb_io_name(x->io));
+		if (x->io == KVB_IO_URING)
+			fprintf(f, "%u", x->qd);
+		fprintf(f, ",%d\n", !!x->sqpoll);
 	}
 }
 

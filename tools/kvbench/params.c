@@ -356,8 +356,8 @@ static const struct {
 
 static const char * const target_groups[] = { "all", "kernel", "baselines", "peers" };
 
-static int add_target(struct kvb_target **t, int *n, const char *name,
-		      const struct kvb_target_ops *ops)
+/* By name: a known target's row, or a kernel backend's. */
+static int add_target(struct kvb_target **t, int *n, const char *name)
 {
 	struct kvb_target *nt;
 	int i;
@@ -365,15 +365,12 @@ static int add_target(struct kvb_target **t, int *n, const char *name,
 	for (i = 0; i < *n; i++)
 		if (!strcmp((*t)[i].name, name))
 			return 0;
-	if (strlen(name) >= sizeof(nt->name))
-		return -1;
 	nt = realloc(*t, (*n + 1) * sizeof(**t));
 	if (!nt)
 		return -1;
 	*t = nt;
-	memcpy(nt[*n].name, name, strlen(name) + 1);
-	nt[*n].kind = ops->kind;
-	nt[*n].ops = ops;
+	if (kvb_target_by_name(name, &nt[*n]))
+		return -1;
 	(*n)++;
 	return 0;
 }
@@ -387,13 +384,107 @@ int kvb_target_by_name(const char *name, struct kvb_target *t)
 	for (i = 0; i < (int)ARRAY_SIZE(known_targets); i++)
 		if (!strcmp(name, known_targets[i].name))
 			ops = known_targets[i].ops;
-	if (strlen(name) >= sizeof(t->name))
+	if (strlen(name) >= sizeof(t->base))
 		return -1;
 	memset(t, 0, sizeof(*t));
-	memcpy(t->name, name, strlen(name) + 1);
 	t->kind = ops->kind;
 	t->ops = ops;
+	t->io = ops->flags & KVB_T_DEVICE ? KVB_IO_IOCTL : KVB_IO_NONE;
+	kvb_target_rename(t, name);
 	return 0;
+}
+
+/*
+ * "rcu" through ioctls; "rcu/uring-qd16" through io_uring, 16 commands in
+ * flight per thread; "rcu/uring-qd16-sqpoll" with a kernel SQ thread.
+ */
+void kvb_target_name(char *buf, size_t len, const char *base, enum kvb_io io,
+		     unsigned int qd, int sqpoll)
+{
+	if (io != KVB_IO_URING)
+		snprintf(buf, len, "%s", base);
+	else
+		snprintf(buf, len, "%s/uring-qd%u%s", base, qd, sqpoll ? "-sqpoll" : "");
+}
+
+/* A new backend name (current -> rcu), the io kept. */
+void kvb_target_rename(struct kvb_target *t, const char *base)
+{
+	snprintf(t->base, sizeof(t->base), "%s", base);
+	kvb_target_name(t->name, sizeof(t->name), t->base, t->io, t->qd, t->sqpoll);
+}
+
+/* "ioctl", "uring", "ioctl,uring" or "both" */
+int kvb_parse_io(const char *s, unsigned int *ios, char *err, size_t errlen)
+{
+	if (!strcmp(s, "ioctl"))
+		*ios = 1U << KVB_IO_IOCTL;
+	else if (!strcmp(s, "uring"))
+		*ios = 1U << KVB_IO_URING;
+	else if (!strcmp(s, "both") || !strcmp(s, "ioctl,uring"))
+		*ios = 1U << KVB_IO_IOCTL | 1U << KVB_IO_URING;
+	else
+		return fail(err, errlen, "'%s' is not ioctl, uring or both", s);
+	return 0;
+}
+
+/*
+ * The targets as --io, --qd and --sqpoll make them: each target that has
+ * the device (and so a ->uring row) once through ioctls (--io ioctl) and
+ * once per queue depth through io_uring (--io uring), side by side; the
+ * others once, as they are.
+ */
+int kvb_expand_io(struct kvb_target **targets, int *n, unsigned int ios,
+		  const struct kvb_ulist *qds, int sqpoll, char *err,
+		  size_t errlen)
+{
+	int per = qds->n + 1, i, j, cnt = 0, any = 0;
+	struct kvb_target *t = calloc((size_t)*n * per, sizeof(*t));
+
+	if (!t)
+		return fail(err, errlen, "out of memory");
+	for (i = 0; i < *n; i++) {
+		const struct kvb_target *x = &(*targets)[i];
+
+		if (!x->ops->uring || (ios & 1U << KVB_IO_IOCTL))
+			t[cnt++] = *x;
+		if (!x->ops->uring || !(ios & 1U << KVB_IO_URING))
+			continue;
+		any = 1;
+		for (j = 0; j < qds->n; j++) {
+			struct kvb_target *u = &t[cnt++];
+
+			*u = *x;
+			u->ops = x->ops->uring;
+			u->kind = u->ops->kind;
+			u->io = KVB_IO_URING;
+			u->qd = qds->v[j];
+			u->sqpoll = sqpoll;
+			kvb_target_rename(u, x->base);
+		}
+	}
+	if ((ios & 1U << KVB_IO_URING) && !any) {
+		free(t);
+		return fail(err, errlen,
+			    "no target runs on the device (nop or a kernel backend), so none can use io_uring");
+	}
+	free(*targets);
+	*targets = t;
+	*n = cnt;
+	return 0;
+}
+
+/* "-" for a target without the device (the JSON says null). */
+const char *kvb_io_name(enum kvb_io io)
+{
+	switch (io) {
+	case KVB_IO_IOCTL:
+		return "ioctl";
+	case KVB_IO_URING:
+		return "uring";
+	default:
+		return "-";
+	}
 }
 
 /* "known: nop, rwlock, ..., all, kernel, baselines, peers, current" */
@@ -415,7 +506,7 @@ static int valid_name(const char *s)
 {
 	size_t len = strlen(s);
 
-	if (!len || len >= KVB_NAME_MAX)
+	if (!len || len >= KVB_BASE_MAX)
 		return 0;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
@@ -450,7 +541,7 @@ int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
 			const struct kvb_target_ops *ops = known_targets[i].ops;
 
 			if (all || !strcmp(tok, name) || !strcmp(tok, ops->group)) {
-				r |= add_target(&t, &cnt, name, ops);
+				r |= add_target(&t, &cnt, name);
 				found = 1;
 			}
 		}
@@ -464,7 +555,7 @@ int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
 			     tok, known);
 			goto out_free;
 		}
-		r |= add_target(&t, &cnt, tok, &kvb_kernel_ops);
+		r |= add_target(&t, &cnt, tok);
 	}
 	if (r) {
 		fail(err, errlen, "out of memory");

@@ -993,8 +993,9 @@ static void test_multi(void)
 	f = open_memstream(&buf, &len);
 	kvb_print_csv(f, r, 2);
 	fclose(f);
-	ok(strstr(buf, ",noisy,multi\n") && strstr(buf, ",0,0\n") && strstr(buf, ",0,1\n"),
-	   "CSV: a multi column, 0 or 1");
+	ok(strstr(buf, ",noisy,multi,io,qd,sqpoll\n") && strstr(buf, ",0,0,ioctl,,0\n") &&
+	   strstr(buf, ",0,1,ioctl,,0\n"),
+	   "CSV: a multi column, 0 or 1; then io, qd and sqpoll");
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
@@ -1085,7 +1086,7 @@ static void test_output(void)
 			same = 0;
 		rows++;
 	}
-	ok(rows == 4 && same && cols == 29, "CSV: header + 3 rows, 29 columns each");
+	ok(rows == 4 && same && cols == 32, "CSV: header + 3 rows, 32 columns each");
 	free(buf);
 
 	buf = NULL;
@@ -2126,6 +2127,252 @@ static int check_json_file(const char *path)
 	return good ? 0 : 1;
 }
 
+/*
+ * --io, --qd, --sqpoll: a device target once per io and queue depth, each
+ * under a name of its own; the others once. A fake ->queue row keeps
+ * ops in flight: the engine counts what it reaps and times it from queue.
+ */
+#define FAKE_QD	4
+
+struct fake_q {
+	int op[FAKE_QD];
+	__u64 t[FAKE_QD];
+	unsigned int head, n;
+};
+
+static atomic_uint fake_q_over;
+
+static int fake_q_init(struct kvb_ctx *c, enum kvb_fd fdmode)
+{
+	(void)fdmode;
+	c->fd = -1;
+	c->priv = calloc(1, sizeof(struct fake_q));
+	return c->priv ? 0 : -ENOMEM;
+}
+
+static void fake_q_fini(struct kvb_ctx *c)
+{
+	free(c->priv);
+	c->priv = NULL;
+}
+
+/* FIFO, FAKE_QD deep; a GET of an odd slot misses */
+static int fake_q_queue(struct kvb_ctx *c, int op, const char *key, int timed,
+			struct kvb_done *done)
+{
+	struct fake_q *q = c->priv;
+	int got = 0;
+
+	(void)key;
+	if (q->n == FAKE_QD) {
+		unsigned int h = q->head;
+
+		done->op = q->op[h];
+		done->result = q->op[h] == KVBENCH_OP_GET && (h & 1) ? -ENOENT : 0;
+		done->queued_ns = q->t[h];
+		q->head = (h + 1) % FAKE_QD;
+		q->n--;
+		got = 1;
+	}
+	atomic_fetch_add(&fake_q_over, q->n >= FAKE_QD);
+	q->op[(q->head + q->n) % FAKE_QD] = op;
+	q->t[(q->head + q->n) % FAKE_QD] = timed ? kvb_now_ns() : 0;
+	q->n++;
+	return got;
+}
+
+static void test_uring_params(void)
+{
+	static const struct {
+		const char *base;
+		enum kvb_io io;
+		unsigned int qd;
+		int sqpoll;
+		const char *name;
+	} names[] = {
+		{ "rcu", KVB_IO_IOCTL, 0, 0, "rcu" },
+		{ "rcu", KVB_IO_URING, 16, 0, "rcu/uring-qd16" },
+		{ "rcu", KVB_IO_URING, 64, 1, "rcu/uring-qd64-sqpoll" },
+		{ "nop", KVB_IO_URING, 1, 0, "nop/uring-qd1" },
+		{ "user-rwlock", KVB_IO_NONE, 0, 0, "user-rwlock" },
+		{ "kthread-percpu", KVB_IO_URING, KVB_MAX_QD, 1,
+		  "kthread-percpu/uring-qd1024-sqpoll" },
+	};
+	static const struct kvb_target_ops fake_ops = {
+		.kind = KVB_KERNEL,
+		.group = "kernel",
+		.flags = KVB_T_MIXES,
+		.thread_init = fake_q_init,
+		.thread_fini = fake_q_fini,
+		.op = fake_op,
+		.queue = fake_q_queue,
+	};
+	struct kvb_target t = { .name = "fake", .kind = KVB_KERNEL, .ops = &fake_ops };
+	struct kvb_mix mix = { 50, 50, 0 };
+	struct kvb_target *tg = NULL;
+	struct kvb_ulist qds = { NULL, 0 };
+	struct kvb_params p;
+	struct kvb_result r;
+	struct kvb_bench *b;
+	char name[KVB_NAME_MAX], err[256];
+	unsigned int ios = 0, i;
+	int n = 0, cpus[1] = { 0 }, good = 1, rc;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		kvb_target_name(name, sizeof(name), names[i].base, names[i].io,
+				names[i].qd, names[i].sqpoll);
+		if (strcmp(name, names[i].name)) {
+			good = 0;
+			printf("# %s, not %s\n", name, names[i].name);
+		}
+	}
+	ok(good, "target names: rcu, rcu/uring-qd16, rcu/uring-qd64-sqpoll, the longest fits");
+	ok(!kvb_parse_io("ioctl", &ios, err, sizeof(err)) && ios == 1U << KVB_IO_IOCTL &&
+	   !kvb_parse_io("uring", &ios, err, sizeof(err)) && ios == 1U << KVB_IO_URING &&
+	   !kvb_parse_io("both", &ios, err, sizeof(err)) && ios == 3 &&
+	   !kvb_parse_io("ioctl,uring", &ios, err, sizeof(err)) && ios == 3 &&
+	   kvb_parse_io("aio", &ios, err, sizeof(err)) && strstr(err, "'aio'") &&
+	   strstr(err, "ioctl, uring or both"),
+	   "--io: ioctl, uring, both (ioctl,uring); anything else is named in the error");
+	ok(kvb_uring_submit_batch(1, 0) == 1 && kvb_uring_submit_batch(16, 0) == 4 &&
+	   kvb_uring_submit_batch(64, 0) == 16 && kvb_uring_submit_batch(64, 1) == 1,
+	   "SQEs per submission: a quarter of the depth, 1 with SQPOLL");
+	good = !kvb_parse_targets("nop,rcu,user-rwlock", &tg, &n, err, sizeof(err)) &&
+	       !kvb_parse_ulist("1,16", 1, KVB_MAX_QD, KVB_MAX_QD, &qds, err, sizeof(err)) &&
+	       !kvb_expand_io(&tg, &n, 3, &qds, 1, err, sizeof(err)) && n == 7;
+	if (good) {
+		static const char * const want[] = {
+			"nop", "nop/uring-qd1-sqpoll", "nop/uring-qd16-sqpoll", "rcu",
+			"rcu/uring-qd1-sqpoll", "rcu/uring-qd16-sqpoll", "user-rwlock",
+		};
+
+		for (i = 0; i < ARRAY_SIZE(want); i++)
+			good &= !strcmp(tg[i].name, want[i]);
+		good &= tg[1].ops == &kvb_nop_uring_ops && tg[4].ops == &kvb_kernel_uring_ops &&
+			!strcmp(tg[5].base, "rcu") && tg[5].qd == 16 && tg[5].sqpoll &&
+			tg[5].io == KVB_IO_URING && tg[3].io == KVB_IO_IOCTL &&
+			tg[6].io == KVB_IO_NONE;
+	}
+	ok(good,
+	   "--io both --qd 1,16 --sqpoll: each device target through ioctls, then per depth; user-rwlock once");
+	free(tg);
+	tg = NULL;
+	ok(!kvb_parse_targets("user-rwlock,bpf-htab", &tg, &n, err, sizeof(err)) &&
+	   kvb_expand_io(&tg, &n, 1U << KVB_IO_URING, &qds, 0, err, sizeof(err)) &&
+	   strstr(err, "io_uring"),
+	   "--io uring without a target on the device: an error that says why");
+	free(tg);
+	free(qds.v);
+
+	kvb_params_defaults(&p);
+	p.keys = 64;
+	p.ops = 1000;
+	p.warmup = 0;
+	p.pin = 0;
+	p.ncpus = 1;
+	p.cpus = cpus;
+	p.sample_every = 4;
+	b = kvb_bench_new(&p);
+	if (!b) {
+		ok(0, "bench context");
+		return;
+	}
+	rc = kvb_run_case(b, &t, &mix, 2, 1, 0, KVB_FD_NONE, &r);
+	ok(!rc && r.ops == 2000 && r.misses > 0 && !r.errors &&
+	   r.samples > 100 && !atomic_load(&fake_q_over),
+	   "engine: a ->queue row counts what it reaps (%llu ops, %llu misses, %llu samples)",
+	   r.ops, r.misses, r.samples);
+	kvb_result_free(&r);
+	kvb_bench_free(b);
+}
+
+/* The CLI: the options' errors, the plan's names, the skip line. */
+static void test_uring_cli(const char *k)
+{
+	char out[8192], dir[] = "/tmp/kvbench-test-XXXXXX";
+	int st;
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "--io, --qd and --sqpoll on the command line");
+		return;
+	}
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop --io aio 2>&1", k);
+	ok(st == 2 && strstr(out, "--io: 'aio' is not ioctl, uring or both"),
+	   "bench --io aio: exit 2, says what --io takes");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop --io uring --qd 0 2>&1", k);
+	ok(st == 2 && strstr(out, "--qd: '0' is outside 1..1024"),
+	   "bench --qd 0: exit 2 with the range");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop --io uring --qd 1025 2>&1", k);
+	ok(st == 2 && strstr(out, "--qd: '1025' is outside 1..1024"),
+	   "bench --qd 1025: exit 2 with the range");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop --qd 16 2>&1", k);
+	ok(st == 2 && strstr(out, "--qd: needs --io uring"),
+	   "bench --qd without --io uring: exit 2");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop --io ioctl --sqpoll 2>&1", k);
+	ok(st == 2 && strstr(out, "--sqpoll: needs --io uring"),
+	   "bench --sqpoll without --io uring: exit 2");
+	st = run(out, sizeof(out), "%s bench --dry-run -b user-owner --io uring 2>&1", k);
+	ok(st == 2 && strstr(out, "--io: no target runs on the device"),
+	   "bench --io uring with no device target: exit 2");
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b nop,rcu,user-rwlock -t 1,2 -m get --batch 1,64 --io both --qd 1,16,64 2>&1",
+		 k);
+	ok(st == 0 && strstr(out, "\nnop                   2 ") &&
+	   strstr(out, "\nnop/uring-qd16        2 ") && strstr(out, "\nrcu                   4 ") &&
+	   strstr(out, "\nrcu/uring-qd1         2 ") && strstr(out, "\nrcu/uring-qd64        2 ") &&
+	   strstr(out, "\nuser-rwlock           2 ") && strstr(out, "kvbench: 20 cases x 1 run"),
+	   "--io both --qd 1,16,64: a target per depth, batch 1 only through io_uring");
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b kthread -t 1 -m get --io uring --qd 16 --sqpoll 2>&1", k);
+	ok(st == 0 && strstr(out, "\nkthread/uring-qd16-sqpoll ") && !strstr(out, "\nkthread "),
+	   "--io uring --sqpoll: kthread/uring-qd16-sqpoll, no ioctl target");
+	st = run(out, sizeof(out), "%s bench --help", k);
+	ok(st == 0 && strstr(out, "--io MODE") && strstr(out, "--qd LIST") &&
+	   strstr(out, "--sqpoll"),
+	   "bench --help lists --io, --qd and --sqpoll");
+	if (!mkdtemp(dir)) {
+		skip("no temporary directory",
+		     "a device without io_uring commands: the uring targets are skipped");
+		return;
+	}
+	/* a regular file: io_uring works, its URING_CMD does not */
+	st = run(out, sizeof(out),
+		 "touch %s/dev && %s bench -q -d %s/dev -b nop --io uring --qd 1,4 --sqpoll -t 1 -D 10ms -w 0 2>&1",
+		 dir, k, dir);
+	ok(st == 0 && count_of(out, "kvbench: io_uring: ") == 1 &&
+	   count_of(out, "are skipped") == 1 && strstr(out, "nop/uring-qd4-sqpoll") &&
+	   strstr(out, "skipped: 2 cases did not run"),
+	   "a device without io_uring commands: one line, the uring targets skipped, exit 0");
+	run(out, sizeof(out), "rm -rf %s", dir);
+	/* /dev/null takes URING_CMD on recent kernels: the queue runs for real */
+	st = run(out, sizeof(out),
+		 "%s bench -q -d /dev/null -b nop --io uring --qd 8 -t 2 -n 3000 -w 0 --sample-every 2 -f json 2>&1",
+		 k);
+	if (st == 0 && strstr(out, "are skipped")) {
+		skip("this kernel's /dev/null takes no io_uring commands",
+		     "nop/uring-qd8 on /dev/null: every command reaped and counted");
+	} else {
+		ok(st == 0 && json_valid(out) && strstr(out, "\"backend\": \"nop/uring-qd8\"") &&
+		   strstr(out, "\"io\": \"uring\"") && strstr(out, "\"qd\": 8,") &&
+		   strstr(out, "\"submit_batch\": 2,") && strstr(out, "\"ops\": 6000,") &&
+		   strstr(out, "\"errors\": 0,"),
+		   "nop/uring-qd8 on /dev/null: every command reaped and counted");
+	}
+	/* SQPOLL: an SQ ring that looks full just after a CQE is no error */
+	st = run(out, sizeof(out),
+		 "%s bench -q -d /dev/null -b nop --io uring --qd 1,4 --sqpoll -t 1 -n 2000 -w 0 -f csv 2>&1",
+		 k);
+	if (st == 0 && strstr(out, "are skipped")) {
+		skip("this kernel's /dev/null takes no io_uring commands, or no SQPOLL",
+		     "nop/uring-qd1-sqpoll and qd4-sqpoll on /dev/null: no errors");
+	} else {
+		ok(st == 0 && strstr(out, "\nnop/uring-qd1-sqpoll,floor,nop,") &&
+		   strstr(out, "\nnop/uring-qd4-sqpoll,floor,nop,") &&
+		   count_of(out, ",2000,0,0,") == 2 && count_of(out, ",uring,") == 2,
+		   "nop/uring-qd1-sqpoll and qd4-sqpoll on /dev/null: no errors");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--check-json"))
@@ -2155,6 +2402,8 @@ int main(int argc, char **argv)
 	test_table(kvbench_bin);
 	test_plot();
 	test_stats_cmd(kvbench_bin);
+	test_uring_params();
+	test_uring_cli(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);

@@ -14,8 +14,10 @@
 # backend and baseline, read-only, 90:10 and 50:50, at 1, 2, 4, ... threads up
 # to the vCPUs and at their number, batch 1 and 64, three runs per case; then
 # side studies at that many threads: what a shared fd costs, a packed MGET of
-# 64 keys against a BATCH of 64 GETs, what zipf keys do to each backend, GET at 1,000 against 1,000,000 keys, and the CPU idle owner
-# threads use. A plot of the main suite goes to bench.png.
+# 64 keys against a BATCH of 64 GETs, GET through io_uring at queue depth
+# 1, 16 and 64 against ioctls and BATCH(64) (and, last, with SQPOLL), what
+# zipf keys do to each backend, GET at 1,000 against 1,000,000 keys, and the
+# CPU idle owner threads use. A plot of the main suite goes to bench.png.
 #
 # The suite is planned before anything boots: each study's time comes from
 # `kvbench bench --dry-run`, and when the whole does not fit BENCH_BUDGET,
@@ -58,11 +60,13 @@ readonly -a STUDIES=(
 	"main|main suite: every backend, bpf-htab and baseline, 3 mixes, batch 1 and 64||-b all -m get,90:10,50:50 -t @T --batch 1,64 --json @OUT/bench.json --csv @OUT/bench.csv"
 	"fd|side study: a shared fd against per-thread fds (rcu GET)||-b nop,rcu -m get -t @N --fd both --json @OUT/fd.json"
 	"multi|side study: MGET(64) against BATCH(64) of GETs (kernel backends)||-b kernel -m get -t @N --batch 64 --multi 64 --json @OUT/multi.json"
+	"uring|side study: io_uring at qd 1, 16, 64 against ioctls, BATCH(64) and the NOP floor (GET)||-b nop,rwlock,rcu,kthread -m get -t @N --io both --qd 1,16,64 --batch 1,64 --json @OUT/uring.json"
 	"zipf|side study: zipf(0.99) keys against uniform (90:10)||-b kernel -m 90:10 -t @N --dist zipf --json @OUT/zipf.json"
 	"idle|side study: CPU used by idle owner threads (10 s, no requests)||"
 	"keys-1000|side study: GET with 1000 keys (default hash_bits)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000 --json @OUT/keys-1000.json"
 	"keys-1000000|side study: GET with 1000000 keys (default hash_bits)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000000 --json @OUT/keys-1000000.json"
 	"bits20|side study: GET with 1000000 keys (hash_bits 20)|hash_bits=20|-b rwlock,rcu -m get -t @N -k 1000000 --json @OUT/keys-1000000-bits20.json"
+	"uring-sqpoll|side study: io_uring with SQPOLL, an SQ thread per ring (GET)||-b nop,rcu,kthread -m get -t @N --io uring --qd 1,16,64 --sqpoll --json @OUT/uring-sqpoll.json"
 )
 readonly IDLE_SECONDS=25
 readonly REPEAT=${BENCH_REPEAT:-3}
