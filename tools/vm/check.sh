@@ -217,8 +217,10 @@ DEBUG_SUITES=(
 	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES="faults stress-faults" ./kvbench.sh'
 )
 # The KCSAN kernel: the suites where the module runs concurrently, on every
-# backend: KUnit (its concurrent case), the stress suite, and the switch
-# matrix with the functional tests that switch or count under load.
+# backend: KUnit (its concurrent case), the stress suite, the switch
+# matrix with the functional tests that switch or count under load, and the
+# io_uring commands (owners answering while their submitters go on;
+# allnoconfig keeps CONFIG_IO_URING, whose prompt needs EXPERT, at y).
 # shellcheck disable=SC2016 # expanded in the guest
 KCSAN_SUITES=(
 	"${KUNIT_SUITE[@]}"
@@ -226,6 +228,8 @@ KCSAN_SUITES=(
 	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES=stress ./kvbench.sh'
 	"kselftest: kvbench switch matrix, switch and statistics under load"
 	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES=functional ./kvbench.sh -t switch_matrix -t switch_under_load -t stats_concurrent -t switch_keeps_entries'
+	"kselftest: kvbench io_uring commands"
+	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES=uring ./kvbench.sh'
 )
 # KCSAN reports that name our code fail the boot; one whose title names
 # only the kernel's own functions (no "[module]") is listed, not failed.
