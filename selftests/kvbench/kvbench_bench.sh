@@ -182,6 +182,8 @@ echo "# kvbench bench -b $list -t $threads -m $mix -D $duration -w $warmup${*:+ 
 	-w "$warmup" -f json -o "$tmp/bench.json" "$@" 2>"$tmp/bench.err"
 st=$?
 sed -e 's/^/# /' "$tmp/bench.err"
+# The cases that did not run say why in the report.
+grep -h '"why"' "$tmp/bench.json" | sed -e 's/^ */# not run: /'
 
 : >"$tmp/uring.json"
 echo "# kvbench bench -b $list -t $threads -m $mix -D $uring_duration -w $warmup --io uring --qd $uring_qd${*:+ $*}"
@@ -190,6 +192,7 @@ echo "# kvbench bench -b $list -t $threads -m $mix -D $uring_duration -w $warmup
 	"$@" 2>"$tmp/uring.err"
 ust=$?
 sed -e 's/^/# /' "$tmp/uring.err"
+grep -h '"why"' "$tmp/uring.json" | sed -e 's/^ */# not run: /'
 
 # check_report JSON EXPECTED STATUS WHAT: one test per result in the
 # report, with a diagnostic line before it. Then one failing test per case

@@ -365,6 +365,15 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		o->interrupted ? "true" : "false");
 	fprintf(f, "  \"complete\": %s,\n  \"skipped_cases\": %d,\n",
 		o->complete ? "true" : "false", o->skipped);
+	fprintf(f, "  \"not_run\": [");
+	for (i = 0; i < o->nskips; i++) {
+		fprintf(f, "%s\n    { \"case\": ", i ? "," : "");
+		jstr(f, o->skips[i].label);
+		fprintf(f, ", \"why\": ");
+		jstr(f, o->skips[i].why);
+		fprintf(f, " }");
+	}
+	fprintf(f, "%s],\n", o->nskips ? "\n  " : "");
 	print_provenance(f, p);
 	fprintf(f, "  \"params\": {\n    \"device\": ");
 	jstr(f, p->device);

@@ -1266,6 +1266,7 @@ static void test_plan(const char *k)
 	snprintf(json, sizeof(json), "%s/b.json", dir);
 	slurp(json, json, sizeof(json));
 	ok(st == 0 && json_valid(json) && strstr(json, "\"skipped_cases\": 2") &&
+	   strstr(json, "\"why\": \"the --budget of 0.3 s ran out\"") &&
 	   strstr(json, "\"complete\": true") && strstr(json, "\"budget_s\": 0") &&
 	   strstr(out, "2 of 3 cases skipped, from 'user-rwlock set"),
 	   "bench --budget skips the cases that do not fit and says which");
