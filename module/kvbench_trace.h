@@ -78,8 +78,8 @@ KVBENCH_TRACE_EVENT(kvbench_op,
 				     __field(int, result)),
 		    TP_fast_assign(const bool set = req->op == KVBENCH_OP_SET;
 
-				   strscpy(__entry->backend, backend,
-					   KVBENCH_TRACE_NAME);
+				   strscpy_pad(__entry->backend, backend,
+					       KVBENCH_TRACE_NAME);
 				   __entry->op = req->op;
 				   __entry->hash = set ? req->item->hash :
 							 req->key.hash;
@@ -114,9 +114,9 @@ KVBENCH_TRACE_EVENT(kvbench_switch,
 				     __field(int, result)
 				     __field(u64, duration_ns)
 				     __field(u64, blocked_ns)),
-		    TP_fast_assign(strscpy(__entry->from, from,
-					   KVBENCH_TRACE_NAME);
-				   strscpy(__entry->to, to, KVBENCH_TRACE_NAME);
+		    TP_fast_assign(strscpy_pad(__entry->from, from,
+					       KVBENCH_TRACE_NAME);
+				   strscpy_pad(__entry->to, to, KVBENCH_TRACE_NAME);
 				   __entry->moved = moved;
 				   __entry->result = result;
 				   __entry->duration_ns = duration_ns;
