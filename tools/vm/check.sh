@@ -398,6 +398,15 @@ record_not_run() {
 	done
 }
 
+# first_report CONSOLE: the first line of the first report in the kernel
+# log that failed the run (its timestamp cut), for the summary, which is
+# often all of a run that one gets to see.
+first_report() {
+	local allow=
+	[[ ${VM_ARGS[0]:-} != --allow-report ]] || allow=${VM_ARGS[1]}
+	"$VM" reports "$1" "$allow" | head -n 1 | tr -d '\r' | sed 's/^\[ *[0-9.]*\] *//'
+}
+
 # vm_suites LABEL KDIR [KERNEL]: build the module against KDIR, boot KERNEL
 # (a bzImage; default: the stock kernel of KVER=LABEL) and run the guest
 # suites there. Suites are named "[LABEL] ...".
@@ -426,7 +435,7 @@ vm_suites() {
 	0) ;;
 	123) record "${prefix}vm" 0 1 0 "$why" ;;
 	124) record "${prefix}vm" 0 1 0 "timed out after ${TIMEOUT}s" ;;
-	126) record "${prefix}vm" 0 1 0 "kernel log shows a report (see above)" ;;
+	126) record "${prefix}vm" 0 1 0 "kernel log shows a report: $(first_report "$console") (all of it above and in $console)" ;;
 	*) record "${prefix}vm" 0 1 0 "VM run failed with status $status" ;;
 	esac
 }

@@ -16,7 +16,9 @@
 #   - `make profile` profiles exactly one `kvbench bench` case, which its
 #     dry run names (booting nothing), and rejects arguments kvbench does
 #     not take, several cases and a sampling rate that is not a number;
-#   - two debug-kernel.sh at once build the kernel once (a lock).
+#   - two debug-kernel.sh at once build the kernel once (a lock);
+#   - `kvbench-vm reports` finds the reports in a console log that fail a
+#     run, in the kernel log dumped at its end, and leaves out the allowed.
 # KVBENCH_RUNNING_KVER stands in for `uname -r`.
 
 set -uo pipefail
@@ -36,7 +38,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..24"
+echo "1..27"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -216,6 +218,38 @@ if [[ $st -eq 2 ]]; then
 else
 	ok $st "two debug-kernel.sh at once build the kernel once, the second waiting for the first"
 fi
+
+# A console log as kvbench-vm run --log saves it: a report on the live
+# console, the same in the kernel log dumped at the end, and a KCSAN
+# report that --allow-report would let pass. The kernel writes its lines
+# to the console with \r\n, the guest's programs (its port raw) with \n.
+reports_log() {
+	printf '%s\r\n' "[   1.000000] Linux version 6.12.0" \
+		"[  90.100000] INFO: task kvbench_test:123 blocked for more than 30 seconds."
+	printf '%s\n' "ok 1 kvbench" "<kvbench-vm:exit 0>" "<kvbench-vm:dmesg>" \
+		"[  80.000000] BUG: KCSAN: data-race in tick_sched_do_timer / tick_nohz_next_event" \
+		"[  80.000001] read to 0xffff88 of 4 bytes by task 0 on cpu 1:" \
+		"[  90.100000] INFO: task kvbench_test:123 blocked for more than 30 seconds." \
+		"[  90.100001]       Not tainted 6.12.0 #1" \
+		"</kvbench-vm:dmesg>"
+}
+tmp=$(mktemp -d)
+reports_log >"$tmp/console"
+out=$("$REPO/tools/vm/kvbench-vm" reports "$tmp/console" 'BUG: KCSAN: [^[]*$')
+printf '%s\n' "$out" | head -n 3 | sed 's/^/# reports: /'
+[[ $(head -n 1 <<<"$out") == *"INFO: task kvbench_test:123 blocked for more than 30 seconds."* &&
+	$out != *KCSAN* && $out == *"Not tainted"* ]]
+ok $? "kvbench-vm reports prints the report in the dumped kernel log, leaving out the allowed one"
+
+out=$("$REPO/tools/vm/kvbench-vm" reports "$tmp/console")
+[[ $(head -n 1 <<<"$out") == *"BUG: KCSAN: data-race in tick_sched_do_timer"* ]]
+ok $? "kvbench-vm reports, with nothing allowed, starts with the first report"
+
+grep -v -e KCSAN -e INFO -e Not -e 'read to' "$tmp/console" >"$tmp/clean"
+out=$("$REPO/tools/vm/kvbench-vm" reports "$tmp/clean")
+[[ -z $out ]]
+ok $? "kvbench-vm reports prints nothing for a clean log"
+rm -rf "$tmp"
 
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
 [[ $failed -eq 0 ]]
