@@ -481,7 +481,9 @@ int kvbench_prepare_kv(struct kvbench_req *req, u32 op,
 		       const struct kvbench_kv *kv, u8 *keybuf, void *valbuf);
 void kvbench_release(struct kvbench_req *req);
 int kvbench_complete(struct kvbench_req *req, void __user *value);
+int kvbench_complete_kv(struct kvbench_req *req, struct kvbench_kv *kv);
 void kvbench_count(const struct kvbench_stats *t);
+void kvbench_count_one(const struct kvbench_req *req);
 int kvbench_copy_in(void *dst, const void __user *src, size_t len);
 int kvbench_copy_out(void __user *dst, const void *src, size_t len);
 

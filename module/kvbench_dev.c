@@ -28,8 +28,8 @@ static long kvbench_ioctl_one(u32 op, struct kvbench_kv __user *ukv)
 	u8 valbuf[KVBENCH_GET_INLINE] __uninitialized;
 	u8 keybuf[KVBENCH_KEY_MAX] __uninitialized;
 	struct kvbench_req req __uninitialized;	/* kvbench_prepare() sets it */
-	struct kvbench_stats tally = {};
 	struct kvbench_kv kv;
+	u32 size;
 	int ret;
 
 	/* A fixed size: no hardened-usercopy walk of the stack frame. */
@@ -39,13 +39,10 @@ static long kvbench_ioctl_one(u32 op, struct kvbench_kv __user *ukv)
 	if (ret)
 		return ret;
 	kvbench_run(&req, 1);
-	if (req.result != -EINTR)
-		kvbench_tally(&tally, &req);
-	kvbench_count(&tally);
-	ret = kvbench_complete(&req, u64_to_user_ptr(kv.value));
-	/* A buffer of exactly the value's size already says so. */
-	if (op == KVBENCH_OP_GET && (!ret || ret == -ERANGE) &&
-	    req.get.len != kv.value_len && put_user(req.get.len, &ukv->value_len))
+	kvbench_count_one(&req);
+	size = kv.value_len;
+	ret = kvbench_complete_kv(&req, &kv);
+	if (kv.value_len != size && put_user(kv.value_len, &ukv->value_len))
 		ret = -EFAULT;
 	return ret;
 }
@@ -287,19 +284,15 @@ static void kvbench_batch_done(struct kvbench_call *c, unsigned int j,
 {
 	struct kvbench_batch_call *bc = to_batch_call(c);
 	struct kvbench_op *o = &bc->ops[j];
+	u32 size = o->kv.value_len;
 
-	bc->put_len[j] = false;
 	if (!req) {
+		bc->put_len[j] = false;
 		o->result = result;
 		return;
 	}
-	o->result = kvbench_complete(req, u64_to_user_ptr(o->kv.value));
-	/* A buffer of exactly the value's size already says so. */
-	if (o->op == KVBENCH_OP_GET && (!o->result || o->result == -ERANGE) &&
-	    req->get.len != o->kv.value_len) {
-		o->kv.value_len = req->get.len;
-		bc->put_len[j] = true;
-	}
+	o->result = kvbench_complete_kv(req, &o->kv);
+	bc->put_len[j] = o->kv.value_len != size;
 }
 
 /*

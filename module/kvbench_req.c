@@ -278,6 +278,27 @@ int kvbench_complete(struct kvbench_req *req, void __user *value)
 	return ret;
 }
 
+/**
+ * kvbench_complete_kv() - kvbench_complete() for a request from a kvbench_kv
+ * @req:	the request, prepared from @kv
+ * @kv:		the caller's struct kvbench_kv, as copied in
+ *
+ * As kvbench_complete(), to @kv's value buffer; when a GET found its value
+ * (0) or found it too large (-ERANGE), @kv->value_len becomes the value's
+ * length. The caller writes it back to user memory if it changed: a buffer
+ * of exactly the value's size already says so.
+ *
+ * Return: the op's result: 0 or a negative errno.
+ */
+int kvbench_complete_kv(struct kvbench_req *req, struct kvbench_kv *kv)
+{
+	int ret = kvbench_complete(req, u64_to_user_ptr(kv->value));
+
+	if (req->op == KVBENCH_OP_GET && (!ret || ret == -ERANGE))
+		kv->value_len = req->get.len;
+	return ret;
+}
+
 /* Add a call's tally to this CPU's counters: a few adds, not one per op. */
 void kvbench_count(const struct kvbench_stats *t)
 {
@@ -291,4 +312,15 @@ void kvbench_count(const struct kvbench_stats *t)
 		this_cpu_add(kvbench_stats.dels, t->dels);
 	if (t->batches)
 		this_cpu_add(kvbench_stats.batches, t->batches);
+}
+
+/* Count one request that ran alone; one refused with -EINTR reached no map. */
+void kvbench_count_one(const struct kvbench_req *req)
+{
+	struct kvbench_stats tally = {};
+
+	if (req->result == -EINTR)
+		return;
+	kvbench_tally(&tally, req);
+	kvbench_count(&tally);
 }

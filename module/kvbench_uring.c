@@ -114,28 +114,24 @@ static void kvbench_uring_finish(struct kvbench_uring *u, bool dead,
 {
 	struct io_uring_cmd *cmd = u->cmd;
 	struct kvbench_req *req = &u->req;
-	struct kvbench_stats tally = {};
+	u32 size = u->kv.value_len;
 	u32 res2 = 0;
 	int ret;
 
-	if (req->result != -EINTR)
-		kvbench_tally(&tally, req);
-	kvbench_count(&tally);
-
+	kvbench_count_one(req);
 	if (dead && req->op == KVBENCH_OP_GET) {
 		kvbench_release(req);
 		ret = -ECANCELED;
 	} else {
 		/* Copies nothing unless a GET found its value. */
-		ret = kvbench_complete(req, u64_to_user_ptr(u->kv.value));
+		ret = kvbench_complete_kv(req, &u->kv);
 	}
 	/* As the ioctl: a buffer of exactly the value's size says so. */
-	if (req->op == KVBENCH_OP_GET && (!ret || ret == -ERANGE) &&
-	    req->get.len != u->kv.value_len &&
-	    put_user(req->get.len, &u->ukv->value_len))
+	if (u->kv.value_len != size &&
+	    put_user(u->kv.value_len, &u->ukv->value_len))
 		ret = -EFAULT;
 	if (req->op == KVBENCH_OP_GET && (!ret || ret == -ERANGE))
-		res2 = req->get.len;
+		res2 = u->kv.value_len;
 	kfree(u);
 	kvbench_uring_done(cmd, ret, res2, issue_flags);
 }
