@@ -16,6 +16,8 @@
  * thread must wait for a CQE. With --sqpoll each ring has a kernel SQ
  * thread that picks the SQEs up, polling while it has work and for
  * KVB_SQ_IDLE_MS after: a CPU busy per ring, besides the worker's own.
+ * Each ring registers the device's fd (IOSQE_FIXED_FILE), so that a
+ * command takes no reference on the file, where the kernel allows it.
  */
 #include <assert.h>
 #include <errno.h>
@@ -45,6 +47,8 @@ struct uslot {
 /* A thread's ring and its queue of qd slots. */
 struct uthread {
 	struct io_uring ring;
+	int fd;			/* sqe->fd: the registered index or the fd */
+	unsigned char sqe_flags; /* IOSQE_FIXED_FILE when registered */
 	unsigned int qd;
 	unsigned int batch;	/* SQEs per submission */
 	unsigned int inflight;	/* queued and not reaped, submitted or not */
@@ -87,9 +91,12 @@ static void uthread_free(struct uthread *u)
 	free(u);
 }
 
-/* A ring of at least qd entries and qd slots: 0, or a negative errno. */
-static int uthread_new(unsigned int qd, int sqpoll, unsigned int vsize,
-		       struct uthread **out)
+/*
+ * A ring of at least qd entries and qd slots for commands on fd: 0, or a
+ * negative errno.
+ */
+static int uthread_new(int fd, unsigned int qd, int sqpoll,
+		       unsigned int vsize, struct uthread **out)
 {
 	struct io_uring_params prm;
 	struct uthread *u = calloc(1, sizeof(*u));
@@ -123,6 +130,11 @@ static int uthread_new(unsigned int qd, int sqpoll, unsigned int vsize,
 	ret = io_uring_queue_init_params(sqpoll ? 2 * qd : qd, &u->ring, &prm);
 	if (ret < 0)
 		goto out_free;
+	u->fd = fd;
+	if (!io_uring_register_files(&u->ring, &fd, 1)) {
+		u->fd = 0;
+		u->sqe_flags = IOSQE_FIXED_FILE;
+	}
 	*out = u;
 	return 0;
 out_free:
@@ -137,7 +149,7 @@ out_free:
  * Queue one command in a free slot: the key, and val (vlen bytes) as the
  * value or the GET's buffer. A NOP carries no struct kvbench_kv.
  */
-static int queue_cmd(struct uthread *u, int fd, unsigned int cmd_op, int op,
+static int queue_cmd(struct uthread *u, unsigned int cmd_op, int op,
 		     const char *key, unsigned int klen, char *val,
 		     unsigned int vlen, int timed)
 {
@@ -171,7 +183,8 @@ static int queue_cmd(struct uthread *u, int fd, unsigned int cmd_op, int op,
 		cmd.kv = ptr(&s->kv);
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
+	sqe->fd = u->fd;
+	sqe->flags = u->sqe_flags;
 	sqe->cmd_op = cmd_op;
 	sqe->user_data = i;
 	memcpy((char *)sqe + offsetof(struct io_uring_sqe, cmd), &cmd, sizeof(cmd));
@@ -232,7 +245,7 @@ static int queue_op(struct kvb_ctx *c, unsigned int cmd_op, int op,
 		got = 1;
 	}
 	/* After a reap a slot and an SQE are free: this fails only before. */
-	ret = queue_cmd(u, c->fd, cmd_op, op, key, c->klen, NULL,
+	ret = queue_cmd(u, cmd_op, op, key, c->klen, NULL,
 			c->b->p->value_size, timed);
 	if (ret && !got) {
 		*done = (struct kvb_done){ .op = op, .result = ret };
@@ -256,7 +269,7 @@ static int sync_op(struct kvb_ctx *c, unsigned int cmd_op, int op,
 	if (u->inflight || !u->nfree)
 		return -EBUSY;
 	i = u->free[u->nfree - 1];	/* the slot queue_cmd() takes */
-	ret = queue_cmd(u, c->fd, cmd_op, op, key, c->klen, val, len, 0);
+	ret = queue_cmd(u, cmd_op, op, key, c->klen, val, len, 0);
 	if (!ret)
 		ret = reap(u, &d);
 	if (ret)
@@ -274,7 +287,7 @@ static int uring_thread_init(struct kvb_ctx *c, enum kvb_fd fdmode)
 
 	if (err)
 		return err;
-	err = uthread_new(t->qd, t->sqpoll, c->b->p->value_size, &u);
+	err = uthread_new(c->fd, t->qd, t->sqpoll, c->b->p->value_size, &u);
 	if (err == -ENOMEM)
 		return err;
 	if (err) {
@@ -327,9 +340,9 @@ static int uring_usable(struct kvb_bench *b, const struct kvb_target *t)
 		snprintf(why, len, "%s", b->uring_why[0]);
 		goto out;
 	}
-	ret = uthread_new(1, sq, 0, &u);
+	ret = uthread_new(b->fd, 1, sq, 0, &u);
 	if (!ret) {
-		ret = queue_cmd(u, b->fd, KVBENCH_URING_NOP, KVBENCH_OP_GET, NULL, 0,
+		ret = queue_cmd(u, KVBENCH_URING_NOP, KVBENCH_OP_GET, NULL, 0,
 				NULL, 0, 0);
 		if (!ret)
 			ret = reap(u, &d);
