@@ -490,6 +490,19 @@ int kvbench_copy_out(void __user *dst, const void *src, size_t len);
 /* The device (kvbench_dev.c) and its sysfs files (kvbench_sysfs.c) */
 struct io_uring_cmd;
 int kvbench_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags);
+#ifdef KVBENCH_URING
+int kvbench_uring_init(void);
+void kvbench_uring_exit(void);
+#else
+static inline int kvbench_uring_init(void)
+{
+	return 0;
+}
+
+static inline void kvbench_uring_exit(void)
+{
+}
+#endif
 int kvbench_dev_register(void);
 void kvbench_dev_unregister(void);
 extern const struct attribute_group *kvbench_groups[];
@@ -513,6 +526,8 @@ void kvbench_backend_run(struct kvbench_backend *b, struct kvbench_req *reqs,
 			 unsigned int n);
 void kvbench_run(struct kvbench_req *reqs, unsigned int n);
 int kvbench_run_async(struct kvbench_async *a, bool nowait);
+bool kvbench_backend_queues(void);
+int kvbench_run_now(struct kvbench_req *req, bool nowait);
 int kvbench_switch_by_name(const char *name);
 unsigned long kvbench_entries(void);
 void kvbench_swap_limits(unsigned long *entries, unsigned long *bytes);

@@ -676,11 +676,19 @@ static struct miscdevice kvbench_misc = {
 
 int kvbench_dev_register(void)
 {
-	return misc_register(&kvbench_misc);
+	int ret = kvbench_uring_init();
+
+	if (ret)
+		return ret;
+	ret = misc_register(&kvbench_misc);
+	if (ret)
+		kvbench_uring_exit();
+	return ret;
 }
 
 void kvbench_dev_unregister(void)
 {
 	misc_deregister(&kvbench_misc);
+	kvbench_uring_exit();
 	kvbench_buf_drop_cache();
 }

@@ -63,6 +63,12 @@ static struct {
 	atomic_t async_inflight;
 	wait_queue_head_t async_idle;	/* woken when it drops to 0 */
 
+	/*
+	 * Whether ->backend has ->submit: written under switch_sem (write),
+	 * read without it, as a hint (kvbench_backend_queues()).
+	 */
+	bool queues;
+
 	bool registered;
 } kvbench;
 
@@ -278,6 +284,7 @@ static int kvbench_switch(const struct kvbench_backend_ops *ops)
 		swap(old, new);
 	}
 	kvbench.backend = new;
+	WRITE_ONCE(kvbench.queues, !!new->ops->submit);
 	percpu_up_write(&kvbench.switch_sem);
 	if (start)
 		blocked = local_clock() - blocked;
@@ -485,6 +492,50 @@ void kvbench_run(struct kvbench_req *reqs, unsigned int n)
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_run);
 
+/**
+ * kvbench_backend_queues() - whether requests would go to a backend thread
+ *
+ * A hint, read without switch_sem, for a caller that must decide before it
+ * prepares a request whether kvbench_run_async() may queue it (so the
+ * request must outlive the call) or kvbench_run_now() will run it: a
+ * switch may make it wrong at any time, and kvbench_run_now() says so.
+ *
+ * Return: true when the backend in use has a thread of its own (->submit).
+ */
+bool kvbench_backend_queues(void)
+{
+	return READ_ONCE(kvbench.queues);
+}
+
+/**
+ * kvbench_run_now() - run one prepared request now, in the caller's context
+ * @req:	the request
+ * @nowait:	do not sleep
+ *
+ * As kvbench_run(), on a backend without a thread of its own only: one
+ * with a thread would queue the request (see kvbench_run_async()).
+ *
+ * Return: 0 when it ran; -EAGAIN when it did not, because the backend in
+ * use has a thread, or (@nowait) switch_sem is held for a switch.
+ */
+int kvbench_run_now(struct kvbench_req *req, bool nowait)
+{
+	struct kvbench_backend *b;
+	int ret = -EAGAIN;
+
+	if (!nowait)
+		percpu_down_read(&kvbench.switch_sem);
+	else if (!percpu_down_read_trylock(&kvbench.switch_sem))
+		return -EAGAIN;
+	b = kvbench.backend;
+	if (!b->ops->submit) {
+		kvbench_backend_run(b, req, 1);
+		ret = 0;
+	}
+	percpu_up_read(&kvbench.switch_sem);
+	return ret;
+}
+
 /*
  * A backend's thread answered a request of kvbench_run_async(): record
  * it, let a switch that waits for it go on, then hand it back. Until
@@ -597,6 +648,7 @@ static int __init kvbench_init(void)
 	b = ops ? kvbench_create(ops) : ERR_PTR(-EINVAL);
 	if (!IS_ERR(b)) {
 		kvbench.backend = b;
+		kvbench.queues = !!b->ops->submit;
 		kvbench_live = true;
 	}
 	mutex_unlock(&kvbench_switch_mutex);

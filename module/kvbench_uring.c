@@ -9,18 +9,32 @@
  * kvbench_complete(), which writes a GET's value to user memory, again in
  * the submitter's context:
  *
- * - on a backend without a thread of its own the request runs inside
- *   kvbench_run_async() and the command completes when it is issued;
- * - on an owner backend the request is queued and the command returns
- *   -EIOCBQUEUED. The owner's answer (kvbench_uring_answered(), in the
- *   owner thread, which must not touch user memory) asks io_uring to run
- *   kvbench_uring_task_work() in the submitter's task, which completes it.
+ * - on a backend without a thread of its own the request runs in
+ *   kvbench_run_now() and the command completes when it is issued. Its
+ *   state is on the stack, as an ioctl's (kvbench_uring_now());
+ * - on an owner backend the request is queued by kvbench_run_async() and
+ *   the command returns -EIOCBQUEUED. The owner's answer
+ *   (kvbench_uring_answered(), in the owner thread, which must not touch
+ *   user memory) asks io_uring to run kvbench_uring_task_work() in the
+ *   submitter's task, which completes it.
  *
- * Everything a command holds between the two (the request, its key, a
- * small GET value, the owner's message) is in one struct kvbench_uring,
- * allocated per command; io_uring's pdu holds a pointer to it. A large GET
- * value is pinned by a reference on its item (kvbench_get_fill()), so it
- * can be copied out after a switch has moved the map.
+ * Everything a queued command holds between the two (the request, its
+ * key, a small GET value, the owner's message) is in one struct
+ * kvbench_uring, allocated per command; io_uring's pdu holds a pointer to
+ * it. A large GET value is pinned by a reference on its item
+ * (kvbench_get_fill()), so it can be copied out after a switch has moved
+ * the map. Which of the two a command takes is decided before it is
+ * prepared, by kvbench_backend_queues(); when a switch made that wrong,
+ * the command takes the other way.
+ *
+ * A command is never handed back to io_uring to be issued again
+ * (-EAGAIN): where queueing it would wait, for room in a full owner queue
+ * or for a switch to end, and the issue must not block, a worker of our
+ * own waits instead (kvbench_uring_work()). io_uring's retry would not do:
+ * 6.12 issues the command again from its worker with cmd->sqe still
+ * pointing into the SQ ring, whose slot the application may have filled
+ * with another command by then (fixed upstream by "io_uring/uring_cmd:
+ * switch sqe to async_data on EAGAIN").
  *
  * A command is never canceled once queued: the owner answers every message
  * it took, and a full queue is bounded by queue_len. When the submitting
@@ -34,6 +48,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #ifdef KVBENCH_HAVE_IO_URING_CMD_H
 #include <linux/io_uring/cmd.h>
@@ -80,6 +95,7 @@ static bool kvbench_uring_task_dead(unsigned int issue_flags)
 /**
  * struct kvbench_uring - one GET, SET or DEL in flight
  * @cmd:	its io_uring command
+ * @work:	queues @async where that waits (kvbench_uring_work())
  * @async:	carries @req to the backend (owner backends)
  * @req:	the request
  * @kv:		the user's struct kvbench_kv, copied in at issue
@@ -89,6 +105,7 @@ static bool kvbench_uring_task_dead(unsigned int issue_flags)
  */
 struct kvbench_uring {
 	struct io_uring_cmd *cmd;
+	struct work_struct work;
 	struct kvbench_async async;
 	struct kvbench_req req;
 	struct kvbench_kv kv;
@@ -105,33 +122,42 @@ static struct kvbench_uring **kvbench_uring_pdu(struct io_uring_cmd *cmd)
 }
 
 /*
- * Finish a request that ran: count it, copy a GET's outcome out unless
- * @dead, free the command's state and post the CQE. Runs in the
- * submitter's context (or, @dead, where it cannot touch user memory).
+ * Finish @req, which ran, prepared from @kv (copied in from @ukv): count
+ * it, copy a GET's outcome out unless @dead, and say what the CQE gets:
+ * the result, and in @res2 a GET's value length. Runs in the submitter's
+ * context (or, @dead, where it cannot touch user memory).
  */
-static void kvbench_uring_finish(struct kvbench_uring *u, bool dead,
-				 unsigned int issue_flags)
+static int kvbench_uring_end(struct kvbench_req *req, struct kvbench_kv *kv,
+			     struct kvbench_kv __user *ukv, bool dead,
+			     u32 *res2)
 {
-	struct io_uring_cmd *cmd = u->cmd;
-	struct kvbench_req *req = &u->req;
-	u32 size = u->kv.value_len;
-	u32 res2 = 0;
+	u32 size = kv->value_len;
 	int ret;
 
 	kvbench_count_one(req);
 	if (dead && req->op == KVBENCH_OP_GET) {
 		kvbench_release(req);
-		ret = -ECANCELED;
-	} else {
-		/* Copies nothing unless a GET found its value. */
-		ret = kvbench_complete_kv(req, &u->kv);
+		return -ECANCELED;
 	}
+	/* Copies nothing unless a GET found its value. */
+	ret = kvbench_complete_kv(req, kv);
 	/* As the ioctl: a buffer of exactly the value's size says so. */
-	if (u->kv.value_len != size &&
-	    put_user(u->kv.value_len, &u->ukv->value_len))
+	if (kv->value_len != size && put_user(kv->value_len, &ukv->value_len))
 		ret = -EFAULT;
-	if (req->op == KVBENCH_OP_GET && (!ret || ret == -ERANGE))
-		res2 = u->kv.value_len;
+	*res2 = req->op == KVBENCH_OP_GET && (!ret || ret == -ERANGE) ?
+		kv->value_len : 0;
+	return ret;
+}
+
+/* kvbench_uring_end() for a queued command, which then frees its state. */
+static void kvbench_uring_finish(struct kvbench_uring *u, bool dead,
+				 unsigned int issue_flags)
+{
+	struct io_uring_cmd *cmd = u->cmd;
+	u32 res2;
+	int ret;
+
+	ret = kvbench_uring_end(&u->req, &u->kv, u->ukv, dead, &res2);
 	kfree(u);
 	kvbench_uring_done(cmd, ret, res2, issue_flags);
 }
@@ -161,6 +187,75 @@ static void kvbench_uring_answered(struct kvbench_async *a)
 	io_uring_cmd_complete_in_task(u->cmd, kvbench_uring_task_work);
 }
 
+/*
+ * Commands whose queueing must wait, issued where they must not: one work
+ * item each. Unbound: a worker waits for room in one owner's queue while
+ * others serve other owners.
+ */
+static struct workqueue_struct *kvbench_uring_wq;
+
+/*
+ * Queue a command that could not be queued without a wait, waiting as
+ * the ioctl does (a worker has no signals: only for room, or for a switch
+ * to end). It is then answered as any queued command, or, when a switch
+ * brought a backend without a thread, ran here; either way it completes
+ * in the submitter's task.
+ */
+static void kvbench_uring_work(struct work_struct *work)
+{
+	struct kvbench_uring *u = container_of(work, struct kvbench_uring, work);
+	int ret = kvbench_run_async(&u->async, false);
+
+	if (ret == -EIOCBQUEUED)
+		return;
+	if (ret)
+		u->req.result = ret;
+	io_uring_cmd_complete_in_task(u->cmd, kvbench_uring_task_work);
+}
+
+int kvbench_uring_init(void)
+{
+	kvbench_uring_wq = alloc_workqueue("kvbench_uring", WQ_UNBOUND, 0);
+	return kvbench_uring_wq ? 0 : -ENOMEM;
+}
+
+/* Every command has completed (no file is open): wait for the workers. */
+void kvbench_uring_exit(void)
+{
+	destroy_workqueue(kvbench_uring_wq);
+}
+
+/*
+ * A command on a backend without a thread of its own: prepared, run and
+ * completed here, its state on the stack. -EAGAIN when it did not run
+ * (see kvbench_run_now()).
+ */
+static int kvbench_uring_now(struct io_uring_cmd *cmd, u32 op,
+			     struct kvbench_kv *kv,
+			     struct kvbench_kv __user *ukv,
+			     unsigned int issue_flags)
+{
+	/* Not zeroed, as in the ioctl: only what the path writes is read. */
+	u8 valbuf[KVBENCH_GET_INLINE] __uninitialized;
+	u8 keybuf[KVBENCH_KEY_MAX] __uninitialized;
+	struct kvbench_req req __uninitialized;
+	u32 res2;
+	int ret;
+
+	ret = kvbench_prepare_kv(&req, op, kv, keybuf, valbuf);
+	if (ret)
+		return ret;
+	ret = kvbench_run_now(&req, issue_flags & IO_URING_F_NONBLOCK);
+	if (ret) {
+		req.result = ret;
+		kvbench_release(&req);
+		return ret;
+	}
+	ret = kvbench_uring_end(&req, kv, ukv, false, &res2);
+	kvbench_uring_done(cmd, ret, res2, issue_flags);
+	return -EIOCBQUEUED;
+}
+
 static int kvbench_uring_kv(struct io_uring_cmd *cmd, u32 op, u64 ukv,
 			    unsigned int issue_flags)
 {
@@ -172,6 +267,13 @@ static int kvbench_uring_kv(struct io_uring_cmd *cmd, u32 op, u64 ukv,
 	/* A fixed size: no hardened-usercopy walk. */
 	if (copy_from_user(&kv, u64_to_user_ptr(ukv), sizeof(kv)))
 		return -EFAULT;
+	if (!kvbench_backend_queues()) {
+		ret = kvbench_uring_now(cmd, op, &kv, u64_to_user_ptr(ukv),
+					issue_flags);
+		/* -EAGAIN: not run (a switch came between): the other way. */
+		if (ret != -EAGAIN)
+			return ret;
+	}
 	if (op == KVBENCH_OP_GET)
 		val = min_t(u32, kv.value_len, KVBENCH_GET_INLINE);
 	u = kmalloc(struct_size(u, val, val), GFP_KERNEL_ACCOUNT);
@@ -197,15 +299,16 @@ static int kvbench_uring_kv(struct io_uring_cmd *cmd, u32 op, u64 ukv,
 		/* It ran: complete it now, with the value's length in res2. */
 		kvbench_uring_finish(u, false, issue_flags);
 		return -EIOCBQUEUED;
-	case -EINTR:
-		/* Refused by the backend: counted nowhere, as the ioctl. */
-		u->req.result = ret;
-		kvbench_uring_finish(u, false, issue_flags);
+	case -EAGAIN:
+		/* Not queued without a wait: a worker waits instead. */
+		INIT_WORK(&u->work, kvbench_uring_work);
+		queue_work(kvbench_uring_wq, &u->work);
 		return -EIOCBQUEUED;
 	}
-	/* -EAGAIN: nothing ran; io_uring issues it again, and may block. */
+	/* -EINTR: refused by the backend; counted nowhere, as the ioctl. */
 	u->req.result = ret;
-	kvbench_release(&u->req);
+	kvbench_uring_finish(u, false, issue_flags);
+	return -EIOCBQUEUED;
 free:
 	kfree(u);
 	return ret;
@@ -218,8 +321,7 @@ free:
  *
  * Return: 0 or a negative errno when the command completes now without a
  * second result; -EIOCBQUEUED when it completed already or will later
- * (through io_uring_cmd_done()); -EAGAIN to be issued again where it may
- * block.
+ * (through io_uring_cmd_done()). Never -EAGAIN (see the top of the file).
  */
 int kvbench_uring_cmd(struct io_uring_cmd *cmd, unsigned int issue_flags)
 {
