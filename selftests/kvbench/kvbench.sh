@@ -6,7 +6,8 @@
 #
 #   functional  ./kvbench_test (arguments are passed on, e.g. -v rwlock;
 #               KVBENCH_HEARTBEAT_MAX_MS bounds owner_heartbeat, default 400)
-#   stress      ./kvbench_stress   (KVBENCH_STRESS_SECONDS per backend)
+#   stress      ./kvbench_stress   (KVBENCH_STRESS_SECONDS per backend):
+#               ioctl threads and io_uring threads (KVBENCH_STRESS_URING)
 #   fuzz        ./kvbench_fuzz     (KVBENCH_FUZZ_OPS ioctls, KVBENCH_FUZZ_SEED)
 #   trace       ./kvbench_trace: the trace events, through a tracefs
 #               instance (skips without tracefs or the events)

@@ -12,12 +12,24 @@
  * what the models say. Once every key is deleted, "entries" and "bytes" must
  * be back where they started.
  *
+ * Beside them, uring threads send GET, SET, DEL (and now and then NOP) as
+ * io_uring commands, each keeping 16..64 in flight: more than an owner's
+ * queue holds (queue_len is STRESS_QUEUE_LEN during the run), so the rest
+ * wait in io_uring's workers. One ring is plain, one SQPOLL, one
+ * DEFER_TASKRUN (without CQE32), in turn. Every command must get exactly
+ * one CQE, with what the ioctl would have said: the same value checks and
+ * models (a uring thread has one command at a time on each of its own
+ * keys), a GET's value_len and big_cqe[0], and an ERANGE that copied
+ * nothing for a short buffer. Without io_uring, or with a module built
+ * without its commands, the uring threads are left out with a note.
+ *
  * One phase per backend (the backend the phase starts on; the switcher
  * moves the map through all of them). Output is KTAP, one line per phase.
  *
  * Environment:
  *   KVBENCH_STRESS_SECONDS   seconds per phase (default 5)
- *   KVBENCH_STRESS_THREADS   worker threads (default 2 x online CPUs)
+ *   KVBENCH_STRESS_THREADS   ioctl worker threads (default 2 x online CPUs)
+ *   KVBENCH_STRESS_URING     uring threads (default 3; 0: none)
  *   KVBENCH_STRESS_SEED      seed (default: from the clock; printed)
  *   KVBENCH_STRESS_FAULTS    1: the worker and switcher threads set their
  *                            make-it-fail, for fault injection with
@@ -26,7 +38,8 @@
  *                            and EFAULT, where the ABI documents them, for
  *                            an injected fault: the call changed nothing
  *                            (a packed MSET or MDEL may have run its ops
- *                            first: the thread reads its own keys back)
+ *                            first: the thread reads its own keys back);
+ *                            the uring threads stay out of it
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,18 +59,27 @@
 #include <linux/kvbench.h>
 
 #include "kselftest.h"
-
-#define KVB_DEV			"/dev/kvbench"
-#define KVB_ATTR(name)		"/sys/class/misc/kvbench/" name
-#define KVB_PARAM(name)		"/sys/module/kvbench/parameters/" name
+#include "kvbench_uring.h"
 
 #define NR_HOT			16
 #define NR_COLD			4096
 #define NR_OWN			32	/* per thread */
 #define MAX_THREADS		64
+#define MAX_URING		16
 #define MAX_BATCH		16
 #define VALUE_MAX		1400	/* crosses the 512-byte inline limit */
 #define KEY_BUF			64
+/*
+ * A uring worker keeps 16..64 commands in flight, more than an owner's
+ * queue holds during the run (queue_len STRESS_QUEUE_LEN): the rest wait
+ * in io_uring's workers for room.
+ */
+#define URING_QD_MIN		16
+#define URING_QD_MAX		64
+#define STRESS_QUEUE_LEN	8
+#define URING_WORKERS		3
+/* No CQE for this long, with commands in flight: one was lost. */
+#define URING_STALL_MS		60000
 
 /* Every backend the module may offer; those it does not build are skipped. */
 static const char * const all_backends[] = {
@@ -65,39 +87,6 @@ static const char * const all_backends[] = {
 };
 
 /* ------------------------------------------------------------ helpers */
-
-static int sysfs_read(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	if (n > 0 && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
-static int sysfs_write(const char *path, const char *val)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == strlen(val) ? 0 : -EIO;
-}
 
 static long long sysfs_read_ll(const char *path)
 {
@@ -217,6 +206,9 @@ struct worker {
 	unsigned long ops;
 	struct own own[NR_OWN];
 	__u64 next_version;
+	/* uring workers: their ring's setup flags, own keys in flight */
+	unsigned int ring_flags;
+	bool own_busy[NR_OWN];
 };
 
 static struct {
@@ -224,13 +216,15 @@ static struct {
 	atomic_int failed;
 	char why[512];
 	pthread_mutex_t why_lock;
-	unsigned int nthreads;
+	unsigned int nthreads;	/* workers: ioctl ones, then uring ones */
+	unsigned int nioctl;
 	unsigned long switches;
 	unsigned long resets;
 	unsigned long long seed;
 	bool faults;		/* KVBENCH_STRESS_FAULTS */
 	atomic_ulong enomem;	/* injected faults answered ENOMEM */
 	atomic_ulong efault;	/* and EFAULT */
+	const char *no_uring;	/* why there are no uring workers */
 } run = { .why_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __printf(1, 2) void fail(const char *fmt, ...)
@@ -247,6 +241,9 @@ static __printf(1, 2) void fail(const char *fmt, ...)
 	atomic_store(&run.stop, true);
 }
 
+/* Has this thread asked fault injection to fail its calls? */
+static __thread bool may_fail;
+
 /*
  * With fault injection on, is @res what a fault injected into a call that
  * may fail with ENOMEM (@nomem) and EFAULT answers? Such a call changed
@@ -254,7 +251,7 @@ static __printf(1, 2) void fail(const char *fmt, ...)
  */
 static bool injected(int res, bool nomem)
 {
-	if (!run.faults)
+	if (!may_fail)
 		return false;
 	if (res == -EFAULT) {
 		atomic_fetch_add(&run.efault, 1);
@@ -281,6 +278,8 @@ static void make_it_fail(void)
 	fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
 	if (fd < 0 || write(fd, "1", 1) != 1)
 		fail("make-it-fail: %s", strerror(errno));
+	else
+		may_fail = true;
 	if (fd >= 0)
 		close(fd);
 }
@@ -668,6 +667,264 @@ static void *worker_fn(void *arg)
 	return NULL;
 }
 
+/* ------------------------------------------------------------ uring */
+
+/* The uring workers' rings, in turn: a plain one, SQPOLL, DEFER_TASKRUN. */
+static const unsigned int uring_kinds[] = {
+	IORING_SETUP_CQE32,
+	IORING_SETUP_SQPOLL | IORING_SETUP_CQE32,
+	IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+};
+
+static const char *ring_kind(unsigned int flags)
+{
+	if (flags & IORING_SETUP_SQPOLL)
+		return "SQPOLL";
+	if (flags & IORING_SETUP_DEFER_TASKRUN)
+		return "DEFER_TASKRUN";
+	return "plain";
+}
+
+/* One command in flight: its argument, key and value stay here until its CQE. */
+struct uslot {
+	struct kvbench_kv kv;
+	struct keyref k;
+	__u32 op;		/* KVBENCH_URING_* */
+	__u32 buf_len;		/* GET: the buffer's size */
+	__u64 version;		/* SET */
+	__u32 gen;		/* bumped per command: user_data says which */
+	bool busy;
+	unsigned char val[VALUE_MAX];
+};
+
+struct uring_worker {
+	struct worker *w;
+	struct ring ring;
+	struct uslot *slots;
+	unsigned int qd, in_flight;
+	unsigned int free[URING_QD_MAX], nfree;
+};
+
+#define UD_SLOT_BITS	16
+
+static __u64 slot_ud(const struct uring_worker *u, const struct uslot *s)
+{
+	return (__u64)s->gen << UD_SLOT_BITS | (__u64)(s - u->slots);
+}
+
+/* Fill a free slot with a random command on a key of the mix; queue it. */
+static void uring_queue(struct uring_worker *u)
+{
+	struct worker *w = u->w;
+	struct uslot *s = &u->slots[u->free[--u->nfree]];
+	struct keyref *k = &s->k;
+
+	pick_key(w, k);
+	/* One command at a time on an own key: their order is not defined. */
+	if (mine(w, k) && w->own_busy[k->idx]) {
+		k->set = K_COLD;
+		k->idx = rnd_below(&w->rs, NR_COLD);
+		key_name(k);
+	}
+	s->op = rnd_below(&w->rs, 32) ? pick_op(w, k) : KVBENCH_URING_NOP;
+	memset(&s->kv, 0, sizeof(s->kv));
+	s->kv.key = ptr(k->name);
+	s->kv.key_len = k->len;
+	switch (s->op) {
+	case KVBENCH_URING_GET:
+		/* Now and then a buffer that may be too short: ERANGE. */
+		s->buf_len = rnd_below(&w->rs, 16) ? VALUE_MAX :
+			     rnd_below(&w->rs, VALUE_MAX);
+		memset(s->val, 0xa5, s->buf_len);
+		s->kv.value = ptr(s->val);
+		s->kv.value_len = s->buf_len;
+		break;
+	case KVBENCH_URING_SET:
+		s->version = ++w->next_version;
+		s->kv.value = ptr(s->val);
+		s->kv.value_len = stamp_make(s->val, k->name, k->len, w->tid,
+					     s->version, &w->rs);
+		break;
+	}
+	if (s->op != KVBENCH_URING_NOP && mine(w, k))
+		w->own_busy[k->idx] = true;
+	s->gen++;
+	s->busy = true;
+	ring_cmd(&u->ring, w->fd, s->op,
+		 s->op == KVBENCH_URING_NOP ? 0 : ptr(&s->kv), 0, 0,
+		 slot_ud(u, s), 0, 0);
+	u->in_flight++;
+}
+
+/* A GET whose buffer was too short: the length needed, nothing copied. */
+static void check_erange(struct worker *w, const struct uslot *s)
+{
+	__u32 i;
+
+	if (s->buf_len == VALUE_MAX || s->kv.value_len <= s->buf_len ||
+	    s->kv.value_len > VALUE_MAX) {
+		fail("uring GET %s: ERANGE with a %u-byte buffer, value_len %u",
+		     s->k.name, s->buf_len, s->kv.value_len);
+		return;
+	}
+	for (i = 0; i < s->buf_len; i++)
+		if (s->val[i] != 0xa5) {
+			fail("uring GET %s: ERANGE, yet byte %u of the buffer was written",
+			     s->k.name, i);
+			return;
+		}
+	if (mine(w, &s->k) && !w->own[s->k.idx].present)
+		fail("uring GET %s: ERANGE, the model says absent", s->k.name);
+}
+
+/* Check one CQE: exactly one per command, and what the ioctl would say. */
+static void uring_check(struct uring_worker *u, const struct cqe *c)
+{
+	unsigned int i = c->user_data & ((1U << UD_SLOT_BITS) - 1);
+	bool cqe32 = u->ring.flags & IORING_SETUP_CQE32;
+	struct worker *w = u->w;
+	struct uslot *s = &u->slots[i];
+	__u64 extra = 0;
+
+	if (i >= u->qd || !s->busy || c->user_data != slot_ud(u, s)) {
+		fail("uring: a CQE (user_data %#llx, res %d) for no command in flight: doubled or foreign",
+		     (unsigned long long)c->user_data, c->res);
+		return;
+	}
+	s->busy = false;
+	u->free[u->nfree++] = i;
+	u->in_flight--;
+	w->ops++;
+	if (s->op != KVBENCH_URING_NOP && mine(w, &s->k))
+		w->own_busy[s->k.idx] = false;
+
+	switch (s->op) {
+	case KVBENCH_URING_NOP:
+		if (c->res)
+			fail("uring NOP: %s", strerror(-c->res));
+		break;
+	case KVBENCH_URING_GET:
+		if (c->res == -ERANGE)
+			check_erange(w, s);
+		else
+			check_get(w, &s->k, c->res, s->val, s->kv.value_len);
+		if (!c->res || c->res == -ERANGE)
+			extra = s->kv.value_len;
+		break;
+	case KVBENCH_URING_SET:
+		check_set(w, &s->k, c->res, s->version);
+		break;
+	default:
+		check_del(w, &s->k, c->res);
+		break;
+	}
+	if (cqe32 && c->extra != extra)
+		fail("uring %s %s: res %d, big_cqe[0] %llu, expected %llu",
+		     s->op == KVBENCH_URING_GET ? "GET" : "command", s->k.name,
+		     c->res, (unsigned long long)c->extra,
+		     (unsigned long long)extra);
+}
+
+/* Take every CQE there is; wait for one, up to URING_STALL_MS, if none. */
+static int uring_reap(struct uring_worker *u, bool wait)
+{
+	unsigned int n = 0;
+	struct cqe c;
+	int ret;
+
+	ret = ring_enter(&u->ring, wait, wait ? URING_STALL_MS : 0);
+	if (ret && ret != -ETIME)
+		return ret;
+	while (!ring_peek(&u->ring, &c)) {
+		uring_check(u, &c);
+		n++;
+	}
+	return wait && !n ? -ETIME : 0;
+}
+
+/*
+ * Keep qd commands in flight until told to stop, then wait for each one's
+ * CQE. Not in the fault injection: a command that fails in io_uring itself
+ * (a worker it could not create) would look like a lost one.
+ */
+static void *uring_worker_fn(void *arg)
+{
+	struct uring_worker u = { .w = arg };
+	struct worker *w = u.w;
+	unsigned int i;
+	int ret;
+
+	u.qd = URING_QD_MIN + rnd_below(&w->rs, URING_QD_MAX - URING_QD_MIN + 1);
+	u.slots = calloc(u.qd, sizeof(*u.slots));
+	if (!u.slots) {
+		fail("uring: out of memory");
+		return NULL;
+	}
+	ret = ring_init(&u.ring, u.qd, w->ring_flags);
+	if (ret) {
+		fail("uring: %s ring of %u: %s", ring_kind(w->ring_flags), u.qd,
+		     strerror(-ret));
+		free(u.slots);
+		return NULL;
+	}
+	for (i = 0; i < u.qd; i++)
+		u.free[u.nfree++] = u.qd - 1 - i;
+
+	while (!atomic_load_explicit(&run.stop, memory_order_relaxed)) {
+		while (u.in_flight < u.qd)
+			uring_queue(&u);
+		ret = uring_reap(&u, true);
+		if (ret) {
+			fail("uring %s: %s with %u commands in flight", ring_kind(u.ring.flags),
+			     ret == -ETIME ? "no CQE for 60 s" : strerror(-ret),
+			     u.in_flight);
+			break;
+		}
+	}
+	/* Every command gets its CQE, whatever stopped the run. */
+	while (u.in_flight) {
+		ret = uring_reap(&u, true);
+		if (ret) {
+			fail("uring %s: %u commands never completed (%s)",
+			     ring_kind(u.ring.flags), u.in_flight,
+			     ret == -ETIME ? "no CQE for 60 s" : strerror(-ret));
+			break;
+		}
+	}
+	ring_exit(&u.ring);
+	free(u.slots);
+	return NULL;
+}
+
+/* The ring of each uring worker's kind that this kernel has. */
+static unsigned int uring_have[ARRAY_SIZE(uring_kinds)];
+
+/*
+ * Can uring workers run, and on which rings? A ring kind the kernel does
+ * not have falls back to the plain one.
+ */
+static void uring_probe(void)
+{
+	unsigned int i;
+	struct ring r;
+
+	run.no_uring = uring_unavailable();
+	if (run.no_uring) {
+		ksft_print_msg("uring workers skipped: %s\n", run.no_uring);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(uring_kinds); i++) {
+		uring_have[i] = uring_kinds[0];
+		if (ring_init(&r, 4, uring_kinds[i])) {
+			ksft_print_msg("uring: no %s ring here: a plain one instead\n",
+				       ring_kind(uring_kinds[i]));
+			continue;
+		}
+		ring_exit(&r);
+		uring_have[i] = uring_kinds[i];
+	}
+}
+
 static void *switcher_fn(void *arg)
 {
 	unsigned int i = *(unsigned int *)arg;
@@ -745,10 +1002,10 @@ static void check_models(int fd, struct worker *ws)
 
 static void run_phase(int fd, unsigned int bi, double seconds)
 {
-	static struct worker ws[MAX_THREADS];
+	static struct worker ws[MAX_THREADS + MAX_URING];
 	const char *backend = all_backends[bi];
 	long long entries0, bytes0, entries, bytes;
-	unsigned long total = 0;
+	unsigned long total = 0, cmds = 0;
 	pthread_t switcher;
 	unsigned int t, sw = bi;
 	char cur[64];
@@ -778,6 +1035,9 @@ static void run_phase(int fd, unsigned int bi, double seconds)
 	memset(ws, 0, sizeof(ws));
 	for (t = 0; t < run.nthreads; t++) {
 		ws[t].tid = t;
+		if (t >= run.nioctl)
+			ws[t].ring_flags = uring_have[(t - run.nioctl) %
+						      ARRAY_SIZE(uring_have)];
 		ws[t].rs = run.seed ^ (0x9e3779b97f4a7c15ULL * (t + 1)) ^
 			   ((__u64)bi << 56);
 		ws[t].fd = open(KVB_DEV, O_RDWR);
@@ -787,7 +1047,8 @@ static void run_phase(int fd, unsigned int bi, double seconds)
 
 	t0 = now();
 	for (t = 0; t < run.nthreads; t++)
-		if (pthread_create(&ws[t].thread, NULL, worker_fn, &ws[t]))
+		if (pthread_create(&ws[t].thread, NULL, t < run.nioctl ?
+				   worker_fn : uring_worker_fn, &ws[t]))
 			ksft_exit_fail_msg("pthread_create failed\n");
 	if (pthread_create(&switcher, NULL, switcher_fn, &sw))
 		ksft_exit_fail_msg("pthread_create failed\n");
@@ -799,7 +1060,10 @@ static void run_phase(int fd, unsigned int bi, double seconds)
 	for (t = 0; t < run.nthreads; t++) {
 		pthread_join(ws[t].thread, NULL);
 		close(ws[t].fd);
-		total += ws[t].ops;
+		if (t < run.nioctl)
+			total += ws[t].ops;
+		else
+			cmds += ws[t].ops;
 	}
 
 	/* Back on the phase's backend, the models must hold. */
@@ -829,16 +1093,17 @@ static void run_phase(int fd, unsigned int bi, double seconds)
 			       backend, atomic_load(&run.enomem),
 			       atomic_load(&run.efault));
 	ksft_test_result(!atomic_load(&run.failed),
-			 "stress %s: %u threads, %lu ops, %lu switches, %lu resets in %.1f s\n",
-			 backend, run.nthreads, total, run.switches,
-			 run.resets, now() - t0);
+			 "stress %s: %u threads, %lu ops, %u uring threads, %lu commands, %lu switches, %lu resets in %.1f s\n",
+			 backend, run.nioctl, total, run.nthreads - run.nioctl,
+			 cmds, run.switches, run.resets, now() - t0);
 }
 
 int main(void)
 {
+	unsigned long long queue_len = 0;
+	unsigned int i, nuring = URING_WORKERS;
 	double seconds = 5;
 	char orig[64], *env;
-	unsigned int i;
 	long cpus;
 	int fd;
 
@@ -854,6 +1119,11 @@ int main(void)
 		run.nthreads = 1;
 	if (run.nthreads > MAX_THREADS)
 		run.nthreads = MAX_THREADS;
+	env = getenv("KVBENCH_STRESS_URING");
+	if (env)
+		nuring = strtoul(env, NULL, 0);
+	if (nuring > MAX_URING)
+		nuring = MAX_URING;
 	env = getenv("KVBENCH_STRESS_FAULTS");
 	run.faults = env && !strcmp(env, "1");
 	env = getenv("KVBENCH_STRESS_SEED");
@@ -861,8 +1131,8 @@ int main(void)
 			 (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
 
 	ksft_print_header();
-	ksft_print_msg("%u threads, %.1f s per backend, seed %#llx\n",
-		       run.nthreads, seconds, run.seed);
+	ksft_print_msg("%u threads, %u uring threads, %.1f s per backend, seed %#llx\n",
+		       run.nthreads, nuring, seconds, run.seed);
 	if (geteuid())
 		ksft_exit_skip("must be run as root\n");
 	fd = open(KVB_DEV, O_RDWR);
@@ -876,9 +1146,22 @@ int main(void)
 		ksft_exit_skip("needs max_value_len >= %d and no entry or byte limit\n",
 			       VALUE_MAX);
 
+	run.nioctl = run.nthreads;
+	if (nuring)
+		uring_probe();
+	if (nuring && !run.no_uring) {
+		run.nthreads += nuring;
+		/* Owners' queues shorter than a uring worker keeps in flight. */
+		if (sysfs_read_u64(KVB_PARAM("queue_len"), &queue_len) ||
+		    sysfs_write_u64(KVB_PARAM("queue_len"), STRESS_QUEUE_LEN))
+			ksft_exit_fail_msg("cannot set queue_len\n");
+	}
+
 	ksft_set_plan(ARRAY_SIZE(all_backends));
 	for (i = 0; i < ARRAY_SIZE(all_backends); i++)
 		run_phase(fd, i, seconds);
+	if (queue_len)
+		sysfs_write_u64(KVB_PARAM("queue_len"), queue_len);
 	sysfs_write(KVB_ATTR("backend"), orig);
 	close(fd);
 	ksft_finished();

@@ -6,8 +6,8 @@
  * Every test runs once per backend (FIXTURE_VARIANT): on rwlock, rcu and
  * rhashtable a command completes when it is issued, on kthread and
  * kthread-percpu the owner thread's answer completes it later. The rings
- * are driven through the raw syscalls (no liburing: Debian 12's has no
- * helper for uring commands, and the guest needs nothing then).
+ * are driven through the raw syscalls (kvbench_uring.h, shared with the
+ * stress suite and the fuzzer).
  *
  * Skips (exit 4) when the kernel has no io_uring (ENOSYS, or EPERM where
  * io_uring_disabled says so) or the device takes no uring commands
@@ -32,199 +32,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <linux/io_uring.h>
-#include <linux/kvbench.h>
-
 /* The harness has an unused handler argument; that is all we silence. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 
-#include "kvbench_sysfs.h"
+#include "kvbench_uring.h"
 
 #define KEY_PREFIX	"kvbench_uring/"
 /* An address in the kernel half on x86_64: never readable by the user. */
 #define KVB_KERNEL_PTR	0xffffffff81000000ULL
 #define RING_ENTRIES	256
-
-/* ------------------------------------------------------------ the ring */
-
-struct ring {
-	int fd;
-	unsigned int flags;
-	unsigned int sq_entries, cq_entries;
-	unsigned int *sq_head, *sq_tail, *sq_mask, *sq_array;
-	unsigned int *cq_head, *cq_tail, *cq_mask;
-	void *sqes;
-	void *cqes;
-	size_t sq_len, cq_len, sqes_len;
-	void *sq_map, *cq_map;
-	unsigned int pending;		/* SQEs queued, not yet submitted */
-};
-
-struct cqe {
-	__u64 user_data;
-	__s32 res;
-	__u64 extra;			/* big_cqe[0] (CQE32 rings) */
-};
-
-static int sys_io_uring_setup(unsigned int entries, struct io_uring_params *p)
-{
-	return syscall(__NR_io_uring_setup, entries, p);
-}
-
-static int sys_io_uring_enter(int fd, unsigned int submit, unsigned int wait,
-			      unsigned int flags)
-{
-	return syscall(__NR_io_uring_enter, fd, submit, wait, flags, NULL, 0);
-}
-
-static int sys_io_uring_register(int fd, unsigned int op, void *arg,
-				 unsigned int n)
-{
-	return syscall(__NR_io_uring_register, fd, op, arg, n);
-}
-
-/* Return: 0 or a negative errno. */
-static int ring_init(struct ring *r, unsigned int entries, unsigned int flags)
-{
-	struct io_uring_params p = { .flags = flags };
-	size_t sqe_size = flags & IORING_SETUP_SQE128 ? 128 : 64;
-	size_t cqe_size = flags & IORING_SETUP_CQE32 ? 32 : 16;
-
-	memset(r, 0, sizeof(*r));
-	r->fd = sys_io_uring_setup(entries, &p);
-	if (r->fd < 0)
-		return -errno;
-	r->flags = flags;
-	r->sq_entries = p.sq_entries;
-	r->cq_entries = p.cq_entries;
-	r->sq_len = p.sq_off.array + p.sq_entries * sizeof(unsigned int);
-	r->cq_len = p.cq_off.cqes + p.cq_entries * cqe_size;
-	r->sqes_len = p.sq_entries * sqe_size;
-	r->sq_map = mmap(NULL, r->sq_len, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQ_RING);
-	r->cq_map = mmap(NULL, r->cq_len, PROT_READ | PROT_WRITE,
-			 MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_CQ_RING);
-	r->sqes = mmap(NULL, r->sqes_len, PROT_READ | PROT_WRITE,
-		       MAP_SHARED | MAP_POPULATE, r->fd, IORING_OFF_SQES);
-	if (r->sq_map == MAP_FAILED || r->cq_map == MAP_FAILED ||
-	    r->sqes == MAP_FAILED) {
-		close(r->fd);
-		return -ENOMEM;
-	}
-	r->sq_head = r->sq_map + p.sq_off.head;
-	r->sq_tail = r->sq_map + p.sq_off.tail;
-	r->sq_mask = r->sq_map + p.sq_off.ring_mask;
-	r->sq_array = r->sq_map + p.sq_off.array;
-	r->cq_head = r->cq_map + p.cq_off.head;
-	r->cq_tail = r->cq_map + p.cq_off.tail;
-	r->cq_mask = r->cq_map + p.cq_off.ring_mask;
-	r->cqes = r->cq_map + p.cq_off.cqes;
-	return 0;
-}
-
-static void ring_exit(struct ring *r)
-{
-	if (r->fd < 0)
-		return;
-	munmap(r->sqes, r->sqes_len);
-	munmap(r->cq_map, r->cq_len);
-	munmap(r->sq_map, r->sq_len);
-	close(r->fd);
-	r->fd = -1;
-}
-
-/*
- * Queue one uring command on @fd (a registered file index with
- * IOSQE_FIXED_FILE in @sqe_flags); submitted by ring_submit().
- */
-static void ring_cmd(struct ring *r, int fd, __u32 op, __u64 kv, __u32 flags,
-		     __u32 reserved, __u64 user_data, __u8 sqe_flags,
-		     __u32 cmd_flags)
-{
-	size_t sqe_size = r->flags & IORING_SETUP_SQE128 ? 128 : 64;
-	unsigned int tail = *r->sq_tail, idx = tail & *r->sq_mask;
-	struct io_uring_sqe *sqe = r->sqes + idx * sqe_size;
-	struct kvbench_uring_cmd *c = (struct kvbench_uring_cmd *)sqe->cmd;
-
-	memset(sqe, 0, sqe_size);
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->flags = sqe_flags;
-	sqe->cmd_op = op;
-	sqe->uring_cmd_flags = cmd_flags;
-	sqe->user_data = user_data;
-	c->kv = kv;
-	c->flags = flags;
-	c->reserved = reserved;
-	r->sq_array[idx] = idx;
-	__atomic_store_n(r->sq_tail, tail + 1, __ATOMIC_RELEASE);
-	r->pending++;
-}
-
-/* Submit what is queued and wait for @wait CQEs. Return: 0 or -errno. */
-static int ring_submit(struct ring *r, unsigned int wait)
-{
-	unsigned int flags = wait ? IORING_ENTER_GETEVENTS : 0;
-	int ret;
-
-	/* The SQ thread may sleep: wake it (harmless when it does not). */
-	if (r->flags & IORING_SETUP_SQPOLL)
-		flags |= IORING_ENTER_SQ_WAKEUP;
-	do {
-		ret = sys_io_uring_enter(r->fd, r->pending, wait, flags);
-	} while (ret < 0 && errno == EINTR);
-	if (ret < 0)
-		return -errno;
-	r->pending -= ret;
-	return 0;
-}
-
-/* Take one CQE, waiting for it. Return: 0 or -errno. */
-static int ring_reap(struct ring *r, struct cqe *out)
-{
-	size_t cqe_size = r->flags & IORING_SETUP_CQE32 ? 32 : 16;
-	unsigned int head = *r->cq_head;
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	while (head == __atomic_load_n(r->cq_tail, __ATOMIC_ACQUIRE)) {
-		ret = ring_submit(r, 1);
-		if (ret)
-			return ret;
-	}
-	cqe = r->cqes + (head & *r->cq_mask) * cqe_size;
-	out->user_data = cqe->user_data;
-	out->res = cqe->res;
-	out->extra = r->flags & IORING_SETUP_CQE32 ? cqe->big_cqe[0] : 0;
-	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
-	return 0;
-}
-
-/* One command, waited for: its CQE's res (and big_cqe[0] in @extra). */
-static int ring_one(struct ring *r, int fd, __u32 op, __u64 kv, __u32 flags,
-		    __u32 reserved, __u32 cmd_flags, __u64 *extra)
-{
-	struct cqe cqe;
-	int ret;
-
-	ring_cmd(r, fd, op, kv, flags, reserved, 0x5eed, 0, cmd_flags);
-	ret = ring_submit(r, 1);
-	if (!ret)
-		ret = ring_reap(r, &cqe);
-	if (ret)
-		return 1000 + -ret;	/* not an errno a command gives */
-	if (extra)
-		*extra = cqe.extra;
-	return cqe.user_data == 0x5eed ? cqe.res : 2000;
-}
-
-static __u64 ptr(const void *p)
-{
-	return (__u64)(unsigned long)p;
-}
 
 /* ------------------------------------------------------------ ops */
 
@@ -266,27 +85,6 @@ static int ioctl_del(int fd, const char *key)
 
 	kv_fill(&kv, key, NULL, 0);
 	return ioctl(fd, KVBENCH_IOC_DEL, &kv) ? -errno : 0;
-}
-
-/*
- * The module's reference count, once it is at most @base: io_uring drops
- * what a ring held (a registered file, the file of each command) only
- * when the ring's teardown has run, in a worker, after its last close.
- * Waits up to 20 s; returns the last count read.
- */
-static unsigned long long wait_refcnt(unsigned long long base)
-{
-	unsigned long long refcnt = ~0ULL;
-	int i;
-
-	for (i = 0; i < 2000; i++) {
-		if (sysfs_read_u64(KVB_MODULE "/refcnt", &refcnt))
-			return ~0ULL;
-		if (refcnt <= base)
-			break;
-		usleep(10000);
-	}
-	return refcnt;
 }
 
 /* ------------------------------------------------------------ fixture */
@@ -751,7 +549,7 @@ TEST_F(uring, exit_with_commands_in_flight)
 					 KVBENCH_URING_GET : KVBENCH_URING_SET,
 					 ptr(&ckv[i]), 0, 0, i, 0, 0);
 			}
-			sys_io_uring_enter(r.fd, RING_ENTRIES, 0, 0);
+			sys_io_uring_enter(r.fd, RING_ENTRIES, 0, 0, NULL, 0);
 			/* Half the time, die by a signal instead. */
 			if (round & 1)
 				raise(SIGKILL);
@@ -922,31 +720,9 @@ TEST_F(uring, ring_holds_module)
  */
 static const char *unavailable(void)
 {
-	static char why[128];
-	struct ring r;
-	int fd, ret;
-
 	if (access(KVB_MODULE, F_OK))
 		return "kvbench module not loaded (run kvbench.sh)";
-	ret = ring_init(&r, 4, 0);
-	if (ret == -ENOSYS || ret == -EPERM) {
-		snprintf(why, sizeof(why), "io_uring_setup: %s",
-			 strerror(-ret));
-		return why;
-	}
-	if (ret)
-		return NULL;	/* the tests will say what is wrong */
-	fd = open(KVB_DEV, O_RDWR);
-	if (fd < 0) {
-		ring_exit(&r);
-		return NULL;
-	}
-	ret = ring_one(&r, fd, KVBENCH_URING_NOP, 0, 0, 0, 0, NULL);
-	close(fd);
-	ring_exit(&r);
-	if (ret == -EOPNOTSUPP)
-		return "/dev/kvbench takes no io_uring commands (EOPNOTSUPP)";
-	return NULL;
+	return uring_unavailable();
 }
 
 int main(int argc, char **argv)
