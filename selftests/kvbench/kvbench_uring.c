@@ -513,6 +513,68 @@ TEST_F(uring, many_in_flight)
 }
 
 /*
+ * The SQE is read once, when the command is issued. A ring of 4 SQEs,
+ * one SET per submission, up to 8 in flight and owner queues of 2: on an
+ * owner backend most SETs find the queue full, and the application has
+ * filled their SQE's slot with a later SET by the time they are queued.
+ * Each key must end up set once, to its own value. (Debian's 6.12
+ * io_uring issues a command that returned -EAGAIN again with its SQE
+ * pointer still in the SQ ring: a module that did so ran a later
+ * command's SET twice and lost this one.)
+ */
+TEST_F(uring, sqe_read_once)
+{
+	enum { N = 512, SQES = 4 };
+	static struct kvbench_kv kv[N];
+	static char keys[N][32];
+	static bool seen[N];
+	unsigned int i, inflight = 0, lost = 0;
+	struct ring small = { .fd = -1 };
+	struct kvbench_kv get;
+	struct cqe cqe;
+	char out[32];
+
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("queue_len"), 2));
+	ASSERT_EQ(0, sysfs_write(KVB_ATTR("backend"), variant->backend));
+	ASSERT_EQ(0, ring_init(&small, SQES, 0));
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < N || inflight; ) {
+		if (i < N && inflight < 2 * SQES) {
+			snprintf(keys[i], sizeof(keys[i]), KEY_PREFIX "once/%u", i);
+			kv_fill(&kv[i], keys[i], keys[i], strlen(keys[i]) + 1);
+			ring_cmd(&small, self->fd, KVBENCH_URING_SET,
+				 ptr(&kv[i]), 0, 0, i, 0, 0);
+			ASSERT_EQ(0, ring_submit(&small, 0));
+			i++;
+			inflight++;
+			if (ring_peek(&small, &cqe))
+				continue;
+		} else {
+			ASSERT_EQ(0, ring_reap(&small, &cqe));
+		}
+		inflight--;
+		ASSERT_GT((__u64)N, cqe.user_data);
+		EXPECT_FALSE(seen[cqe.user_data]);
+		seen[cqe.user_data] = true;
+		EXPECT_EQ(0, cqe.res) TH_LOG("SET %llu", cqe.user_data);
+	}
+	ring_exit(&small);
+
+	for (i = 0; i < N; i++) {
+		kv_fill(&get, keys[i], out, sizeof(out));
+		if (ioctl(self->fd, KVBENCH_IOC_GET, &get) ||
+		    get.value_len != strlen(keys[i]) + 1 ||
+		    strcmp(out, keys[i])) {
+			if (!lost++)
+				TH_LOG("%s: missing, or not its own value",
+				       keys[i]);
+		}
+		ioctl_del(self->fd, keys[i]);
+	}
+	EXPECT_EQ(0U, lost) TH_LOG("%u of %u keys lost", lost, N);
+}
+
+/*
  * A child submits commands and exits without waiting for them: on the
  * owner backends they are answered after (or while) it is gone. The
  * module must not touch its memory, leak, or stop serving.
