@@ -15,7 +15,8 @@
  * Beside them, uring threads send GET, SET, DEL (and now and then NOP) as
  * io_uring commands, each keeping 16..64 in flight: more than an owner's
  * queue holds (queue_len is STRESS_QUEUE_LEN during the run), so the rest
- * wait in io_uring's workers. One ring is plain, one SQPOLL, one
+ * wait for room in the module's workers, while the thread refills its
+ * ring's SQ slots. One ring is plain, one SQPOLL, one
  * DEFER_TASKRUN (without CQE32), in turn. Every command must get exactly
  * one CQE, with what the ioctl would have said: the same value checks and
  * models (a uring thread has one command at a time on each of its own
@@ -72,7 +73,7 @@
 /*
  * A uring worker keeps 16..64 commands in flight, more than an owner's
  * queue holds during the run (queue_len STRESS_QUEUE_LEN): the rest wait
- * in io_uring's workers for room.
+ * for room in the module's workers.
  */
 #define URING_QD_MIN		16
 #define URING_QD_MAX		64

@@ -447,7 +447,8 @@ TEST_F(uring, enospc)
 
 /*
  * Far more commands in flight than the owner's queue holds (queue_len 2):
- * the full queue sends them through io-wq, none is lost or answered twice.
+ * the full queue sends them to wait in the module's workers, none is lost
+ * or answered twice.
  */
 TEST_F(uring, many_in_flight)
 {
