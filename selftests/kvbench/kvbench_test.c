@@ -4077,22 +4077,37 @@ static void *victim_fn(void *arg)
 	return NULL;
 }
 
-/* Start a victim bound to @cpu and wait until it runs; 0 or -errno. */
-static int victim_start(struct victim *v, pthread_t *thread, int cpu)
+/* Start @fn(@arg) bound to @cpu, at SCHED_FIFO @prio if non-zero. */
+static int thread_on(pthread_t *t, int cpu, int prio,
+		     void *(*fn)(void *), void *arg)
 {
+	struct sched_param sp = { .sched_priority = prio };
 	pthread_attr_t attr;
 	cpu_set_t set;
-	int ret, i;
+	int ret;
 
-	memset(v, 0, sizeof(*v));
 	cpu_only(&set, cpu);
 	pthread_attr_init(&attr);
 	ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (!ret && prio)
+		ret = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) ?:
+		      pthread_attr_setschedpolicy(&attr, SCHED_FIFO) ?:
+		      pthread_attr_setschedparam(&attr, &sp);
 	if (!ret)
-		ret = pthread_create(thread, &attr, victim_fn, v);
+		ret = pthread_create(t, &attr, fn, arg);
 	pthread_attr_destroy(&attr);
+	return -ret;
+}
+
+/* Start a victim bound to @cpu and wait until it runs; 0 or -errno. */
+static int victim_start(struct victim *v, pthread_t *thread, int cpu)
+{
+	int ret, i;
+
+	memset(v, 0, sizeof(*v));
+	ret = thread_on(thread, cpu, 0, victim_fn, v);
 	if (ret)
-		return -ret;
+		return ret;
 	for (i = 0; i < 10000 && !atomic_load(&v->running); i++)
 		usleep(1000);
 	return 0;
@@ -4437,17 +4452,7 @@ static void *beat_caller_fn(void *arg)
 /* Start a caller bound to @cpu; 0 or -errno. */
 static int beat_caller_start(struct beat_caller *c, int cpu)
 {
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int ret;
-
-	cpu_only(&set, cpu);
-	pthread_attr_init(&attr);
-	ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (!ret)
-		ret = pthread_create(&c->thread, &attr, beat_caller_fn, c);
-	pthread_attr_destroy(&attr);
-	return -ret;
+	return thread_on(&c->thread, cpu, 0, beat_caller_fn, c);
 }
 
 /* KVBENCH_HEARTBEAT_MAX_MS, else HEARTBEAT_MAX_MS; -1 if it is no number. */
@@ -4655,28 +4660,6 @@ static void *intr_fill_fn(void *arg)
 	return NULL;
 }
 
-/* Start @fn(@arg) bound to @cpu, at SCHED_FIFO @prio if non-zero. */
-static int intr_thread(pthread_t *t, int cpu, int prio,
-		       void *(*fn)(void *), void *arg)
-{
-	struct sched_param sp = { .sched_priority = prio };
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int ret;
-
-	cpu_only(&set, cpu);
-	pthread_attr_init(&attr);
-	ret = pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	if (!ret && prio)
-		ret = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) ?:
-		      pthread_attr_setschedpolicy(&attr, SCHED_FIFO) ?:
-		      pthread_attr_setschedparam(&attr, &sp);
-	if (!ret)
-		ret = pthread_create(t, &attr, fn, arg);
-	pthread_attr_destroy(&attr);
-	return -ret;
-}
-
 /* The state letter of our thread @tid in /proc, '?' if unreadable. */
 static char thread_state(int tid)
 {
@@ -4813,7 +4796,7 @@ static const char *intr_hold(struct intr_hold *h, int fd, const char *key,
 			     int cpu, int owner_cpu)
 {
 	memset(h, 0, sizeof(*h));
-	if (intr_thread(&h->spinner, owner_cpu, 99, intr_spin_fn, &h->spin))
+	if (thread_on(&h->spinner, owner_cpu, 99, intr_spin_fn, &h->spin))
 		return "cannot start a SCHED_FIFO thread";
 	h->spinning = true;
 	while (!atomic_load(&h->spin.running))
@@ -4824,7 +4807,7 @@ static const char *intr_hold(struct intr_hold *h, int fd, const char *key,
 		h->fill[h->nfill] = (struct intr_filler){
 			.fd = fd, .key = key, .stop = &h->fill_stop,
 		};
-		if (intr_thread(&h->fill[h->nfill].thread, cpu, 0, intr_fill_fn,
+		if (thread_on(&h->fill[h->nfill].thread, cpu, 0, intr_fill_fn,
 				&h->fill[h->nfill]))
 			break;
 	}
