@@ -4389,14 +4389,18 @@ TEST_F_TIMEOUT(kvbench, owner_yields_under_load, 120)
  * owners' one waited up to 220 ms with working owners, and the callers
  * that keep an owner busy were starved enough that one that never yielded
  * went unnoticed. The bound allows for TCG, far above the budget:
- * KVBENCH_HEARTBEAT_MAX_MS, default HEARTBEAT_MAX_MS. make check reports
- * the line "heartbeat: <backend>: largest gap ...".
+ * KVBENCH_HEARTBEAT_MAX_MS, default HEARTBEAT_MAX_MS. A busy host can
+ * still take the vCPU away for longer (411 ms, once, with three guests
+ * on 2 cores): a gap above the bound gets a second round, and the test
+ * fails when that one has one too. make check reports the lines
+ * "heartbeat: <backend>: largest gap ...".
  */
 #define HEARTBEAT_MS		2500	/* the load lasts this long */
 #define HEARTBEAT_MAX_MS	400
 #define HEARTBEAT_CALLERS	8	/* per CPU but the owners' (one) */
 #define HEARTBEAT_BATCH		64
 #define HEARTBEAT_KEYS		4096	/* per owner, in its 2 buckets */
+#define HEARTBEAT_ROUNDS	2	/* the second only after a long gap */
 
 struct beat_caller {
 	struct hog *h;		/* ->prefix, ->stop, the failures */
@@ -4487,8 +4491,8 @@ static void __printf(2, 3) beat_report(const char *backend, const char *fmt, ...
 
 TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 {
-	struct hog h = { .prefix = self->keys.prefix };
-	unsigned int i, n, nkeys, ncpus, ncallers = 0;
+	unsigned int i, n, nkeys, ncpus, ncallers = 0, round;
+	struct hog h;
 	int cpu, owner_cpu = -1, owners;
 	struct beat_caller *callers;
 	unsigned long long ioctls = 0;
@@ -4529,66 +4533,81 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 	ASSERT_NE(NULL, beat);
 	ASSERT_NE(NULL, callers);
 
-	cpu_only(&one, owner_cpu);
-	EXPECT_EQ(owners, owners_affinity(&one));
-	/* The queue statistics of the load alone. */
-	EXPECT_EQ(0, sysfs_write(KVB_ATTR("reset"), "1"));
-
 	/*
-	 * The heartbeat first: on a CPU that a broken owner holds it would
-	 * wait long for its first turn, unmeasured. Its gaps count from
-	 * before the load to after it.
+	 * A second round when the first saw a gap above the bound: the host
+	 * may have taken the vCPU away (see above), which an owner that
+	 * keeps its CPU would not leave to chance twice.
 	 */
-	ASSERT_EQ(0, victim_start(beat, &beat_thread, owner_cpu));
-	for (cpu = 0; cpu < CPU_SETSIZE && ncallers < n; cpu++) {
-		if (!CPU_ISSET(cpu, &all))
-			continue;
-		for (i = 0; i < (cpu == owner_cpu ? 1 : HEARTBEAT_CALLERS); i++) {
-			callers[ncallers].h = &h;
-			callers[ncallers].nkeys = nkeys;
-			callers[ncallers].seed = ncallers + 1;
-			if (beat_caller_start(&callers[ncallers], cpu))
-				break;
-			ncallers++;
+	for (round = 1; round <= HEARTBEAT_ROUNDS; round++) {
+		memset(&h, 0, sizeof(h));
+		h.prefix = self->keys.prefix;
+		memset(callers, 0, n * sizeof(*callers));
+		ncallers = 0;
+		ioctls = 0;
+		cpu_only(&one, owner_cpu);
+		EXPECT_EQ(owners, owners_affinity(&one));
+		/* The queue statistics of the load alone. */
+		EXPECT_EQ(0, sysfs_write(KVB_ATTR("reset"), "1"));
+
+		/*
+		 * The heartbeat first: on a CPU that a broken owner holds it would
+		 * wait long for its first turn, unmeasured. Its gaps count from
+		 * before the load to after it.
+		 */
+		ASSERT_EQ(0, victim_start(beat, &beat_thread, owner_cpu));
+		for (cpu = 0; cpu < CPU_SETSIZE && ncallers < n; cpu++) {
+			if (!CPU_ISSET(cpu, &all))
+				continue;
+			for (i = 0; i < (cpu == owner_cpu ? 1 : HEARTBEAT_CALLERS); i++) {
+				callers[ncallers].h = &h;
+				callers[ncallers].nkeys = nkeys;
+				callers[ncallers].seed = ncallers + 1;
+				if (beat_caller_start(&callers[ncallers], cpu))
+					break;
+				ncallers++;
+			}
 		}
+		EXPECT_EQ(n, ncallers);
+		t0 = now_ns(CLOCK_MONOTONIC);
+		while (now_ns(CLOCK_MONOTONIC) - t0 < HEARTBEAT_MS * 1000000LL)
+			usleep(100000);
+		EXPECT_EQ(0, sysfs_read(KVB_ATTR("drain_mean"), mean, sizeof(mean)));
+
+		/*
+		 * The load stops first: a heartbeat kept waiting by an owner would
+		 * not see its own stop for as long as the load went on.
+		 */
+		atomic_store(&h.stop, true);
+		for (i = 0; i < ncallers; i++) {
+			pthread_join(callers[i].thread, NULL);
+			ioctls += callers[i].ioctls;
+		}
+		victim_stop(beat, beat_thread);
+		EXPECT_EQ(owners, owners_affinity(&all));
+
+		beat_report(variant->backend,
+			    "largest gap %.1f ms on CPU %d (limit %ld ms), %u CPUs, %llu requests%s",
+			    beat->max_gap / 1e6, owner_cpu, max_ms, ncpus, ioctls,
+			    round > 1 ? " (second round)" : "");
+		beat_report(variant->backend,
+			    "%d owner(s) and 1 caller on CPU %d, %u callers on the others, %llu GETs, %s messages a pass",
+			    owners, owner_cpu, ncallers - 1,
+			    ioctls / 2 * (1 + HEARTBEAT_BATCH), mean);
+		beat_report(variant->backend,
+			    "the heartbeat ran %lld%% of %lld ms, waited %u times >= 1 ms",
+			    beat->wall ? beat->cpu * 100 / beat->wall : 0,
+			    beat->wall / 1000000, beat->ngaps);
+
+		EXPECT_EQ(0UL, atomic_load(&h.bad))
+			TH_LOG("%lu requests failed, first with %s", atomic_load(&h.bad),
+			       strerror(-atomic_load(&h.first_bad)));
+		EXPECT_LT(0ULL, ioctls);
+		if (beat->max_gap <= max_ms * 1000000LL)
+			break;
 	}
-	EXPECT_EQ(n, ncallers);
-	t0 = now_ns(CLOCK_MONOTONIC);
-	while (now_ns(CLOCK_MONOTONIC) - t0 < HEARTBEAT_MS * 1000000LL)
-		usleep(100000);
-	EXPECT_EQ(0, sysfs_read(KVB_ATTR("drain_mean"), mean, sizeof(mean)));
-
-	/*
-	 * The load stops first: a heartbeat kept waiting by an owner would
-	 * not see its own stop for as long as the load went on.
-	 */
-	atomic_store(&h.stop, true);
-	for (i = 0; i < ncallers; i++) {
-		pthread_join(callers[i].thread, NULL);
-		ioctls += callers[i].ioctls;
-	}
-	victim_stop(beat, beat_thread);
-	EXPECT_EQ(owners, owners_affinity(&all));
-
-	beat_report(variant->backend,
-		    "largest gap %.1f ms on CPU %d (limit %ld ms), %u CPUs, %llu requests",
-		    beat->max_gap / 1e6, owner_cpu, max_ms, ncpus, ioctls);
-	beat_report(variant->backend,
-		    "%d owner(s) and 1 caller on CPU %d, %u callers on the others, %llu GETs, %s messages a pass",
-		    owners, owner_cpu, ncallers - 1,
-		    ioctls / 2 * (1 + HEARTBEAT_BATCH), mean);
-	beat_report(variant->backend,
-		    "the heartbeat ran %lld%% of %lld ms, waited %u times >= 1 ms",
-		    beat->wall ? beat->cpu * 100 / beat->wall : 0,
-		    beat->wall / 1000000, beat->ngaps);
-
-	EXPECT_EQ(0UL, atomic_load(&h.bad))
-		TH_LOG("%lu requests failed, first with %s", atomic_load(&h.bad),
-		       strerror(-atomic_load(&h.first_bad)));
-	EXPECT_LT(0ULL, ioctls);
 	EXPECT_GE(max_ms * 1000000LL, beat->max_gap)
-		TH_LOG("a normal task waited %lld ms for CPU %d, where the owners run",
-		       beat->max_gap / 1000000, owner_cpu);
+		TH_LOG("a normal task waited %lld ms for CPU %d, the owners', %d rounds in a row",
+		       beat->max_gap / 1000000, owner_cpu, HEARTBEAT_ROUNDS);
 	free(callers);
 	free(beat);
 	if (!bulk_batch(self->fd, self->keys.prefix, KVBENCH_OP_DEL, 0, nkeys))
@@ -4808,7 +4827,7 @@ static const char *intr_hold(struct intr_hold *h, int fd, const char *key,
 			.fd = fd, .key = key, .stop = &h->fill_stop,
 		};
 		if (thread_on(&h->fill[h->nfill].thread, cpu, 0, intr_fill_fn,
-				&h->fill[h->nfill]))
+			      &h->fill[h->nfill]))
 			break;
 	}
 	if (h->nfill == 2 && intr_queue_full(h->fill))
