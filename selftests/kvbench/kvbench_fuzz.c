@@ -42,10 +42,8 @@
 #include <linux/kvbench.h>
 
 #include "kselftest.h"
+#include "kvbench_sysfs.h"
 
-#define KVB_DEV			"/dev/kvbench"
-#define KVB_ATTR(name)		"/sys/class/misc/kvbench/" name
-#define KVB_PARAM(name)		"/sys/module/kvbench/parameters/" name
 #define KVB_ENTRY_OVERHEAD	64
 
 #ifndef fallthrough
@@ -101,39 +99,6 @@ static bool one_in(__u32 n)
 }
 
 /* ------------------------------------------------------------ sysfs */
-
-static int sysfs_read(const char *path, char *buf, size_t size)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	if (n > 0 && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	return 0;
-}
-
-static int sysfs_write(const char *path, const char *val)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return -errno;
-	n = write(fd, val, strlen(val));
-	close(fd);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == strlen(val) ? 0 : -EIO;
-}
 
 static long long sysfs_read_ll(const char *path)
 {
