@@ -1573,7 +1573,7 @@ static void fuzz_uring(int fd)
 		}
 		i = cqe.user_data & 0xff;
 		if (cqe.user_data >> 8 != ur.seq || i >= n || seen[i]) {
-			fail("uring %s ring: a CQE (user_data %#llx, res %d) for no command in flight: doubled or stale",
+			fail("uring %s ring: CQE %#llx (res %d) of no command in flight",
 			     ring_name(r->flags),
 			     (unsigned long long)cqe.user_data, cqe.res);
 			return;
@@ -1598,7 +1598,7 @@ static void fuzz_uring(int fd)
 
 		ur.commands++;
 		if (!exp_has(&c->e, res)) {
-			fail("uring %s %u/%u on a %s ring: kv %s%s%s, area flags %#x reserved %#x: got %s, expected %s",
+			fail("uring %s %u/%u, %s ring: kv %s%s%s, area %#x %#x: got %s, want %s",
 			     ucmd_name(c->op), i, n, ring_name(r->flags),
 			     c->kv_op ? ptr_names[c->arg.kind] : c->kv ? "set" : "0",
 			     c->kv_op ? " " : "", c->kv_op ? describe(q) : "",
@@ -1910,7 +1910,8 @@ static void run_phase(int fd, const char *backend, unsigned long nops,
 	if (ret)
 		fail("clearing keys: %s", res_str(ret));
 
-	ksft_test_result(!failures, "fuzz %s: %lu ops (uring: %lu commands, %lu more left in flight) in %.1f s\n",
+	ksft_test_result(!failures,
+			 "fuzz %s: %lu ops (uring: %lu CQEs, %lu left in flight) in %.1f s\n",
 			 backend, iter, ur.commands, ur.unseen, now() - t0);
 }
 
