@@ -19,13 +19,27 @@
  * failed as a whole with EFAULT ran none of its ops or (the results could
  * not be written back) all of them; with ENOMEM, the ops before some op.
  *
- * One test per call shape and backend; each prints the points it reached.
+ * The io_uring commands (GET of a small and of a large value, SET of a
+ * new key and an overwrite, DEL) are walked too, each step on a ring made
+ * before fail-nth is armed: io_uring_enter submits the command and waits
+ * for its CQE (min_complete 1), so that the issue, io_uring's own work for
+ * the command and the owner backends' completion (task work) all run in
+ * this task. The CQE's res (or io_uring_enter's own error, which would
+ * mean that the command never reached kvbench) must be 0 or a documented
+ * errno, the map and counters as for the ioctl of the same name, and a
+ * GET that failed must have written neither value_len nor big_cqe[0] nor
+ * anything but the value's own bytes.
+ *
+ * One test per call shape and backend; each prints the points it reached
+ * and how its faulted calls ended (0: the fault was absorbed, EFAULT,
+ * ENOMEM, an io_uring_enter that failed).
  * The last test prints the table and checks that nothing leaked (kmemleak,
  * slab and vmalloc use back within noise).
  *
  * Needs a kernel with CONFIG_FAULT_INJECTION, CONFIG_FAILSLAB,
  * CONFIG_FAIL_PAGE_ALLOC, CONFIG_FAULT_INJECTION_USERCOPY and debugfs (the
- * debug kernel of tools/vm); it skips elsewhere. Run through kvbench.sh
+ * debug kernel of tools/vm); it skips elsewhere, and the uring shapes skip
+ * without io_uring (CONFIG_IO_URING). Run through kvbench.sh
  * (KVBENCH_SUITES=faults), which loads the module first.
  */
 #define _GNU_SOURCE
@@ -52,6 +66,7 @@
 #pragma GCC diagnostic ignored "-Wclobbered"
 #include "kselftest_harness.h"
 
+#include "kvbench_uring.h"
 #include "kvbench_sysfs.h"
 
 #define FAIL_NTH		"/proc/thread-self/fail-nth"
@@ -76,13 +91,15 @@ static const char * const backends[] = {
 enum shape {
 	S_GET_SMALL, S_GET_LARGE, S_SET_NEW, S_SET_OVERWRITE, S_SET_GROW,
 	S_SET_SHRINK, S_DEL, S_BATCH, S_BATCH_CHUNKED, S_MGET, S_MSET, S_MDEL,
-	S_SWITCH, S_PARAM, NR_SHAPES
+	S_SWITCH, S_PARAM, S_U_GET_SMALL, S_U_GET_LARGE, S_U_SET_NEW,
+	S_U_SET_OVERWRITE, S_U_DEL, NR_SHAPES
 };
 
 static const char * const shape_names[NR_SHAPES] = {
 	"GET small", "GET large", "SET new", "SET overwrite", "SET grow",
 	"SET shrink", "DEL", "BATCH", "BATCH chunked", "MGET", "MSET", "MDEL",
-	"switch", "param write",
+	"switch", "param write", "uring GET small", "uring GET large",
+	"uring SET new", "uring SET overwrite", "uring DEL",
 };
 
 /*
@@ -218,6 +235,11 @@ struct fstate {
 	__u32 mvlens[4];
 	__s32 mres[4];
 	unsigned char *mbuf;		/* MSET values: LARGE_LEN + 2 x SMALL_LEN */
+	/* the uring shapes: the step's ring, its command's argument */
+	struct ring ring;
+	struct kvbench_kv ukv;
+	int enter_err;			/* io_uring_enter's own error, or 0 */
+	__u64 res2;			/* the CQE's big_cqe[0] */
 };
 
 FIXTURE(faults) {
@@ -336,6 +358,7 @@ FIXTURE_SETUP(faults)
 
 	st->fd = -1;
 	st->nth = -1;
+	st->ring.fd = -1;
 	if (access(KVB_MODULE, F_OK))
 		SKIP(return, "kvbench module not loaded (run kvbench.sh)");
 	if (access(FAIL_NTH, W_OK))
@@ -422,6 +445,7 @@ FIXTURE_TEARDOWN(faults)
 			EXPECT_EQ(0, sysfs_write(knobs[i].path, st->saved[i]));
 	if (st->nth >= 0)
 		close(st->nth);
+	ring_exit(&st->ring);
 }
 
 /* ------------------------------------------------------------ the walk */
@@ -464,6 +488,8 @@ struct shape_ops {
 			struct fstate *self);
 	/* Open what the call needs, so that only the call itself is armed. */
 	int (*open)(struct fstate *self);
+	/* Close it, when close() is not enough. */
+	void (*close)(struct fstate *self, int fd);
 	/* The call under test: 0 or a negative errno. */
 	int (*call)(struct fstate *self, int fd);
 	/* Check the map and the counters against @ret. */
@@ -471,21 +497,38 @@ struct shape_ops {
 		      struct fstate *self, int ret);
 	/* The errnos a faulted call may return; 0-terminated. */
 	int errnos[4];
+	/* An io_uring command: ret may be io_uring_enter's own error. */
+	bool uring;
 };
 
-static bool allowed(const struct shape_ops *ops, int ret)
+/* What io_uring_enter may fail with, having queued nothing of ours. */
+static const int enter_errnos[] = { EAGAIN, ENOMEM, 0 };
+
+static bool allowed(const struct shape_ops *ops, struct fstate *self,
+		    int ret)
 {
+	const int *errnos = self->enter_err ? enter_errnos : ops->errnos;
 	unsigned int i;
 
-	for (i = 0; ops->errnos[i]; i++)
-		if (ret == -ops->errnos[i])
+	for (i = 0; errnos[i]; i++)
+		if (ret == -errnos[i])
 			return true;
 	return false;
 }
 
+static void check_uring(struct __test_metadata *_metadata,
+			struct fstate *self, const struct shape_ops *ops,
+			int ret);
+
+/* How the faulted calls of a walk ended. */
+struct outcomes {
+	unsigned int ok, efault, enomem, enter;
+};
+
 static void walk(struct __test_metadata *_metadata, struct fstate *self,
 		 const struct shape_ops *ops)
 {
+	struct outcomes out = {};
 	unsigned int n, points = 0;
 	int ret, injected, fd = -1;
 
@@ -499,25 +542,34 @@ static void walk(struct __test_metadata *_metadata, struct fstate *self,
 			ASSERT_LE(0, fd) TH_LOG("open: %s", strerror(errno));
 		}
 
+		self->enter_err = 0;
 		ASSERT_EQ(0, nth_arm(self->nth, n));
 		ret = ops->call(self, fd);
 		injected = nth_disarm(self->nth);
 
-		if (fd >= 0)
+		if (ops->close)
+			ops->close(self, fd);
+		else if (fd >= 0)
 			close(fd);
 		fd = -1;
 		ASSERT_LE(0, injected) TH_LOG("fail-nth: %s", strerror(-injected));
 		if (injected) {
-			ASSERT_TRUE(!ret || allowed(ops, ret))
-				TH_LOG("%s on %s, failure point %u: %s (%d)",
+			ASSERT_TRUE(!ret || allowed(ops, self, ret))
+				TH_LOG("%s on %s, failure point %u: %s%s (%d)",
 				       shape_names[ops->shape], self->backend,
-				       n, strerror(-ret), ret);
+				       n, self->enter_err ? "io_uring_enter: " : "",
+				       strerror(-ret), ret);
 		} else {
 			/* Fewer than n points: this one ran clean. */
-			ASSERT_EQ(0, ret) TH_LOG("%s on %s without a fault: %s",
+			ASSERT_EQ(0, ret) TH_LOG("%s on %s without a fault: %s%s",
 						 shape_names[ops->shape],
-						 self->backend, strerror(-ret));
+						 self->backend,
+						 self->enter_err ? "io_uring_enter: " : "",
+						 strerror(-ret));
 		}
+		/* Before ops->check(), whose GETs move the counters. */
+		if (ops->uring)
+			check_uring(_metadata, self, ops, ret);
 		ops->check(_metadata, self, ret);
 		if (_metadata->exit_code) {
 			TH_LOG("%s on %s, failure point %u: the state does not match result %d",
@@ -527,11 +579,25 @@ static void walk(struct __test_metadata *_metadata, struct fstate *self,
 		if (!injected)
 			break;
 		points++;
+		if (self->enter_err)
+			out.enter++;
+		else if (!ret)
+			out.ok++;
+		else if (ret == -EFAULT)
+			out.efault++;
+		else
+			out.enomem++;
 	}
 	ASSERT_GE(MAX_POINTS, n) TH_LOG("still failing after %u points", MAX_POINTS);
 	tally[ops->shape][self->bi] = points;
-	ksft_print_msg("faults: %s on %s: %u failure points reached, all survived\n",
+	/* Answered with 0, EFAULT, ENOMEM; io_uring_enter's own errors. */
+	ksft_print_msg("faults: %s on %s: %u failure points reached, all survived",
 		       shape_names[ops->shape], self->backend, points);
+	printf(" (%u absorbed, %u EFAULT, %u ENOMEM", out.ok, out.efault,
+	       out.enomem);
+	if (ops->uring)
+		printf(", %u failing io_uring_enter", out.enter);
+	printf(")\n");
 	fflush(stdout);
 }
 
@@ -993,6 +1059,27 @@ TEST_F_TIMEOUT(faults, batch_chunked, 300) { walk(_metadata, &self->s, &batch_ch
 #define M_ROOM		(SMALL_LEN + LARGE_LEN + 10)
 #define M_CANARY	0xa5
 
+/*
+ * Did the call leave bytes @from to @to of self->buf as it found them
+ * (M_CANARY), or write there nothing but the bytes of @value (if given)?
+ */
+static void expect_untouched(struct __test_metadata *_metadata,
+			     struct fstate *self, unsigned int from,
+			     unsigned int to, const unsigned char *value,
+			     int ret)
+{
+	unsigned int i;
+
+	for (i = from; i < to; i++)
+		if (self->buf[i] != M_CANARY &&
+		    (!value || self->buf[i] != value[i])) {
+			EXPECT_EQ(M_CANARY, self->buf[i])
+				TH_LOG("result %d, yet byte %u of the buffer written",
+				       ret, i);
+			return;
+		}
+}
+
 static void multi_arg(struct fstate *self, const unsigned int *ks,
 		      unsigned int n)
 {
@@ -1081,12 +1168,9 @@ static void check_mget(struct __test_metadata *_metadata,
 	}
 	EXPECT_EQ(0, memcmp(self->buf, self->val[0], SMALL_LEN));
 	EXPECT_EQ(0, memcmp(self->buf + SMALL_LEN, self->val[0], LARGE_LEN));
-	for (i = SMALL_LEN + LARGE_LEN; i < M_ROOM + 64; i++)
-		if (self->buf[i] != M_CANARY) {
-			EXPECT_EQ(M_CANARY, self->buf[i])
-				TH_LOG("values[%u] written past the last value", i);
-			break;
-		}
+	/* Nothing past the last value. */
+	expect_untouched(_metadata, self, SMALL_LEN + LARGE_LEN, M_ROOM + 64,
+			 NULL, ret);
 }
 
 static const struct shape_ops mget = {
@@ -1329,6 +1413,178 @@ static const struct shape_ops param = {
 
 TEST_F(faults, param_write) { walk(_metadata, &self->s, &param); }
 
+/* ------------------------------------------------ io_uring commands */
+
+/*
+ * The same GET, SET and DEL as above, as IORING_OP_URING_CMDs, checked by
+ * the same checks plus check_uring(). Each step makes a fresh ring before
+ * fail-nth is armed (ops->open), so that every step meets the same
+ * points: io_uring's own for the first command of a ring (its requests,
+ * the command's state), then ours. io_uring_enter submits the command and,
+ * min_complete 1, waits for its CQE in this task, which also runs the
+ * owner backends' completion (task work): every point of the command but
+ * the owner thread's is this task's.
+ */
+#define U_CAP		(LARGE_LEN + 64)	/* a GET's buffer, > the value */
+#define U_DATA		0x5eed			/* the SQE's user_data */
+
+static int open_ring(struct fstate *self)
+{
+	int ret = ring_init(&self->ring, 4, IORING_SETUP_CQE32);
+
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	return self->ring.fd;
+}
+
+static void close_ring(struct fstate *self, int fd)
+{
+	ring_exit(&self->ring);
+}
+
+/*
+ * One command on key @k, waited for. Return: its CQE's res, or the error
+ * of io_uring_enter itself (then in self->enter_err too). -EPROTO, which
+ * no step may return: a CQE that is not the command's, or an SQE that
+ * io_uring_enter neither took nor failed.
+ */
+static int uring_kv(struct fstate *self, __u32 op, unsigned int k,
+		    const void *value, __u32 len)
+{
+	struct cqe cqe;
+	int ret;
+
+	memset(&self->ukv, 0, sizeof(self->ukv));
+	self->ukv.key = (uintptr_t)key(self, k);
+	self->ukv.key_len = strlen(key(self, k));
+	self->ukv.value = (uintptr_t)value;
+	self->ukv.value_len = len;
+	self->res2 = SENTINEL;
+	ring_cmd(&self->ring, self->fd, op, (uintptr_t)&self->ukv, 0, 0,
+		 U_DATA, 0, 0);
+	ret = ring_submit(&self->ring, 1);
+	if (!ret && self->ring.pending)
+		ret = -EPROTO;
+	if (!ret)
+		ret = ring_reap(&self->ring, &cqe);
+	if (ret) {
+		self->enter_err = ret;
+		return ret;
+	}
+	self->res2 = cqe.extra;
+	return cqe.user_data == U_DATA ? cqe.res : -EPROTO;
+}
+
+static int call_u_get(struct fstate *self, unsigned int k)
+{
+	memset(self->buf, M_CANARY, U_CAP);
+	return uring_kv(self, KVBENCH_URING_GET, k, self->buf, U_CAP);
+}
+
+static int call_u_get_small(struct fstate *self, int fd)
+{
+	return call_u_get(self, K_SMALL);
+}
+
+static int call_u_get_large(struct fstate *self, int fd)
+{
+	return call_u_get(self, K_LARGE);
+}
+
+static int call_u_set_new(struct fstate *self, int fd)
+{
+	return uring_kv(self, KVBENCH_URING_SET, K_NEW, self->val[1],
+			SMALL_LEN);
+}
+
+static int call_u_set_overwrite(struct fstate *self, int fd)
+{
+	return uring_kv(self, KVBENCH_URING_SET, K_NEW, self->val[2],
+			SMALL_LEN);
+}
+
+static int call_u_del(struct fstate *self, int fd)
+{
+	return uring_kv(self, KVBENCH_URING_DEL, K_DEL, NULL, 0);
+}
+
+/*
+ * What a command wrote to the caller's memory; ops->check() follows, for
+ * the map and the counters. A command that io_uring_enter failed never
+ * reached kvbench: nothing moved. A GET that answered 0 wrote its value
+ * and its length, to value_len and big_cqe[0]; one that failed wrote
+ * neither value_len (still the buffer's size) nor big_cqe[0] (0), and of
+ * the buffer at most the value's own bytes (the ABI: nothing the kernel
+ * did not compute). No GET writes past the value.
+ */
+static void check_uring(struct __test_metadata *_metadata,
+			struct fstate *self, const struct shape_ops *ops,
+			int ret)
+{
+	bool get = ops->shape == S_U_GET_SMALL || ops->shape == S_U_GET_LARGE;
+	__u32 len = ops->shape == S_U_GET_SMALL ? SMALL_LEN : LARGE_LEN;
+	const unsigned char *v = self->val[0];
+
+	if (self->enter_err) {
+		struct kvb_stats d = delta(_metadata, self);
+
+		EXPECT_EQ(0, d.gets + d.hits + d.misses + d.sets + d.dels +
+			     d.entries + d.bytes)
+			TH_LOG("io_uring_enter failed (%d), yet kvbench moved", ret);
+	}
+	if (!get)
+		return;
+	if (!ret) {
+		EXPECT_EQ(len, self->ukv.value_len);
+		EXPECT_EQ(len, self->res2);
+		EXPECT_EQ(0, memcmp(self->buf, v, len));
+	} else {
+		EXPECT_EQ(U_CAP, self->ukv.value_len)
+			TH_LOG("a GET that failed (%d) wrote value_len", ret);
+		if (!self->enter_err)
+			EXPECT_EQ(0ULL, self->res2);
+		expect_untouched(_metadata, self, 0, len, v, ret);
+	}
+	expect_untouched(_metadata, self, len, U_CAP, NULL, ret);
+}
+
+#define URING_SHAPE(name, s, prep, chk) {				\
+	.shape = s, .prepare = prep, .open = open_ring,			\
+	.close = close_ring, .call = call_##name, .check = chk,		\
+	.errnos = { EFAULT, ENOMEM }, .uring = true,			\
+}
+
+static const struct shape_ops u_get_small =
+	URING_SHAPE(u_get_small, S_U_GET_SMALL, prepare_nothing, check_get);
+static const struct shape_ops u_get_large =
+	URING_SHAPE(u_get_large, S_U_GET_LARGE, prepare_nothing, check_get);
+static const struct shape_ops u_set_new =
+	URING_SHAPE(u_set_new, S_U_SET_NEW, prepare_set_new, check_set_new);
+static const struct shape_ops u_set_overwrite =
+	URING_SHAPE(u_set_overwrite, S_U_SET_OVERWRITE, prepare_set_overwrite,
+		    check_set_overwrite);
+static const struct shape_ops u_del =
+	URING_SHAPE(u_del, S_U_DEL, prepare_del, check_del);
+
+/* Skips where io_uring or the device's uring commands are missing. */
+static void walk_uring(struct __test_metadata *_metadata, struct fstate *self,
+		       const struct shape_ops *ops)
+{
+	const char *why = uring_unavailable();
+
+	if (why)
+		SKIP(return, "%s", why);
+	walk(_metadata, self, ops);
+}
+
+TEST_F(faults, uring_get_small) { walk_uring(_metadata, &self->s, &u_get_small); }
+TEST_F(faults, uring_get_large) { walk_uring(_metadata, &self->s, &u_get_large); }
+TEST_F(faults, uring_set_new) { walk_uring(_metadata, &self->s, &u_set_new); }
+TEST_F(faults, uring_set_overwrite) { walk_uring(_metadata, &self->s, &u_set_overwrite); }
+TEST_F(faults, uring_del) { walk_uring(_metadata, &self->s, &u_del); }
+
 /* ------------------------------------------- the table, and leaks */
 
 FIXTURE(after) {
@@ -1373,12 +1629,12 @@ TEST_F_TIMEOUT(after, table_and_leaks, 300)
 
 	if (access(FAIL_NTH, W_OK))
 		SKIP(return, "no " FAIL_NTH " (CONFIG_FAULT_INJECTION)");
-	len = snprintf(line, sizeof(line), "%-14s", "points");
+	len = snprintf(line, sizeof(line), "%-19s", "points");
 	for (b = 0; b < NR_BACKENDS; b++)
 		len += snprintf(line + len, sizeof(line) - len, " %14s", backends[b]);
 	ksft_print_msg("faults: %s\n", line);
 	for (s = 0; s < NR_SHAPES; s++) {
-		len = snprintf(line, sizeof(line), "%-14s", shape_names[s]);
+		len = snprintf(line, sizeof(line), "%-19s", shape_names[s]);
 		for (b = 0; b < NR_BACKENDS; b++) {
 			n = tally[s][b];
 			if (n < 0)
