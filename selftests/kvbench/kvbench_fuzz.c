@@ -420,10 +420,19 @@ static __u32 gen_key_len(__u32 real)
 		0x80000000U, 0xffffffffU,
 	};
 
+	__u32 len;
+
 	if (!one_in(10))
 		return real;
-	if (one_in(4))
-		return (__u32)rnd();
+	if (one_in(4)) {
+		/*
+		 * A valid length other than the key's own names another key
+		 * (a prefix of it, or it and the bytes after it), which the
+		 * model does not follow: only invalid ones stand for chance.
+		 */
+		len = (__u32)rnd();
+		return len && len <= KVBENCH_KEY_MAX ? real : len;
+	}
 	return odd[rnd_below(ARRAY_SIZE(odd))];
 }
 
