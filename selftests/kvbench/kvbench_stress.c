@@ -788,7 +788,7 @@ static void uring_check(struct uring_worker *u, const struct cqe *c)
 	__u64 extra = 0;
 
 	if (i >= u->qd || !s->busy || c->user_data != slot_ud(u, s)) {
-		fail("uring: a CQE (user_data %#llx, res %d) for no command in flight: doubled or foreign",
+		fail("uring: CQE %#llx (res %d) of no command in flight: doubled or foreign",
 		     (unsigned long long)c->user_data, c->res);
 		return;
 	}

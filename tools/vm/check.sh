@@ -404,7 +404,7 @@ record_not_run() {
 first_report() {
 	local allow=
 	[[ ${VM_ARGS[0]:-} != --allow-report ]] || allow=${VM_ARGS[1]}
-	"$VM" reports "$1" "$allow" | head -n 1 | tr -d '\r' | sed 's/^\[ *[0-9.]*\] *//'
+	"$VM" reports "$1" "$allow" | head -n 1 | sed 's/\r$//; s/^\[ *[0-9.]*\] *//'
 }
 
 # vm_suites LABEL KDIR [KERNEL]: build the module against KDIR, boot KERNEL
