@@ -8,7 +8,9 @@
 #               KVBENCH_HEARTBEAT_MAX_MS bounds owner_heartbeat, default 400)
 #   stress      ./kvbench_stress   (KVBENCH_STRESS_SECONDS per backend):
 #               ioctl threads and io_uring threads (KVBENCH_STRESS_URING)
-#   fuzz        ./kvbench_fuzz     (KVBENCH_FUZZ_OPS ioctls, KVBENCH_FUZZ_SEED)
+#   fuzz        ./kvbench_fuzz     (KVBENCH_FUZZ_OPS ops, KVBENCH_FUZZ_SEED):
+#               random ioctls and bursts of io_uring commands (left out
+#               without io_uring or a module built without them)
 #   trace       ./kvbench_trace: the trace events, through a tracefs
 #               instance (skips without tracefs or the events)
 #   uring       ./kvbench_uring: the io_uring commands (skips without
@@ -26,7 +28,7 @@
 # (that is the default).
 #
 # Each suite prints its own KTAP. On a debug kernel (one with lockdep) the
-# fuzzer does KVBENCH_FUZZ_OPS_DEBUG (100000) ioctls unless KVBENCH_FUZZ_OPS
+# fuzzer does KVBENCH_FUZZ_OPS_DEBUG (100000) ops unless KVBENCH_FUZZ_OPS
 # says otherwise.
 #
 # Exit status: 0 when every suite that ran passed, 1 when one failed; 4
