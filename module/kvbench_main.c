@@ -507,6 +507,19 @@ bool kvbench_backend_queues(void)
 	return READ_ONCE(kvbench.queues);
 }
 
+/*
+ * Take switch_sem for read, so that the backend in use stays in use, and
+ * return it; with @nowait, NULL instead of waiting for a switch to end.
+ */
+static struct kvbench_backend *kvbench_switch_enter(bool nowait)
+{
+	if (!nowait)
+		percpu_down_read(&kvbench.switch_sem);
+	else if (!percpu_down_read_trylock(&kvbench.switch_sem))
+		return NULL;
+	return kvbench.backend;
+}
+
 /**
  * kvbench_run_now() - run one prepared request now, in the caller's context
  * @req:	the request
@@ -523,11 +536,9 @@ int kvbench_run_now(struct kvbench_req *req, bool nowait)
 	struct kvbench_backend *b;
 	int ret = -EAGAIN;
 
-	if (!nowait)
-		percpu_down_read(&kvbench.switch_sem);
-	else if (!percpu_down_read_trylock(&kvbench.switch_sem))
+	b = kvbench_switch_enter(nowait);
+	if (!b)
 		return -EAGAIN;
-	b = kvbench.backend;
 	if (!b->ops->submit) {
 		kvbench_backend_run(b, req, 1);
 		ret = 0;
@@ -574,11 +585,9 @@ int kvbench_run_async(struct kvbench_async *a, bool nowait)
 	struct kvbench_backend *b;
 	int ret = 0;
 
-	if (!nowait)
-		percpu_down_read(&kvbench.switch_sem);
-	else if (!percpu_down_read_trylock(&kvbench.switch_sem))
+	b = kvbench_switch_enter(nowait);
+	if (!b)
 		return -EAGAIN;
-	b = kvbench.backend;
 	if (!b->ops->submit) {
 		kvbench_backend_run(b, a->msg.head, 1);
 		goto unlock;
