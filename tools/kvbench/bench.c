@@ -731,7 +731,8 @@ static const char bench_help[] =
 	"                        batch lookup by key); not for the baselines\n"
 	"      --multi LIST      also keys per packed MGET, MSET or MDEL call, for\n"
 	"                        the kernel backends (a call's kind drawn from the\n"
-	"                        mix; batch column M64); default none\n"
+	"                        mix; batch column M64); default none; without\n"
+	"                        --batch, their only cases\n"
 	"      --fd MODE         per-thread, shared or both (default per-thread),\n"
 	"                        for nop and the kernel backends; the targets\n"
 	"                        without an fd run once (fd -)\n"
@@ -804,9 +805,14 @@ static int nmixes_of(const struct kvb_params *p, const struct kvb_target *t)
 	return t->ops->flags & KVB_T_MIXES ? p->nmixes : 1;
 }
 
-/* Calls of one op or a BATCH (--batch), then packed calls (--multi). */
+/*
+ * Calls of one op or a BATCH (--batch), then packed calls (--multi); with
+ * --multi alone, a target that makes packed calls makes only those.
+ */
 static int nbatches_of(const struct kvb_params *p, const struct kvb_target *t)
 {
+	if (p->multi_only && t->ops->flags & KVB_T_MULTI)
+		return 0;
 	return t->ops->flags & KVB_T_BATCHES ? p->batches.n : 1;
 }
 
@@ -1098,7 +1104,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *targets = "nop,current", *threads = "pow2", *mixes = "get,set";
-	const char *batches = "1", *fdmodes = "per-thread", *multis = NULL;
+	const char *batches = NULL, *fdmodes = "per-thread", *multis = NULL;
 	const char *qds = NULL;
 	unsigned long long v;
 	char err[256], opt[32];
@@ -1277,8 +1283,9 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		return bench_usage("--threads", err);
 	if (kvb_parse_mixes(mixes, &p->mixes, &p->nmixes, err, sizeof(err)))
 		return bench_usage("--mix", err);
-	if (kvb_parse_ulist(batches, 1, KVBENCH_BATCH_MAX, KVBENCH_BATCH_MAX,
-			    &p->batches, err, sizeof(err)))
+	p->multi_only = multis && !batches;
+	if (kvb_parse_ulist(batches ? batches : "1", 1, KVBENCH_BATCH_MAX,
+			    KVBENCH_BATCH_MAX, &p->batches, err, sizeof(err)))
 		return bench_usage("--batch", err);
 	if (multis && kvb_parse_ulist(multis, 1, KVBENCH_BATCH_MAX, KVBENCH_BATCH_MAX,
 				      &p->multis, err, sizeof(err)))

@@ -8,6 +8,7 @@
 #define KVBENCH_TOOL_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <pthread.h>
@@ -189,6 +190,7 @@ struct kvb_params {
 	int nmixes;
 	struct kvb_ulist batches;
 	struct kvb_ulist multis;	/* --multi: keys per packed call; none */
+	bool multi_only;	/* --multi without --batch: no BATCH cases */
 	struct kvb_ulist fdmodes;
 	unsigned int ios;	/* --io: bits 1 << KVB_IO_IOCTL, KVB_IO_URING */
 	struct kvb_ulist qds;	/* --qd */

@@ -1230,9 +1230,14 @@ static void test_plan(const char *k)
 	st = run(out, sizeof(out), "%s bench --dry-run -b rcu --multi 257 2>&1", k);
 	ok(st == 2 && strstr(out, "--multi"),
 	   "--multi 257 (above KVBENCH_BATCH_MAX): a usage error");
-	st = run(out, sizeof(out), "%s bench --dry-run -b rcu -t 1 -m get --multi 1-4 2>&1", k);
+	st = run(out, sizeof(out), "%s bench --dry-run -b rcu -t 1 -m get --batch 1 --multi 1-4 2>&1", k);
 	ok(st == 0 && strstr(out, "\nrcu                   5      5 "),
 	   "--multi 1-4: a range, as --batch");
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop,rcu -t 1 -m get --multi 64 2>&1", k);
+	ok(st == 0 && strstr(out, "\nnop                   1      1 ") &&
+	   strstr(out, "\nrcu                   1      1 ") &&
+	   strstr(out, "kvbench: 2 cases x 1 run, about "),
+	   "--multi without --batch: only packed calls for the kernel backends, batch 1 for the rest");
 	st = run(out, sizeof(out),
 		 "%s bench -q -b user-rwlock -t 1 -m get --fd both -n 500 -w 0 -f json 2>/dev/null",
 		 k);
