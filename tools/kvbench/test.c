@@ -1230,7 +1230,8 @@ static void test_plan(const char *k)
 	st = run(out, sizeof(out), "%s bench --dry-run -b rcu --multi 257 2>&1", k);
 	ok(st == 2 && strstr(out, "--multi"),
 	   "--multi 257 (above KVBENCH_BATCH_MAX): a usage error");
-	st = run(out, sizeof(out), "%s bench --dry-run -b rcu -t 1 -m get --batch 1 --multi 1-4 2>&1", k);
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b rcu -t 1 -m get --batch 1 --multi 1-4 2>&1", k);
 	ok(st == 0 && strstr(out, "\nrcu                   5      5 "),
 	   "--multi 1-4: a range, as --batch");
 	st = run(out, sizeof(out), "%s bench --dry-run -b nop,rcu -t 1 -m get --multi 64 2>&1", k);
