@@ -104,10 +104,10 @@ if [[ -r /dev/kvm && -w /dev/kvm && -n $stock && -s $cache/kernels/$stock/vmlinu
 	mkdir -p "$tmp/bin" "$tmp/cache/kernels"
 	cp -a "$cache/initramfs" "$cache/default-kver" "$tmp/cache/"
 	ln -s "$cache/kernels/$stock" "$tmp/cache/kernels/$stock"
-	printf '#!/bin/sh
-case "$*" in *"kernels/%s/vmlinuz"*) echo "<kvbench-vm:start>" ;; esac
-' \
-		"$stock" >"$tmp/bin/qemu-system-x86_64"
+	cat >"$tmp/bin/qemu-system-x86_64" <<-EOF
+		#!/bin/sh
+		case "\$*" in *"kernels/$stock/vmlinuz"*) echo "<kvbench-vm:start>" ;; esac
+	EOF
 	chmod +x "$tmp/bin/qemu-system-x86_64"
 	out=$(env -u KVBENCH_ACCEL KVER=debug KVBENCH_CACHE="$tmp/cache" PATH="$tmp/bin:$PATH" \
 		"$REPO/tools/vm/kvbench-vm" accel 2>&1)
