@@ -1463,6 +1463,23 @@ static int submit_all(struct ring *r)
 }
 
 /*
+ * Submit the burst on a device file of its own, closed at once: io_uring
+ * holds it, and the module with it, until each command is freed (see
+ * unseen_burst()). Return: 0, -errno of the open, or submit_all()'s.
+ */
+static int submit_burst_own_file(struct ring *r, unsigned int n, __u64 seq)
+{
+	int bfd = open(KVB_DEV, O_RDWR), ret;
+
+	if (bfd < 0)
+		return -errno;
+	queue_burst(r, bfd, n, seq);
+	ret = submit_all(r);
+	close(bfd);
+	return ret;
+}
+
+/*
  * The commands' outcomes are unseen (their ring was closed, or the task
  * that submitted them exited, with them in flight): once io_uring has let
  * go of them, each key must hold what it held before or what its command
@@ -1509,13 +1526,11 @@ static void fork_burst(int fd, unsigned int n, unsigned long long refcnt)
 		return;
 	}
 	if (!pid) {
-		int bfd = open(KVB_DEV, O_RDWR);
 		struct ring r;
 
-		if (bfd < 0 || ring_init(&r, URING_ENTRIES, ur.ring.flags))
+		if (ring_init(&r, URING_ENTRIES, ur.ring.flags))
 			_exit(1);
-		queue_burst(&r, bfd, n, 0);
-		_exit(submit_all(&r) ? 2 : 0);
+		_exit(submit_burst_own_file(&r, n, 0) ? 2 : 0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
 	    WEXITSTATUS(status)) {
@@ -1532,7 +1547,7 @@ static void fuzz_uring(int fd)
 	bool seen[URING_BURST_MAX] = { 0 };
 	unsigned int i, n, got = 0, max;
 	struct cqe cqe, cqes[URING_BURST_MAX];
-	int ret, bfd;
+	int ret;
 
 	/* Now and then, another ring. */
 	if (r->fd >= 0 && one_in(64))
@@ -1564,16 +1579,9 @@ static void fuzz_uring(int fd)
 			fork_burst(fd, n, refcnt);
 			return;
 		}
-		bfd = open(KVB_DEV, O_RDWR);
-		if (bfd < 0) {
-			fail("open %s: %s", KVB_DEV, strerror(errno));
-			return;
-		}
 		msave();
-		queue_burst(r, bfd, n, ur.seq);
-		ret = submit_all(r);
+		ret = submit_burst_own_file(r, n, ur.seq);
 		ring_exit(r);
-		close(bfd);
 		if (ret) {
 			fail("uring submit: %s", res_str(ret));
 			return;
