@@ -321,6 +321,9 @@ struct kvbench_async {
  * @busy_since:	owner only: jiffies when it last left its CPU to others
  * @demoted:	owner only: an @rt owner that runs as a normal task until
  *		it next goes idle, because it kept others off its CPU
+ * @work_spin_ns: owner only: how long it spins for work before it sleeps
+ * @answer_spin_ns: how long its callers spin for an answer before they
+ *		sleep; any caller updates it (kvbench_owner_wait())
  * @table:	touched only by the owner thread, or by whoever stopped it
  * @queue_hwm:	written by the owner: most messages seen queued at once
  * @passes:	written by the owner: passes that found messages
@@ -340,6 +343,8 @@ struct kvbench_owner {
 	bool rt;
 	unsigned long busy_since;
 	bool demoted;
+	u32 work_spin_ns;
+	u32 answer_spin_ns;
 	struct kvbench_table table;
 	unsigned long queue_hwm;
 	unsigned long passes;
@@ -350,6 +355,9 @@ struct kvbench_owner {
 int kvbench_owner_start(struct kvbench_owner *o,
 			const struct kvbench_params *p, int id, bool rt);
 void kvbench_owner_free(struct kvbench_owner *o);
+/* Spins grow to at most this many times kthread_spin_us. */
+#define KVBENCH_SPIN_GROW	16
+u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns);
 int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
 int kvbench_owner_try_post(struct kvbench_owner *o,
 			   struct kvbench_owner_msg *msg);

@@ -13,10 +13,11 @@
  *
  * What costs is not the table but the hand-off: a sleep and a wake-up on
  * each side of every request. So both sides first spin for a short, bounded
- * time (kthread_spin_us) before they sleep, and only while no other task is
- * runnable on their CPU; the producer skips the wake-up when the owner is known
- * to be awake, and a BATCH travels as one message. An idle owner sleeps: it
- * spins only right after it has done work.
+ * time before they sleep, and only while no other task is runnable on their
+ * CPU; the producer skips the wake-up when the owner is known to be awake,
+ * and a BATCH travels as one message. An idle owner sleeps: it spins only
+ * right after it has done work. How long a spin lasts adapts to how long the
+ * waits turn out to be (kvbench_spin_next()).
  */
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
@@ -43,10 +44,47 @@ static const struct kernel_param_ops kvbench_spin_us_param_ops = {
 };
 module_param_cb(kthread_spin_us, &kvbench_spin_us_param_ops, &spin_us, 0644);
 MODULE_PARM_DESC(kthread_spin_us,
-		 "Microseconds an owner thread or a caller waiting for one spins before sleeping, 0..1000 (default 20)");
+		 "Microseconds an owner thread or a caller waiting for one spins at least before sleeping, and up to 16 times that when its waits end just after the spin, 0..1000 (default 20)");
 
 /*
- * Spin until @done() or for spin_us, whichever comes first, and only while
+ * How long to spin next time, after a wait of @waited_ns that began with a
+ * spin of @cur_ns, for a floor of @min_ns (kthread_spin_us): halt polling
+ * (virt/kvm/kvm_main.c) for the owner's hand-offs.
+ *
+ * A spin is meant to outlast the round trip it waits for: if it ends first,
+ * both sides pay a sleep and a wake-up, which under emulation cost ten times
+ * the round trip. That round trip is not a constant: the same code took 5
+ * times longer on a slower host, past a fixed 20 us, and every request then
+ * slept (Documentation/results.rst). So a wait that slept, yet ended within
+ * the longest spin allowed (KVBENCH_SPIN_GROW times the floor), doubles the
+ * spin: a longer one would have caught it. A wait far longer than that
+ * (an owner idle between bursts, a caller behind a long batch) halves it,
+ * down to the floor. A wait the spin caught keeps it. A spin costs only
+ * CPU time nobody else wants (owner_spin() stops for any runnable task),
+ * and never more than the longest spin per wait. Return: the next spin, in
+ * nanoseconds, between @min_ns and KVBENCH_SPIN_GROW * @min_ns.
+ */
+u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns)
+{
+	u32 max_ns = min_ns * KVBENCH_SPIN_GROW;
+
+	cur_ns = clamp(cur_ns, min_ns, max_ns);
+	if (waited_ns <= cur_ns)
+		return cur_ns;
+	if (waited_ns <= max_ns)
+		return min(cur_ns * 2, max_ns);
+	return max(cur_ns / 2, min_ns);
+}
+EXPORT_SYMBOL_IF_KUNIT(kvbench_spin_next);
+
+/* The floor of every spin, kthread_spin_us, in nanoseconds. */
+static u32 spin_min_ns(void)
+{
+	return READ_ONCE(spin_us) * NSEC_PER_USEC;
+}
+
+/*
+ * Spin from @start until @done() or for @spin_ns, whichever comes first, and only while
  * nothing else wants this CPU: not once the scheduler says so
  * (need_resched()), and not once any other task is runnable here
  * (single_task_running()). That other task may be the very one we wait
@@ -66,9 +104,10 @@ MODULE_PARM_DESC(kthread_spin_us,
  * it a caller that shared a CPU with the owner spun out its spin_us while
  * the owner waited, on every request.
  */
-static bool owner_spin(bool (*done)(void *arg), void *arg)
+static bool owner_spin(bool (*done)(void *arg), void *arg, u64 start,
+		       u32 spin_ns)
 {
-	u64 end = local_clock() + (u64)READ_ONCE(spin_us) * NSEC_PER_USEC;
+	u64 end = start + spin_ns;
 
 	while (!done(arg)) {
 		if (need_resched() || !single_task_running() ||
@@ -248,6 +287,7 @@ static int owner_thread(void *data)
 {
 	struct kvbench_owner *o = data;
 	unsigned long n;
+	u64 start;
 
 	/* Stop only once every queued request has been answered. */
 	while (!kthread_should_stop() || !owner_fifo_empty(o)) {
@@ -259,8 +299,13 @@ static int owner_thread(void *data)
 			owner_yield(o);
 			continue;
 		}
-		if (!owner_spin(owner_fifo_busy, o))
+		start = local_clock();
+		if (!owner_spin(owner_fifo_busy, o, start, o->work_spin_ns)) {
 			owner_sleep(o);
+			o->work_spin_ns = kvbench_spin_next(o->work_spin_ns,
+							    local_clock() - start,
+							    spin_min_ns());
+		}
 	}
 	return 0;
 }
@@ -369,11 +414,22 @@ static bool owner_msg_done(void *arg)
  * The owner reads and writes @msg and its requests, which live with the
  * caller, until it completes it: the wait cannot be interrupted. It always
  * ends, because the owner answers every message it took.
+ *
+ * The callers of one owner share how long they spin (->answer_spin_ns): the
+ * round trip is the owner's. Their updates may overwrite each other; each
+ * is a whole value within bounds, and the next wait corrects it.
  */
 void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 {
-	if (!owner_spin(owner_msg_done, &msg->done))
-		wait_for_completion(&msg->done);
+	u32 spin_ns = READ_ONCE(o->answer_spin_ns);
+	u64 start = local_clock();
+
+	if (owner_spin(owner_msg_done, &msg->done, start, spin_ns))
+		return;
+	wait_for_completion(&msg->done);
+	WRITE_ONCE(o->answer_spin_ns,
+		   kvbench_spin_next(spin_ns, local_clock() - start,
+				     spin_min_ns()));
 }
 
 /**
@@ -410,6 +466,8 @@ int kvbench_owner_start(struct kvbench_owner *o,
 	o->id = id;
 	o->rt = rt;
 	o->busy_since = jiffies;
+	o->work_spin_ns = spin_min_ns();
+	o->answer_spin_ns = o->work_spin_ns;
 	if (rt)
 		sched_set_fifo_low(o->task);
 	wake_up_process(o->task);

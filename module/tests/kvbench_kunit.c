@@ -526,6 +526,45 @@ static void kvbench_owner_post_killable(struct kunit *test)
 	kfifo_free(&o.fifo);
 }
 
+/*
+ * How long owners and their callers spin (kvbench_spin_next()): a spin
+ * grows until it outlasts the round trip it waits for, which it then
+ * keeps, stays within 1..KVBENCH_SPIN_GROW times kthread_spin_us, and
+ * shrinks back after long waits.
+ */
+static void kvbench_spin_adapts(struct kunit *test)
+{
+	const u32 min = 20 * NSEC_PER_USEC, max = KVBENCH_SPIN_GROW * min;
+	u32 spin = min;
+	int i;
+
+	/* A wait the spin caught keeps it. */
+	KUNIT_EXPECT_EQ(test, kvbench_spin_next(min, 5000, min), min);
+	/* A round trip of 90 us, as on a slow host: caught after 3 waits. */
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_LT(test, spin, 90000U);
+		spin = kvbench_spin_next(spin, 90000, min);
+	}
+	KUNIT_EXPECT_EQ(test, spin, 160000U);
+	KUNIT_EXPECT_EQ(test, kvbench_spin_next(spin, 90000, min), spin);
+	/* Waits just past the spin grow it, never past the longest. */
+	KUNIT_EXPECT_EQ(test, kvbench_spin_next(spin, spin + 1, min), 2 * spin);
+	for (i = 0; i < 10; i++)
+		spin = kvbench_spin_next(spin, max, min);
+	KUNIT_EXPECT_EQ(test, spin, max);
+	/* Waits past the longest spin (an owner idle for 10 ms) halve it. */
+	KUNIT_EXPECT_EQ(test, kvbench_spin_next(max, 10000000, min), max / 2);
+	for (i = 0; i < 10; i++)
+		spin = kvbench_spin_next(spin, 10000000, min);
+	KUNIT_EXPECT_EQ(test, spin, min);
+	/* A lower kthread_spin_us bounds a spin grown under the old one. */
+	KUNIT_EXPECT_EQ(test, kvbench_spin_next(max, 1000, 1000),
+			KVBENCH_SPIN_GROW * 1000);
+	/* kthread_spin_us=0: never spin. */
+	KUNIT_EXPECT_EQ(test, kvbench_spin_next(max, 1000, 0), 0);
+	KUNIT_EXPECT_EQ(test, kvbench_spin_next(0, 1000000, 0), 0);
+}
+
 static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE_PARAM(kvbench_set_get_del, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_missing, backend_gen_params),
@@ -538,6 +577,7 @@ static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(kvbench_concurrent, backend_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(kvbench_owner_post_killable),
+	KUNIT_CASE(kvbench_spin_adapts),
 	{}
 };
 
