@@ -20,7 +20,7 @@
 #                  benchmarks) run natively only with KVBENCH_DESTRUCTIVE=1
 #   KVBENCH_CHECK_DRY_RUN  1: print where the guest suites would run, and
 #                  stop
-#   CHECK_TIMEOUT  seconds a VM may run (default 2400)
+#   CHECK_TIMEOUT  seconds a VM may run (default 3600)
 #   KVBENCH_STALL_TIMEOUT  seconds a guest suite may print nothing (60 once
 #                  the kernel has reported a lockup) before kvbench-vm dumps
 #                  the guest's tasks and backtraces (sysrq w, l, t) into the
@@ -38,7 +38,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly REPO
 readonly VM=$REPO/tools/vm/kvbench-vm
 readonly CACHE=${KVBENCH_CACHE:-$HOME/.cache/kvbench}
-readonly TIMEOUT=${CHECK_TIMEOUT:-2400}
+readonly TIMEOUT=${CHECK_TIMEOUT:-3600}
 readonly STALL=${KVBENCH_STALL_TIMEOUT:-120}
 
 step() { printf '==> %s\n' "$*" >&2; }
