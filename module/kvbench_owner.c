@@ -53,9 +53,9 @@ MODULE_PARM_DESC(kthread_spin_us,
  *
  * A spin is meant to outlast the round trip it waits for: if it ends first,
  * both sides pay a sleep and a wake-up, which under emulation cost ten times
- * the round trip. That round trip is not a constant: the same code took 5
- * times longer on a slower host, past a fixed 20 us, and every request then
- * slept (Documentation/results.rst). So a wait that slept, yet ended within
+ * the round trip. That round trip is not a constant: on a host about three
+ * times slower, the same code's grew past a fixed 20 us, and every request
+ * then slept (Documentation/results.rst). So a wait that slept, yet ended within
  * the longest spin allowed (KVBENCH_SPIN_GROW times the floor), doubles the
  * spin: a longer one would have caught it. A wait far longer than that
  * (an owner idle between bursts, a caller behind a long batch) halves it,
@@ -84,8 +84,8 @@ static u32 spin_min_ns(void)
 }
 
 /*
- * Spin from @start until @done() or for @spin_ns, whichever comes first, and only while
- * nothing else wants this CPU: not once the scheduler says so
+ * Spin from @start until @done() or for @spin_ns, whichever comes first,
+ * and only while nothing else wants this CPU: not once the scheduler says so
  * (need_resched()), and not once any other task is runnable here
  * (single_task_running()). That other task may be the very one we wait
  * for, which a spinner keeps off its CPU: a caller spinning for its answer
