@@ -14,6 +14,7 @@ that misses its aim is printed as such.
 import json
 import os
 import sys
+from statistics import median
 
 
 def load(path):
@@ -150,6 +151,20 @@ def main():
             return f"{r['mix']['name']} {r['threads']} thr batch {r['batch']}"
         print(f"{b}: widest spread {sp:.1f}% ({case(rs)}), aim <= 10%: {verdict(sp <= 10)}; "
               f"largest p99/p50 {tl:.1f}x ({case(rt)}), aim <= 20x: {verdict(tl <= 20)}")
+
+    # What the run itself can judge: the same spread for every target. The
+    # targets that hand nothing to another thread (a lock, RCU, a syscall
+    # and back) show the host's own noise; an owner's spread above the aim
+    # means something only where theirs is well below it.
+    print("run spread per target: median, widest, cases above 10%")
+    for b in sorted({r["backend"] for r in main_r["results"]}):
+        sp = sorted(r["spread_pct"] for r in main_r["results"]
+                    if r["backend"] == b and r["runs"] > 1 and
+                    r["spread_pct"] is not None)
+        if not sp:
+            continue
+        over = sum(x > 10 for x in sp)
+        print(f"  {b:<15} {median(sp):5.1f}% {sp[-1]:6.1f}%  {over} of {len(sp)}")
 
     fd_path = os.path.join(d, "fd.json")
     if os.path.exists(fd_path):
