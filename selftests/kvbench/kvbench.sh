@@ -113,12 +113,14 @@ suites=${KVBENCH_SUITES:-functional uring stress fuzz trace lifecycle}
 status=0
 ran=0
 
-# run NAME CMD...: run one suite, fold its exit status into ours.
+# run NAME CMD...: run one suite, fold its exit status into ours, and say
+# how long it took (make check only times whole boots' suites).
 run()
 {
 	name=$1
 	shift
 	echo "# kvbench.sh: $name: $*"
+	t0=$(date +%s)
 	"$@"
 	st=$?
 	case $st in
@@ -126,6 +128,7 @@ run()
 	"$ksft_skip") echo "# kvbench.sh: $name skipped" ;;
 	*) ran=1; status=1; echo "# kvbench.sh: $name failed (status $st)" ;;
 	esac
+	echo "# kvbench.sh: $name took $(($(date +%s) - t0)) s"
 }
 
 # stress_faults: the stress suite while failslab and fail_usercopy fail

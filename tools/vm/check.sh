@@ -290,7 +290,7 @@ write_driver() {
 # a suite that never started or never finished counts as failed, the latter
 # with WHY (default: crash or timeout) in its note.
 split_suites() {
-	local out=$1 prefix=$2 why=${3:-crash or timeout} i file status
+	local out=$1 prefix=$2 why=${3:-crash or timeout} i file status parts
 	for ((i = 0; i < ${#GUEST_SUITES[@]}; i += 2)); do
 		file=$WORK/suite-$((i / 2)).out
 		awk -v n="$((i / 2))" '
@@ -309,7 +309,16 @@ split_suites() {
 		else
 			count_suite "$prefix${GUEST_SUITES[i]}" "$file" "$status"
 		fi
+		parts=$(suite_parts "$file")
+		[[ -z $parts ]] || NOTES[-1]="${NOTES[-1]:+${NOTES[-1]}; }$parts"
 	done
+}
+
+# suite_parts FILE: "functional 610 s, fuzz 95 s, ..." from the seconds
+# kvbench.sh gives each part of a suite, when it ran more than one.
+suite_parts() {
+	sed -n 's/^# kvbench\.sh: \([a-z-]*\) took \([0-9]*\) s$/\1 \2 s/p' "$1" |
+		awk '{ p = p (NR > 1 ? ", " : "") $0 } END { if (NR > 1) print p }'
 }
 
 # Everything the guest needs: the module, the tool, the selftests, the driver.
