@@ -10,8 +10,9 @@
  * percpu_batch()).
  *
  * The threads are not bound to CPUs: a shard belongs to a thread, and the
- * scheduler places the threads. A thread bound to a CPU that goes offline
- * would strand its shard; an unbound one just runs elsewhere.
+ * scheduler places the threads, so CPU hotplug needs no handling. Owners
+ * bound one to a CPU were measured too, and spread from run to run no less
+ * (Documentation/design.rst).
  *
  * With as many owners as CPUs, an owner always shares its CPU with callers,
  * so the owners run at SCHED_FIFO priority 1: a woken owner answers at once

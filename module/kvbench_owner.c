@@ -55,14 +55,15 @@ MODULE_PARM_DESC(kthread_spin_us,
  * both sides pay a sleep and a wake-up, which under emulation cost ten times
  * the round trip. That round trip is not a constant: on a host about three
  * times slower, the same code's grew past a fixed 20 us, and every request
- * then slept (Documentation/results.rst). So a wait that slept, yet ended within
- * the longest spin allowed (KVBENCH_SPIN_GROW times the floor), doubles the
- * spin: a longer one would have caught it. A wait far longer than that
- * (an owner idle between bursts, a caller behind a long batch) halves it,
- * down to the floor. A wait the spin caught keeps it. A spin costs only
- * CPU time nobody else wants (owner_spin() stops for any runnable task),
- * and never more than the longest spin per wait. Return: the next spin, in
- * nanoseconds, between @min_ns and KVBENCH_SPIN_GROW * @min_ns.
+ * then slept (Documentation/results.rst). So a wait that slept, yet ended
+ * within the longest spin allowed (KVBENCH_SPIN_GROW times the floor),
+ * doubles the spin: a longer one would have caught it. A wait far longer
+ * than that (an owner idle between bursts, a caller behind a long batch)
+ * halves it, down to the floor. A wait the spin caught keeps it. A spin
+ * costs only CPU time nobody else wants (owner_spin() stops for any
+ * runnable task), and never more than the longest spin per wait. Return:
+ * the next spin, in nanoseconds, between @min_ns and
+ * KVBENCH_SPIN_GROW * @min_ns.
  */
 u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns)
 {

@@ -53,6 +53,12 @@ def row(report, backend, mix="get", threads=None, batch=1, fd="per-thread",
     return None
 
 
+def spread_rows(report, backend):
+    """The cases of @backend whose run-to-run spread was measured."""
+    return [r for r in report["results"] if r["backend"] == backend and
+            r["runs"] > 1 and r["spread_pct"] is not None]
+
+
 def val(r, key):
     """Field @key of result @r; NaN when the row is missing (a run cut short
     by its budget or killed has only the cases it finished)."""
@@ -138,8 +144,7 @@ def main():
     # the widest run-to-run spread and the largest p99 / p50.
     for b in ("kthread", "kthread-percpu"):
         rows = [r for r in main_r["results"] if r["backend"] == b]
-        spreads = [(r["spread_pct"], r) for r in rows
-                   if r["runs"] > 1 and r["spread_pct"] is not None]
+        spreads = [(r["spread_pct"], r) for r in spread_rows(main_r, b)]
         tails = [(r["latency_ns"]["p99"] / r["latency_ns"]["p50"], r) for r in rows
                  if r["latency_ns"]["p50"] and r["latency_ns"]["p99"]]
         if not spreads or not tails:
@@ -158,9 +163,7 @@ def main():
     # means something only where theirs is well below it.
     print("run spread per target: median, widest, cases above 10%")
     for b in sorted({r["backend"] for r in main_r["results"]}):
-        sp = sorted(r["spread_pct"] for r in main_r["results"]
-                    if r["backend"] == b and r["runs"] > 1 and
-                    r["spread_pct"] is not None)
+        sp = sorted(r["spread_pct"] for r in spread_rows(main_r, b))
         if not sp:
             continue
         over = sum(x > 10 for x in sp)
