@@ -3994,11 +3994,12 @@ static bool task_exiting(long pid)
 }
 
 /*
- * Give every thread named kvbench-owner* the CPUs of @set (with a NULL
- * @set, only count them); those of a map that is gone do not count.
+ * Call @fn with @arg for every thread named kvbench-owner* (with a NULL
+ * @fn, only count them); those of a map that is gone do not count.
  * Returns how many there were, or -errno.
  */
-static int owners_affinity(const cpu_set_t *set)
+static int owners_each(int (*fn)(pid_t pid, const void *arg),
+		       const void *arg)
 {
 	char path[64], comm[32];
 	struct dirent *de;
@@ -4018,7 +4019,7 @@ static int owners_affinity(const cpu_set_t *set)
 		    strncmp(comm, "kvbench-owner", strlen("kvbench-owner")) ||
 		    task_exiting(pid))
 			continue;
-		if (set && sched_setaffinity(pid, sizeof(*set), set)) {
+		if (fn && fn(pid, arg)) {
 			if (errno == ESRCH)	/* it has just gone */
 				continue;
 			n = -errno;
@@ -4028,6 +4029,33 @@ static int owners_affinity(const cpu_set_t *set)
 	}
 	closedir(dir);
 	return n;
+}
+
+static int owner_affinity(pid_t pid, const void *set)
+{
+	return sched_setaffinity(pid, sizeof(cpu_set_t), set);
+}
+
+/* Give every owner thread the CPUs of @set (NULL: only count them). */
+static int owners_affinity(const cpu_set_t *set)
+{
+	return owners_each(set ? owner_affinity : NULL, set);
+}
+
+static int owner_sched(pid_t pid, const void *param)
+{
+	const int *p = param;
+	struct sched_param sp = { .sched_priority = p[1] };
+
+	return sched_setscheduler(pid, p[0], &sp);
+}
+
+/* Every owner thread to @policy at @prio; how many, or -errno. */
+static int owners_sched(int policy, int prio)
+{
+	const int param[2] = { policy, prio };
+
+	return owners_each(owner_sched, param);
 }
 
 struct victim {
@@ -4740,14 +4768,15 @@ static bool intr_queue_full(struct intr_filler *f)
 static const char *intr_victim(int fd, unsigned long cmd, void *arg, int cpu,
 			       struct intr_spinner *spin)
 {
-	unsigned long long full0, full = 0;
+	unsigned long long full0, full = 0, gets0, gets;
 	const char *why = NULL;
 	cpu_set_t set;
 	int i, status;
 	pid_t pid;
 
-	if (sysfs_read_u64(KVB_ATTR("queue_full"), &full0))
-		return "cannot read queue_full";
+	if (sysfs_read_u64(KVB_ATTR("queue_full"), &full0) ||
+	    sysfs_read_u64(KVB_ATTR("gets"), &gets0))
+		return "cannot read queue_full or gets";
 	pid = fork();
 	if (pid < 0)
 		return "fork failed";
@@ -4774,6 +4803,15 @@ static const char *intr_victim(int fd, unsigned long cmd, void *arg, int cpu,
 	}
 	if (!why && !(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL))
 		why = "the call returned before its SIGKILL";
+	/*
+	 * The hold holds only while no owner runs: one that did answered the
+	 * fillers, and may have given the call room, an answer and results
+	 * before the SIGKILL landed. Any GET answered meanwhile says so, once
+	 * the fillers it woke have run.
+	 */
+	usleep(50000);
+	if (!why && (sysfs_read_u64(KVB_ATTR("gets"), &gets) || gets != gets0))
+		why = "an owner ran during the hold";
 	return why;
 }
 
@@ -4871,6 +4909,13 @@ TEST_F_TIMEOUT(kvbench, owner_queue_full_eintr, 120)
 	ASSERT_EQ(0, switch_backend(variant->backend));
 	cpu_only(&one, owner_cpu);
 	ASSERT_LT(0, owners_affinity(&one));
+	/*
+	 * And at SCHED_FIFO (the kthread-percpu owners are already): the
+	 * fair server, which only a kernel with sched debugfs lets us turn
+	 * off, runs a normal owner 50 ms a second even beside a SCHED_FIFO
+	 * spinner, and the owner would answer while held.
+	 */
+	ASSERT_LT(0, owners_sched(SCHED_FIFO, 1));
 	cpu_only(&one, cpu);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
 	mkkey(&self->keys, k, "k");
@@ -4946,6 +4991,9 @@ out:
 	if (fair[0])
 		EXPECT_EQ(0, intr_fair_server(owner_cpu, NULL, 0, fair));
 	EXPECT_EQ(0, sysfs_write(INTR_RT_RUNTIME, rt_runtime));
+	/* The kthread backend's owner is a normal task again. */
+	if (!strcmp(variant->backend, "kthread"))
+		EXPECT_LT(0, owners_sched(SCHED_OTHER, 0));
 	munmap(sh, sizeof(*sh));
 }
 
