@@ -4,7 +4,11 @@
 #
 #   make            build the module against KDIR (default: the headers of
 #                   the running kernel; without them, an error that says so)
-#   make check      build everything and run every test suite
+#   make check      build everything and run every test suite: the gate
+#                   every commit passes (tools/vm/check.sh says which set
+#                   of suites runs on which kernel)
+#   make check-long the longer tier: the full set on every kernel, the
+#                   fuzzer and the load/unload cycles at their own lengths
 #   make bench      build everything and run the benchmark
 #   make profile    one benchmark case under perf in the guest; the report
 #                   comes back to results/ (PROFILE_ARGS="-b rcu -m get
@@ -25,7 +29,7 @@ ifeq ($(origin KDIR),undefined)
   endif
 endif
 
-.PHONY: all module clean check bench profile tools selftests lint
+.PHONY: all module clean check check-long bench profile tools selftests lint
 
 all: module
 
@@ -53,6 +57,9 @@ endif
 
 check:
 	@$(CURDIR)/tools/vm/check.sh
+
+check-long:
+	@CHECK_TIER=long $(CURDIR)/tools/vm/check.sh
 
 bench:
 	@$(CURDIR)/tools/vm/bench.sh

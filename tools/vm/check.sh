@@ -8,12 +8,31 @@
 # by kvbench-vm (one boot per guest kernel), or, only when asked with
 # NATIVE=1, on this machine's own kernel.
 #
+# The boots, one row each in the summary (KVBENCH_CHECK_DRY_RUN=1 lists
+# them with their sets):
+#   <6.12>   the newest Debian 6.12, the primary kernel: the full set, every
+#            suite on every backend, and the kselftest framework's runner
+#   <6.1>    the Debian 6.1 of linux-headers-amd64: the core set
+#   <6.12-rt>  Debian 6.12's PREEMPT_RT flavour of the same version: core
+#   smp4     the primary kernel with 4 vCPUs: the suites where the number of
+#            CPUs matters
+#   debug    the debug kernel (KASAN, lockdep, kmemleak, fault injection,
+#            KUnit): the full set, KUnit and the fault-injection suites
+#   kcsan    the KCSAN kernel: KUnit and the concurrent suites
+# The core set shows that the module works on a kernel: the functional
+# suite (load, the ABI and the switch matrix, on every backend), the
+# io_uring commands, the stress suite and a short fuzz. What does not need
+# to gate every commit waits for the long tier.
+#
 # Environment:
-#   KVERS          guest kernels, space separated, one boot each (default:
-#                  the newest Debian 6.12 and the Debian 6.1 of
-#                  linux-headers-amd64), then the newest 6.12 again with 4
-#                  vCPUs (SMP4_SUITES), the debug kernel and the KCSAN
-#                  kernel
+#   CHECK_TIER     gate (default) or long (`make check-long`): the full set
+#                  on every stock kernel, and on the debug kernel the
+#                  fuzzer's and the lifecycle suite's own lengths (100,000
+#                  ops and 50 load/unload cycles, against the gate's 25,000
+#                  and 15). The gate's core set fuzzes 50,000 ops; a full
+#                  set on a stock kernel 1,000,000 in both tiers
+#   KVERS          stock kernels, space separated, one boot each with the
+#                  full set (default: the rows above)
 #   NATIVE         1: load the module into this kernel and run the guest
 #                  suites here instead of in VMs (default: VMs). The fuzzer
 #                  and the lifecycle suite (load/unload cycles, SIGKILLed
@@ -40,6 +59,11 @@ readonly VM=$REPO/tools/vm/kvbench-vm
 readonly CACHE=${KVBENCH_CACHE:-$HOME/.cache/kvbench}
 readonly TIMEOUT=${CHECK_TIMEOUT:-3600}
 readonly STALL=${KVBENCH_STALL_TIMEOUT:-120}
+readonly TIER=${CHECK_TIER:-gate}
+case $TIER in
+gate | long) ;;
+*) echo "check.sh: CHECK_TIER=$TIER: not gate or long" >&2; exit 2 ;;
+esac
 
 step() { printf '==> %s\n' "$*" >&2; }
 
@@ -160,12 +184,6 @@ host_suites() {
 	NEXT_TIME=$((SECONDS - t0))
 	count_tap "host: tools/kvbench test" "$out" "$status"
 
-	out=$LOGDIR/host-lint.log status=0 t0=$SECONDS
-	step "host: lint (checkpatch, sparse, W=1 on three trees, rst, docs vs code, shellcheck)"
-	"$REPO/tools/lint/lint.sh" 2>&1 | tee "$out" || status=$?
-	NEXT_TIME=$((SECONDS - t0))
-	count_tap "host: lint" "$out" "$status"
-
 	out=$LOGDIR/host-entry.log status=0 t0=$SECONDS
 	step "host: entry points (make without headers, where make check runs)"
 	"$REPO/tools/vm/entry-test.sh" 2>&1 | tee "$out" || status=$?
@@ -185,6 +203,17 @@ host_suites() {
 	count_tap "host: dkms" "$out" "$status"
 }
 
+# lint_suite: the static gates. They build the module against the debug
+# tree too, so make check runs them after the stock boots, by which time a
+# debug kernel that was not cached has been built in the background.
+lint_suite() {
+	local out=$LOGDIR/host-lint.log status=0 t0=$SECONDS
+	step "host: lint (checkpatch, sparse, W=1 on three trees, rst, docs vs code, shellcheck)"
+	"$REPO/tools/lint/lint.sh" 2>&1 | tee "$out" || status=$?
+	NEXT_TIME=$((SECONDS - t0))
+	count_tap "host: lint" "$out" "$status"
+}
+
 # Guest suites -------------------------------------------------------------
 
 # The suites that need the module, as NAME and a command run by sh from the
@@ -202,17 +231,30 @@ STOCK_SUITES=(
 	"smoke: kvbench bench"
 	'KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko ./smoke.sh "$KVBENCH_PAYLOAD"'
 )
+# The core set (see the top). KVBENCH_CORE_FUZZ_OPS: the short fuzz.
+readonly KVBENCH_CORE_FUZZ_OPS=50000
+# shellcheck disable=SC2016 # expanded in the guest
+CORE_SUITES=(
+	"kselftest: kvbench core (functional, uring, stress, short fuzz)"
+	"cd selftests && KVBENCH_KO=\$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES='functional uring stress fuzz' KVBENCH_FUZZ_OPS=$KVBENCH_CORE_FUZZ_OPS ./kvbench.sh"
+)
 # shellcheck disable=SC2016 # expanded in the guest
 KUNIT_SUITE=(
 	"kunit: kvbench"
 	'insmod kvbench.ko && insmod kvbench_kunit.ko && cat /sys/kernel/debug/kunit/kvbench/results; rmmod kvbench_kunit; rmmod kvbench'
 )
-# The debug kernel adds the fault-injection walk and the stress suite under
+# The debug kernel runs the full set, with a fuzz and load/unload cycles
+# the gate can afford there (the long tier leaves kvbench.sh's defaults),
+# and adds the fault-injection walk and the stress suite under
 # probabilistic fault injection (selftests/kvbench/kvbench_faults.c).
+DEBUG_ENV=
+[[ $TIER == long ]] || DEBUG_ENV="KVBENCH_FUZZ_OPS_DEBUG=25000 KVBENCH_CYCLES=15 "
 # shellcheck disable=SC2016 # expanded in the guest
 DEBUG_SUITES=(
 	"${KUNIT_SUITE[@]}"
-	"${STOCK_SUITES[@]}"
+	"${STOCK_SUITES[0]}"
+	"cd selftests && ${DEBUG_ENV}KVBENCH_KO=\$KVBENCH_PAYLOAD/kvbench.ko ./kvbench.sh"
+	"${STOCK_SUITES[@]:2}"
 	"kselftest: kvbench faults (fail-nth walk, stress under failslab and fail_usercopy)"
 	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES="faults stress-faults" ./kvbench.sh'
 )
@@ -558,24 +600,70 @@ kcsan_verdict() {
 # into a workstation's kernel.
 use_native() { [[ ${NATIVE:-} == 1 ]]; }
 
-# plan: where the guest suites would run, a line each (the dry run).
+# The Debian 6.12 PREEMPT_RT kernel, from its metapackage.
+kver_rt() {
+	apt-cache depends linux-image-6.12-rt-amd64 2>/dev/null |
+		sed -n 's/.*Depends: linux-image-\(6\.12\.[^ ]*-rt-amd64\)$/\1/p' | head -n 1
+}
+
+# boots: the stock boots, a line each: "KVER SET", SET being full (with
+# the kselftest framework's runner on the first) or core. KVERS and the
+# long tier make every one full.
+boots() {
+	local kver set=core name
+	if [[ -n ${KVERS:-} ]]; then
+		for kver in $KVERS; do
+			echo "$kver full"
+		done
+		return
+	fi
+	[[ $TIER == gate ]] || set=full
+	echo "$("$VM" kver) full"
+	for name in 61 rt; do
+		kver=$("kver_$name")
+		[[ -n $kver ]] || kver=-
+		echo "$kver $set $name"
+	done
+}
+
+# plan: where the guest suites would run, a line each (the dry run, and the
+# summary's head).
 plan() {
-	local kver
+	local kver set
 	if use_native; then
 		printf 'native %s: suites %s\n' "${KVBENCH_RUNNING_KVER:-$(uname -r)}" \
 			"$(native_kvbench_suites)"
 		return
 	fi
-	for kver in ${KVERS:-$("$VM" kver) $(kver_61)}; do
-		printf 'vm %s\n' "$kver"
-	done
-	printf 'vm smp4 (%s, %d vCPUs)\nvm debug\nvm kcsan\n' "$("$VM" kver)" "$SMP4"
+	while read -r kver set _; do
+		printf 'vm %s: %s set\n' "$kver" "$set"
+	done < <(boots)
+	printf 'vm smp4 (%s, %d vCPUs): stress, switch matrix, owners per CPU, heartbeat\n' \
+		"$("$VM" kver)" "$SMP4"
+	printf 'vm debug: full set (tier %s), KUnit, fault injection\n' "$TIER"
+	printf 'vm kcsan: KUnit, stress, switch matrix, io_uring\n'
+}
+
+# prebuild_kernels: build the debug and KCSAN kernels that are not cached
+# in the background, at idle priority, while the stock boots run; their
+# own flock makes debug_suites() and lint wait for a build under way.
+prebuild_kernels() {
+	local flavor
+	for flavor in debug kcsan; do
+		"$REPO/tools/vm/debug-kernel.sh" --cached "$flavor" >/dev/null 2>&1 && continue
+		step "building the $flavor kernel in the background (idle priority; log: $LOGDIR/prebuild-$flavor.log)"
+		chrt --idle 0 "$REPO/tools/vm/debug-kernel.sh" "$flavor" \
+			>"$LOGDIR/prebuild-$flavor.log" 2>&1 &
+		# One at a time: each build uses every CPU.
+		wait $!  || true
+	done &
 }
 
 summary() {
 	local i total_pass=0 total_fail=0 total_skip=0 line
 	echo
 	echo "Summary (took ${SECONDS}s; logs in $LOGDIR)"
+	plan | sed 's/^/  /'
 	for i in "${!NAMES[@]}"; do
 		line=$(printf '  %-44s %4d passed, %d failed' "${NAMES[i]}" "${PASS[i]}" "${FAIL[i]}")
 		[[ ${SKIP[i]} -gt 0 ]] && line+=", ${SKIP[i]} skipped"
@@ -593,7 +681,7 @@ summary() {
 }
 
 main() {
-	local built=1 kver
+	local built=1 kver set
 	if [[ ${KVBENCH_CHECK_DRY_RUN:-} == 1 ]]; then
 		rmdir "$LOGDIR"
 		plan
@@ -602,6 +690,7 @@ main() {
 	step "setup (packages, guest kernel, initramfs; cached after the first run)"
 	"$VM" setup
 	KSRC=$("$VM" ksrc)
+	use_native || prebuild_kernels
 
 	build "tool" make -C "$REPO/tools/kvbench" || built=0
 	build "selftests" make -C "$REPO/selftests/kvbench" KSRC="$KSRC" || built=0
@@ -610,17 +699,25 @@ main() {
 	host_suites
 
 	if [[ $built -eq 0 ]]; then
+		lint_suite
 		record_not_run "" "tool or selftests did not build"
 	elif use_native; then
+		lint_suite
 		GUEST_SUITES=("${STOCK_SUITES[@]}" "${KSFT_SUITES[@]}")
 		native_suites
 	else
 		GUEST_SUITES=("${STOCK_SUITES[@]}" "${KSFT_SUITES[@]}")
-		for kver in ${KVERS:-$("$VM" kver) $(kver_61)}; do
+		while read -r kver set name; do
+			if [[ $kver == - ]]; then
+				record "boot: kver_$name" 0 1 0 "apt-cache names no such kernel"
+				continue
+			fi
+			[[ $set == full ]] || GUEST_SUITES=("${CORE_SUITES[@]}")
 			vm_suites "$kver" "$(KVER=$kver "$VM" kdir)"
 			GUEST_SUITES=("${STOCK_SUITES[@]}")
-		done
+		done < <(boots)
 		smp4_suites "$("$VM" kver)"
+		lint_suite
 		debug_suites
 		kcsan_suites
 	fi
