@@ -310,7 +310,8 @@ struct kvbench_async {
  * struct kvbench_owner - a kernel thread that owns a table (kvbench_owner.c)
  * @in_lock:	serialises producers putting messages into @fifo
  * @fifo:	many producers under @in_lock, one consumer (the owner thread)
- *		without a lock
+ *		without a lock; its storage only: kvbench_owner.c moves its
+ *		indices with acquire and release
  * @room:	producers that found @fifo full wait here, exclusively: the
  *		owner wakes one of them per slot it frees
  * @task:	the owner thread

@@ -120,21 +120,80 @@ static bool owner_spin(bool (*done)(void *arg), void *arg, u64 start,
 }
 
 /*
- * The queue is kfifo's lockless ring: one producer at a time (under
- * ->in_lock) and one consumer, the owner. Each side reads the index the
- * other one moves; the barriers inside kfifo_put() and kfifo_get() order
- * the slot against the index, as <linux/kfifo.h> intends, but its accesses
- * are plain C, so they are marked for KCSAN here, where the module touches
- * the ring. What a message points to is ordered by its completion.
+ * The queue is a kfifo's ring: many producers, one at a time under
+ * ->in_lock, and one consumer, the owner, without a lock. Each side reads
+ * the index the other one moves. kfifo_put() and kfifo_get() are not used:
+ * kfifo_get() orders its read of the slot before its ->out store with
+ * smp_wmb(), which orders stores only, and reads ->in with no barrier
+ * before the slot. On a weakly ordered CPU (arm64) the owner could read a
+ * slot before the message in it was written, or a producer that saw ->out
+ * move could overwrite the slot before the owner had read it: a lost
+ * message and a caller that never wakes. So the module moves the kfifo's
+ * indices itself, with acquire and release:
+ *
+ *   producer (owner_fifo_put)          consumer (owner_fifo_get)
+ *   out = load_acquire(->out)   (A)    in = load_acquire(->in)        (C)
+ *   write slot[in]                     read slot[out]
+ *   store_release(->in, in + 1) (B)    store_release(->out, out + 1)  (D)
+ *
+ * (B) pairs with (C): the owner reads a slot only after the message was
+ * written to it. (D) pairs with (A): a producer writes a slot only after
+ * the owner has read what was in it. Each index has one writer at a time
+ * (->in: the producer holding ->in_lock; ->out: the owner), which reads it
+ * plainly. What a message points to is ordered by the same pairs, and its
+ * answer by its completion (or its ->answered callback's own hand-off).
+ * The indices run freely and wrap; their difference is the fill, at most
+ * the ring's size (a power of two, as kfifo_alloc() made it).
  */
-/* the consumer reads ->in */
-#define owner_fifo_len(o)	data_race(kfifo_len(&(o)->fifo))
-/* the consumer reads ->in */
-#define owner_fifo_empty(o)	data_race(kfifo_is_empty(&(o)->fifo))
-/* the consumer reads ->in, moves ->out */
-#define owner_fifo_get(o, msg)	data_race(kfifo_get(&(o)->fifo, msg))
-/* a producer reads ->out, moves ->in */
-#define owner_fifo_put(o, msg)	data_race(kfifo_put(&(o)->fifo, msg))
+static struct kvbench_owner_msg **owner_fifo_slot(struct kvbench_owner *o,
+						  unsigned int idx)
+{
+	struct kvbench_owner_msg **ring = o->fifo.kfifo.data;
+
+	return &ring[idx & o->fifo.kfifo.mask];
+}
+
+/* Messages queued now, as the owner sees them (a hint for anyone else). */
+static unsigned int owner_fifo_len(struct kvbench_owner *o)
+{
+	return READ_ONCE(o->fifo.kfifo.in) - READ_ONCE(o->fifo.kfifo.out);
+}
+
+static bool owner_fifo_empty(struct kvbench_owner *o)
+{
+	return !owner_fifo_len(o);
+}
+
+/* The owner takes the oldest message, if any. */
+static bool owner_fifo_get(struct kvbench_owner *o,
+			   struct kvbench_owner_msg **msg)
+{
+	unsigned int out = o->fifo.kfifo.out;
+
+	/* (C): pairs with (B) in owner_fifo_put(). */
+	if (smp_load_acquire(&o->fifo.kfifo.in) == out)
+		return false;
+	*msg = *owner_fifo_slot(o, out);
+	/* (D): pairs with (A) in owner_fifo_put(). */
+	smp_store_release(&o->fifo.kfifo.out, out + 1);
+	return true;
+}
+
+/* A producer, holding ->in_lock, queues @msg unless the ring is full. */
+static bool owner_fifo_put(struct kvbench_owner *o,
+			   struct kvbench_owner_msg *msg)
+{
+	unsigned int in = o->fifo.kfifo.in;
+
+	lockdep_assert_held(&o->in_lock);
+	/* (A): pairs with (D) in owner_fifo_get(). */
+	if (in - smp_load_acquire(&o->fifo.kfifo.out) > o->fifo.kfifo.mask)
+		return false;
+	*owner_fifo_slot(o, in) = msg;
+	/* (B): pairs with (C) in owner_fifo_get(). */
+	smp_store_release(&o->fifo.kfifo.in, in + 1);
+	return true;
+}
 
 /* The owner: everything down to the callers' part runs in the owner thread. */
 
@@ -229,9 +288,10 @@ static void owner_sleep(struct kvbench_owner *o)
 	WRITE_ONCE(o->idle, true);
 	/*
 	 * set_current_state() orders the ->idle store before the fifo check
-	 * below; pairs with the smp_mb() in kvbench_owner_post() between its
-	 * kfifo_put() and its ->idle load. Either the producer sees ->idle
-	 * and wakes us, or we see its message and do not sleep.
+	 * below; pairs with the smp_mb() in owner_kick() between a
+	 * producer's owner_fifo_put() and its ->idle load. Either the
+	 * producer sees ->idle and wakes us, or we see its message and do
+	 * not sleep.
 	 */
 	set_current_state(TASK_IDLE);
 	if (!owner_fifo_busy(o))
@@ -515,7 +575,7 @@ void kvbench_owner_drain(struct kvbench_owner *o,
 /*
  * Link an item while no request is in flight, so the owner is not touching
  * its table; the completion of the switch (percpu_up_write() and the next
- * message's kfifo_put()) orders this before the owner's next access.
+ * message's owner_fifo_put()) orders this before the owner's next access.
  */
 void kvbench_owner_adopt(struct kvbench_owner *o, struct kvbench_item *item)
 {
