@@ -134,6 +134,8 @@ static int kvbench_uring_end(struct kvbench_req *req, struct kvbench_kv *kv,
 	u32 size = kv->value_len;
 	int ret;
 
+	/* big_cqe[0] is 0 unless a GET found a value: every path says so. */
+	*res2 = 0;
 	kvbench_count_one(req);
 	if (dead && req->op == KVBENCH_OP_GET) {
 		kvbench_release(req);
@@ -144,8 +146,8 @@ static int kvbench_uring_end(struct kvbench_req *req, struct kvbench_kv *kv,
 	/* As the ioctl: a buffer of exactly the value's size says so. */
 	if (kv->value_len != size && put_user(kv->value_len, &ukv->value_len))
 		ret = -EFAULT;
-	*res2 = req->op == KVBENCH_OP_GET && (!ret || ret == -ERANGE) ?
-		kv->value_len : 0;
+	if (req->op == KVBENCH_OP_GET && (!ret || ret == -ERANGE))
+		*res2 = kv->value_len;
 	return ret;
 }
 

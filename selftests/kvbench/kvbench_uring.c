@@ -162,6 +162,8 @@ FIXTURE_SETUP(uring)
 
 FIXTURE_TEARDOWN(uring)
 {
+	EXPECT_EQ(0UL, ring_stray_extra)
+		TH_LOG("CQEs with big_cqe[0] set beside an error");
 	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("max_entries"),
 				     self->orig_max_entries));
 	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("max_value_len"),
@@ -636,6 +638,90 @@ TEST_F(uring, exit_with_commands_in_flight)
 	/* A switch waits for whatever is still in flight. */
 	EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), "rwlock"));
 	EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), variant->backend));
+	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
+}
+
+struct exiting_submitter {
+	struct ring *ring;
+	int fd;
+	unsigned int n;
+	struct kvbench_kv *kv;
+};
+
+/* Submit every GET, then exit the thread without waiting for one. */
+static void *exiting_submitter_fn(void *arg)
+{
+	struct exiting_submitter *x = arg;
+	unsigned int i;
+
+	for (i = 0; i < x->n; i++)
+		ring_cmd(x->ring, x->fd, KVBENCH_URING_GET, ptr(&x->kv[i]),
+			 0, 0, i, 0, 0);
+	if (ring_submit(x->ring, 0))
+		return (void *)1;
+	return NULL;
+}
+
+/*
+ * ECANCELED: a thread submits GETs and exits while the owner still holds
+ * them; its sibling reaps them from the shared ring. A GET answered after
+ * the submitter began to exit completes with -ECANCELED, its buffer
+ * untouched and big_cqe[0] zero (not whatever was on the kernel's stack:
+ * the debug kernel fills it with 0xaa); one answered before completes
+ * with its value. Only the owner backends queue, so only they can cancel.
+ */
+TEST_F(uring, get_ecanceled_submitter_exits)
+{
+	enum { N = 64, ROUNDS = 50, VLEN = 24 };
+	static const char fill = 0x5a;
+	static char out[N][32];
+	struct kvbench_kv kv[N];
+	const char *key = KEY_PREFIX "ecanceled";
+	char value[VLEN];
+	unsigned int i, got, canceled = 0, answered = 0, round;
+	struct exiting_submitter x = {
+		.ring = &self->ring, .fd = self->fd, .n = N, .kv = kv,
+	};
+	struct cqe cqe;
+	pthread_t t;
+	void *tret;
+
+	memset(value, 'v', sizeof(value));
+	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, value, sizeof(value)));
+	for (round = 0; round < ROUNDS && !canceled; round++) {
+		for (i = 0; i < N; i++) {
+			memset(out[i], fill, sizeof(out[i]));
+			kv_fill(&kv[i], key, out[i], sizeof(out[i]));
+		}
+		ASSERT_EQ(0, pthread_create(&t, NULL, exiting_submitter_fn, &x));
+		ASSERT_EQ(0, pthread_join(t, &tret));
+		ASSERT_EQ(NULL, tret);
+		for (got = 0; got < N; got++) {
+			ASSERT_EQ(0, ring_reap(&self->ring, &cqe));
+			ASSERT_GT((__u64)N, cqe.user_data);
+			i = cqe.user_data;
+			if (cqe.res == -ECANCELED) {
+				canceled++;
+				EXPECT_EQ(0ULL, cqe.extra);
+				EXPECT_EQ(sizeof(out[i]), kv[i].value_len);
+				EXPECT_EQ(fill, out[i][0]);
+				EXPECT_EQ(fill, out[i][sizeof(out[i]) - 1]);
+				continue;
+			}
+			answered++;
+			ASSERT_EQ(0, cqe.res) TH_LOG("GET %u", i);
+			EXPECT_EQ((__u64)VLEN, cqe.extra);
+			EXPECT_EQ(0, memcmp(out[i], value, VLEN));
+			EXPECT_EQ(fill, out[i][VLEN]);
+		}
+	}
+	TH_LOG("%u rounds: %u GETs canceled, %u answered", round, canceled,
+	       answered);
+	if (variant->owner) {
+		EXPECT_LT(0U, canceled);
+	} else {
+		EXPECT_EQ(0U, canceled);
+	}
 	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
 }
 

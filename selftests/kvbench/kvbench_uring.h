@@ -198,6 +198,14 @@ static inline int ring_submit(struct ring *r, unsigned int wait)
 	return ring_enter(r, wait, -1);
 }
 
+/*
+ * CQEs whose big_cqe[0] broke the ABI: it is a GET's value length when
+ * res is 0 or -ERANGE, and 0 otherwise (no byte the module did not mean to
+ * write). Counted by every ring_peek(), summed over the process's threads;
+ * suites check it at their end.
+ */
+static unsigned long ring_stray_extra;
+
 /* Take one CQE if there is one. Return: 0, or -EAGAIN when there is none. */
 static inline int ring_peek(struct ring *r, struct cqe *out)
 {
@@ -211,6 +219,8 @@ static inline int ring_peek(struct ring *r, struct cqe *out)
 	out->user_data = cqe->user_data;
 	out->res = cqe->res;
 	out->extra = r->flags & IORING_SETUP_CQE32 ? cqe->big_cqe[0] : 0;
+	if (out->extra && out->res && out->res != -ERANGE)
+		__atomic_add_fetch(&ring_stray_extra, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(r->cq_head, head + 1, __ATOMIC_RELEASE);
 	return 0;
 }
