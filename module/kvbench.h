@@ -329,10 +329,14 @@ struct kvbench_async {
  * @queue_hwm:	written by the owner: most messages seen queued at once
  * @passes:	written by the owner: passes that found messages
  * @drained:	written by the owner: messages answered
+ * @passes_base: @passes at the last stats reset (written by the reset)
+ * @drained_base: @drained at the last stats reset (written by the reset)
  * @queue_full:	times a producer found @fifo full (slow path only)
  *
- * A stats reset zeroes the owner-written fields from another context: a
- * reset that races with a pass may be partly undone, which is harmless.
+ * A stats reset never writes what the owner writes: it records @passes and
+ * @drained as their baselines, and a read reports the counts above them
+ * (kvbench_owner_stat()). It zeroes @queue_hwm, a maximum that the owner
+ * only ever raises to what it sees queued.
  */
 struct kvbench_owner {
 	spinlock_t in_lock;		/* serialises producers of @fifo */
@@ -350,6 +354,8 @@ struct kvbench_owner {
 	unsigned long queue_hwm;
 	unsigned long passes;
 	unsigned long drained;
+	unsigned long passes_base;
+	unsigned long drained_base;
 	atomic_long_t queue_full;
 };
 

@@ -354,7 +354,7 @@ static int owner_thread(void *data)
 	while (!kthread_should_stop() || !owner_fifo_empty(o)) {
 		n = owner_pass(o);
 		if (n) {
-			/* An increment racing with a reset may survive it. */
+			/* Only the owner writes them (see the reset). */
 			WRITE_ONCE(o->passes, READ_ONCE(o->passes) + 1);
 			WRITE_ONCE(o->drained, READ_ONCE(o->drained) + n);
 			owner_yield(o);
@@ -582,6 +582,20 @@ void kvbench_owner_adopt(struct kvbench_owner *o, struct kvbench_item *item)
 	hlist_add_head(&item->node, kvbench_table_bucket(&o->table, item->hash));
 }
 
+/* @count less its baseline (see kvbench_owner_reset_stats()). */
+static unsigned long owner_count(const unsigned long *count,
+				 const unsigned long *base)
+{
+	/*
+	 * Pairs with smp_store_release() in kvbench_owner_reset_stats(): a
+	 * baseline seen here was read from a count no newer than the one
+	 * read next.
+	 */
+	unsigned long b = smp_load_acquire(base);
+
+	return READ_ONCE(*count) - b;
+}
+
 unsigned long kvbench_owner_stat(struct kvbench_owner *o,
 				 enum kvbench_stat stat)
 {
@@ -589,19 +603,22 @@ unsigned long kvbench_owner_stat(struct kvbench_owner *o,
 	case KVBENCH_STAT_QUEUE_HWM:
 		return READ_ONCE(o->queue_hwm);
 	case KVBENCH_STAT_DRAIN_PASSES:
-		return READ_ONCE(o->passes);
+		return owner_count(&o->passes, &o->passes_base);
 	case KVBENCH_STAT_DRAINED:
-		return READ_ONCE(o->drained);
+		return owner_count(&o->drained, &o->drained_base);
 	case KVBENCH_STAT_QUEUE_FULL:
 		return atomic_long_read(&o->queue_full);
 	}
 	return 0;
 }
 
+/* Called with the stats reset's mutex held: the baselines' only writer. */
 void kvbench_owner_reset_stats(struct kvbench_owner *o)
 {
 	WRITE_ONCE(o->queue_hwm, 0);
-	WRITE_ONCE(o->passes, 0);
-	WRITE_ONCE(o->drained, 0);
+	/* Pairs with smp_load_acquire() in owner_count(). */
+	smp_store_release(&o->passes_base, READ_ONCE(o->passes));
+	/* Pairs with smp_load_acquire() in owner_count(). */
+	smp_store_release(&o->drained_base, READ_ONCE(o->drained));
 	atomic_long_set(&o->queue_full, 0);
 }

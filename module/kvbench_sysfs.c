@@ -5,6 +5,7 @@
  * the limits' counts and the per-CPU operation counters, summed when read.
  */
 #include <linux/device.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sysfs.h>
 
@@ -39,15 +40,39 @@ static ssize_t bytes_show(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(bytes);
 
+/*
+ * A reset does not zero the counters: only their own CPU writes them
+ * (kvbench_count(), an unlocked read-modify-write that would undo a remote
+ * store of 0 landing inside it). It records each counter's value as that
+ * CPU's baseline, and a read reports the sum of the counts above the
+ * baselines.
+ */
+static DEFINE_PER_CPU(struct kvbench_stats, kvbench_stats_base);
+/* Serialises resets: the baselines' only writers. */
+static DEFINE_MUTEX(kvbench_reset_lock);
+
+static unsigned long *kvbench_stat_ptr(struct kvbench_stats __percpu *st,
+				       int cpu, size_t offset)
+{
+	return (unsigned long *)((char *)per_cpu_ptr(st, cpu) + offset);
+}
+
 static unsigned long kvbench_stat_sum(size_t offset)
 {
-	unsigned long sum = 0;
+	unsigned long sum = 0, base;
 	int cpu;
 
-	for_each_possible_cpu(cpu)
-		sum += READ_ONCE(*(unsigned long *)
-				 ((char *)per_cpu_ptr(&kvbench_stats, cpu) +
-				  offset));
+	for_each_possible_cpu(cpu) {
+		/*
+		 * Pairs with the smp_store_release() in reset_store(): a
+		 * baseline seen here was read from a counter no newer than
+		 * the one read next, so the difference never goes negative.
+		 */
+		base = smp_load_acquire(kvbench_stat_ptr(&kvbench_stats_base,
+							 cpu, offset));
+		sum += READ_ONCE(*kvbench_stat_ptr(&kvbench_stats, cpu,
+						   offset)) - base;
+	}
 	return sum;
 }
 
@@ -137,25 +162,36 @@ static DEVICE_ATTR_RO(queue_full);
 static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
-	struct kvbench_stats *st;
-	int cpu;
+	static const size_t fields[] = {
+		offsetof(struct kvbench_stats, hits),
+		offsetof(struct kvbench_stats, misses),
+		offsetof(struct kvbench_stats, sets),
+		offsetof(struct kvbench_stats, dels),
+		offsetof(struct kvbench_stats, batches),
+	};
+	unsigned long now;
+	int cpu, i;
 
 	if (!sysfs_streq(buf, "1"))
 		return -EINVAL;
 	/*
-	 * The counters are live: each is one word, stored whole. An
-	 * increment racing with this may survive it; that is all.
+	 * Each counter's present value becomes its baseline (see
+	 * kvbench_stat_sum()). An operation counted while this runs is
+	 * counted after the reset or not, never lost nor counted twice.
 	 */
+	mutex_lock(&kvbench_reset_lock);
 	for_each_possible_cpu(cpu) {
-		st = per_cpu_ptr(&kvbench_stats, cpu);
-		WRITE_ONCE(st->hits, 0);
-		WRITE_ONCE(st->misses, 0);
-		WRITE_ONCE(st->sets, 0);
-		WRITE_ONCE(st->dels, 0);
-		WRITE_ONCE(st->batches, 0);
+		for (i = 0; i < ARRAY_SIZE(fields); i++) {
+			now = READ_ONCE(*kvbench_stat_ptr(&kvbench_stats, cpu,
+							  fields[i]));
+			/* Pairs with smp_load_acquire() in kvbench_stat_sum(). */
+			smp_store_release(kvbench_stat_ptr(&kvbench_stats_base,
+							   cpu, fields[i]),
+					  now);
+		}
 	}
-
 	kvbench_backend_reset_stats();
+	mutex_unlock(&kvbench_reset_lock);
 	return count;
 }
 static DEVICE_ATTR_WO(reset);
