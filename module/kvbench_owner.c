@@ -454,10 +454,12 @@ int kvbench_owner_try_post(struct kvbench_owner *o,
 {
 	init_completion(&msg->done);
 
-	if (!owner_try_put(o, msg)) {
-		atomic_long_inc(&o->queue_full);
+	/*
+	 * Not counted in queue_full: the caller's retry, which may wait,
+	 * counts the wait, once (owner_wait_room()).
+	 */
+	if (!owner_try_put(o, msg))
 		return -EAGAIN;
-	}
 	owner_kick(o);
 	return 0;
 }
