@@ -179,7 +179,7 @@ struct kvbench_call {
  */
 static __always_inline void
 kvbench_call_run(struct kvbench_call *c,
-		 size_t (*hold)(struct kvbench_call *c, unsigned int j),
+		 u64 (*hold)(struct kvbench_call *c, unsigned int j),
 		 int (*prepare)(struct kvbench_call *c, unsigned int j,
 				struct kvbench_req *req),
 		 void (*done)(struct kvbench_call *c, unsigned int j,
@@ -190,7 +190,12 @@ kvbench_call_run(struct kvbench_call *c,
 	unsigned int i, j, end, n;
 	struct kvbench_req *req;
 	bool intr = false;
-	size_t held;
+	/*
+	 * u64, not size_t: on a 32-bit kernel the lengths of ops that will
+	 * fail validation (up to 2 x U32_MAX each) could wrap a size_t sum
+	 * and let one chunk hold far more than KVBENCH_BATCH_HOLD.
+	 */
+	u64 held;
 	int ret;
 
 	for (i = 0; i < c->count; i = end) {
@@ -259,12 +264,12 @@ static size_t kvbench_scratch_size(const struct kvbench_op *o)
 	return 0;
 }
 
-static size_t kvbench_batch_hold(struct kvbench_call *c, unsigned int j)
+static u64 kvbench_batch_hold(struct kvbench_call *c, unsigned int j)
 {
 	const struct kvbench_op *o = &to_batch_call(c)->ops[j];
 
 	return o->op == KVBENCH_OP_SET ?
-	       (size_t)o->kv.key_len + o->kv.value_len : 0;
+	       (u64)o->kv.key_len + o->kv.value_len : 0;
 }
 
 static int kvbench_batch_prepare(struct kvbench_call *c, unsigned int j,
@@ -411,14 +416,14 @@ struct kvbench_multi_call {
 
 #define to_multi_call(call) container_of(call, struct kvbench_multi_call, c)
 
-static size_t kvbench_mset_hold(struct kvbench_call *c, unsigned int j)
+static u64 kvbench_mset_hold(struct kvbench_call *c, unsigned int j)
 {
 	const struct kvbench_multi_call *mc = to_multi_call(c);
 
-	return (size_t)mc->key_lens[j] + mc->value_lens[j];
+	return (u64)mc->key_lens[j] + mc->value_lens[j];
 }
 
-static size_t kvbench_mget_hold(struct kvbench_call *c, unsigned int j)
+static u64 kvbench_mget_hold(struct kvbench_call *c, unsigned int j)
 {
 	return 0;
 }
