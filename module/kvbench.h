@@ -546,5 +546,7 @@ int kvbench_run_now(struct kvbench_req *req, bool nowait);
 int kvbench_switch_by_name(const char *name);
 unsigned long kvbench_entries(void);
 void kvbench_swap_limits(unsigned long *entries, unsigned long *bytes);
+/* The rhashtable backend's hash of @key under the table's @seed. */
+u32 kvbench_rht_hash(const struct kvbench_key *key, u32 seed);
 
 #endif /* _KVBENCH_H */

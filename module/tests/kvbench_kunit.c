@@ -15,6 +15,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "../kvbench.h"
 
@@ -565,6 +566,56 @@ static void kvbench_spin_adapts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kvbench_spin_next(0, 1000000, 0), 0);
 }
 
+static int kvt_cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The rhashtable backend hashes a key's bytes with the table's seed, so
+ * that the rehash a too-long chain triggers can split keys whose 32-bit
+ * kvbench_hash() collide: a birthday search among 2^18 keys finds such a
+ * pair (about 8 are expected), and the table's hash must tell them apart
+ * under some seed. It did not while it hashed kvbench_hash() itself.
+ */
+static void kvbench_rht_hash_splits_collisions(struct kunit *test)
+{
+	enum { N = 1 << 18 };
+	char a[16], b[16];
+	struct kvbench_key ka = { .data = a }, kb = { .data = b };
+	bool found = false, split = false;
+	u64 *h;
+	u32 i, seed;
+
+	h = kvmalloc_array(N, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (i = 0; i < N; i++) {
+		ka.len = snprintf(a, sizeof(a), "c%08x", i);
+		h[i] = (u64)kvbench_hash(a, ka.len) << 32 | i;
+		cond_resched();
+	}
+	sort(h, N, sizeof(*h), kvt_cmp_u64, NULL);
+	for (i = 1; i < N && !found; i++)
+		found = h[i] >> 32 == h[i - 1] >> 32;
+	if (!found) {
+		kvfree(h);
+		kunit_skip(test, "no kvbench_hash() collision among %d keys", N);
+	}
+	ka.len = snprintf(a, sizeof(a), "c%08x", (u32)h[i - 2]);
+	kb.len = snprintf(b, sizeof(b), "c%08x", (u32)h[i - 1]);
+	kvfree(h);
+	ka.hash = kvbench_hash(a, ka.len);
+	kb.hash = kvbench_hash(b, kb.len);
+	KUNIT_ASSERT_EQ(test, ka.hash, kb.hash);
+	KUNIT_ASSERT_NE(test, 0, strcmp(a, b));
+	for (seed = 1; seed <= 4; seed++)
+		split |= kvbench_rht_hash(&ka, seed) != kvbench_rht_hash(&kb, seed);
+	KUNIT_EXPECT_TRUE_MSG(test, split, "%s and %s share a chain under every seed",
+			      a, b);
+}
+
 static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE_PARAM(kvbench_set_get_del, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_missing, backend_gen_params),
@@ -578,6 +629,7 @@ static struct kunit_case kvbench_cases[] = {
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(kvbench_owner_post_killable),
 	KUNIT_CASE(kvbench_spin_adapts),
+	KUNIT_CASE(kvbench_rht_hash_splits_collisions),
 	{}
 };
 
