@@ -55,6 +55,9 @@
 #else
 #include <linux/io_uring.h>
 #endif
+/* struct io_kiocb and its ring: only to see a ring's teardown begin. */
+#include <linux/io_uring_types.h>
+#include <linux/percpu-refcount.h>
 
 #include "kvbench.h"
 
@@ -81,15 +84,27 @@ static void kvbench_uring_done(struct io_uring_cmd *cmd, int ret, u32 res2,
 #endif
 }
 
-/* Is the task that would run the completion unable to touch user memory? */
-static bool kvbench_uring_task_dead(unsigned int issue_flags)
+/*
+ * Must the completion of @cmd leave user memory alone? Where the task that
+ * runs it is exiting, or is a kworker running io_uring's fallback, or the
+ * ring is being torn down (its last close came before the answer): the ABI
+ * promises that nothing is written then.
+ */
+static bool kvbench_uring_task_dead(struct io_uring_cmd *cmd,
+				    unsigned int issue_flags)
 {
 #ifdef KVBENCH_HAVE_URING_TASK_DEAD
 	if (issue_flags & IO_URING_F_TASK_DEAD)
 		return true;
 #endif
-	/* An exiting task, or a kworker running io_uring's fallback. */
-	return current->flags & (PF_EXITING | PF_KTHREAD);
+	/*
+	 * Where io_uring does not say (6.1), or says only of the task (6.12
+	 * before its stable updates), look as later kernels do: the ring's
+	 * refs are killed when its teardown begins, and the ring lives on
+	 * until its last request, this one, has completed.
+	 */
+	return (current->flags & (PF_EXITING | PF_KTHREAD)) ||
+	       percpu_ref_is_dying(&cmd_to_io_kiocb(cmd)->ctx->refs);
 }
 
 /**
@@ -177,7 +192,7 @@ static void kvbench_uring_task_work(struct io_uring_cmd *cmd)
 #endif
 	struct kvbench_uring *u = *kvbench_uring_pdu(cmd);
 
-	kvbench_uring_finish(u, kvbench_uring_task_dead(issue_flags),
+	kvbench_uring_finish(u, kvbench_uring_task_dead(cmd, issue_flags),
 			     issue_flags);
 }
 

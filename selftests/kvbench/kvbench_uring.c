@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -96,6 +97,7 @@ FIXTURE(uring) {
 	unsigned long long orig_queue_len;
 	unsigned long long orig_max_entries;
 	unsigned long long orig_max_value_len;
+	unsigned long long orig_hash_bits;
 	long page_size;
 	unsigned char *map;		/* [rw][hole] */
 	void *hole;
@@ -142,6 +144,8 @@ FIXTURE_SETUP(uring)
 				    &self->orig_max_entries));
 	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("max_value_len"),
 				    &self->orig_max_value_len));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("hash_bits"),
+				    &self->orig_hash_bits));
 
 	self->page_size = sysconf(_SC_PAGESIZE);
 	self->map = mmap(NULL, 2 * self->page_size, PROT_READ | PROT_WRITE,
@@ -170,6 +174,8 @@ FIXTURE_TEARDOWN(uring)
 				     self->orig_max_value_len));
 	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("queue_len"),
 				     self->orig_queue_len));
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"),
+				     self->orig_hash_bits));
 	EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), self->orig_backend));
 	ring_exit(&self->ring);
 	if (self->fd >= 0)
@@ -727,6 +733,119 @@ TEST_F(uring, get_ecanceled_submitter_exits)
 		EXPECT_LT(0U, canceled);
 	} else {
 		EXPECT_EQ(0U, canceled);
+	}
+	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
+}
+
+struct busy_owner {
+	int fd;
+	const char *key;
+	atomic_bool *stop;
+	unsigned int bad;
+};
+
+/* BATCHes of GETs that each walk a whole long chain, until told to stop. */
+static void *busy_owner_fn(void *arg)
+{
+	struct busy_owner *b = arg;
+	struct kvbench_op ops[KVBENCH_BATCH_MAX];
+	struct kvbench_batch batch = {
+		.ops = ptr(ops), .count = KVBENCH_BATCH_MAX,
+	};
+	char buf[8];
+	unsigned int i;
+
+	while (!atomic_load(b->stop)) {
+		for (i = 0; i < KVBENCH_BATCH_MAX; i++) {
+			memset(&ops[i], 0, sizeof(ops[i]));
+			kv_fill(&ops[i].kv, b->key, buf, sizeof(buf));
+			ops[i].op = KVBENCH_OP_GET;
+		}
+		if (ioctl(b->fd, KVBENCH_IOC_BATCH, &batch))
+			b->bad++;
+	}
+	return NULL;
+}
+
+/*
+ * ECANCELED, the other way: the ring's last close comes while the owner
+ * still holds a GET. Its answer then finds the ring being torn down, in a
+ * task that is alive and would take user memory: the ABI says nothing is
+ * written. The owner of the key is kept busy by BATCHes of GETs of the same
+ * key (one owner, one message), set before 4,096 others in a table of two
+ * buckets (hash_bits=1): each GET walks a chain of thousands to its end, so
+ * that the close comes first. (6.1 gives the module no word of the
+ * teardown: it wrote the value there.)
+ */
+TEST_F_TIMEOUT(uring, get_ring_closed_before_answer, 120)
+{
+	enum { ENTRIES = 4096, FILLERS = 3, ROUNDS = 4 };
+	const char *key = KEY_PREFIX "closed";
+	static const char fill = 0x5a;
+	struct busy_owner busy[FILLERS];
+	pthread_t busy_t[FILLERS];
+	unsigned long long base;
+	atomic_bool stop = false;
+	struct kvbench_kv kv;
+	char name[48], out[32];
+	const struct sched_param fifo = { .sched_priority = 2 }, other = {};
+	unsigned int i, round;
+	struct ring r;
+	int fd, ret;
+
+	if (!variant->owner)
+		SKIP(return, "%s answers when issued", variant->backend);
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), 1));
+	ASSERT_EQ(0, sysfs_write(KVB_ATTR("backend"), variant->backend));
+	/* First: the newest entry heads its chain, the oldest ends it. */
+	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, "written", 8));
+	for (i = 0; i < ENTRIES; i++) {
+		snprintf(name, sizeof(name), KEY_PREFIX "busy/%u", i);
+		kv_fill(&kv, name, name, 8);
+		ASSERT_EQ(0, ioctl(self->fd, KVBENCH_IOC_SET, &kv));
+	}
+	ASSERT_EQ(0, sysfs_read_u64(KVB_MODULE "/refcnt", &base));
+	for (i = 0; i < FILLERS; i++) {
+		busy[i] = (struct busy_owner){
+			.fd = self->fd, .key = key, .stop = &stop,
+		};
+		ASSERT_EQ(0, pthread_create(&busy_t[i], NULL, busy_owner_fn,
+					    &busy[i]));
+	}
+	for (round = 0; round < ROUNDS; round++) {
+		/* A file of its own: its release says the GET completed. */
+		fd = open(KVB_DEV, O_RDWR);
+		if (fd < 0 || ring_init(&r, 4, IORING_SETUP_CQE32))
+			break;
+		memset(out, fill, sizeof(out));
+		kv_fill(&kv, key, out, sizeof(out));
+		ring_cmd(&r, fd, KVBENCH_URING_GET, ptr(&kv), 0, 0, 1, 0, 0);
+		/*
+		 * From the submit to the close, above the fillers and the
+		 * kthread-percpu owners (SCHED_FIFO 1): a time slice lost
+		 * in between could outlast the owner's backlog.
+		 */
+		ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
+		ret = ring_submit(&r, 0);
+		ring_exit(&r);
+		close(fd);
+		ASSERT_EQ(0, sched_setscheduler(0, SCHED_OTHER, &other));
+		if (ret)
+			break;
+		EXPECT_EQ(base, wait_refcnt(base));
+		EXPECT_EQ(fill, out[0]) TH_LOG("round %u: the GET wrote its value",
+					       round);
+		EXPECT_EQ(sizeof(out), kv.value_len);
+	}
+	atomic_store(&stop, true);
+	for (i = 0; i < FILLERS; i++) {
+		pthread_join(busy_t[i], NULL);
+		EXPECT_EQ(0U, busy[i].bad);
+	}
+	EXPECT_EQ((unsigned int)ROUNDS, round);
+	for (i = 0; i < ENTRIES; i++) {
+		snprintf(name, sizeof(name), KEY_PREFIX "busy/%u", i);
+		ioctl_del(self->fd, name);
 	}
 	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
 }
