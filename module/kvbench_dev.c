@@ -47,7 +47,11 @@ static long kvbench_ioctl_one(u32 op, struct kvbench_kv __user *ukv)
 	return ret;
 }
 
-/* Memory that user input sizes: charged to the caller, no warning. */
+/*
+ * Memory that user input sizes, freed when the call ends: charged to the
+ * caller, no warning. (Items, which outlive the call, are charged to the
+ * caller that SET them, in kvbench_item_alloc().)
+ */
 #define KVBENCH_GFP_SIZED	(GFP_KERNEL_ACCOUNT | __GFP_NOWARN)
 
 /*
@@ -91,10 +95,22 @@ static void *kvbench_buf_alloc(struct kvbench_buf *b, size_t len)
 	len = ALIGN(len, 8);
 	if (!b->mem) {
 		b->size = max_t(size_t, len, KVBENCH_BUF_CACHED);
-		if (len <= KVBENCH_BUF_CACHED)
+		if (len <= KVBENCH_BUF_CACHED) {
 			b->mem = this_cpu_xchg(kvbench_buf_cache, NULL);
-		if (!b->mem)
+			/*
+			 * Not charged to the caller: a buffer of this size
+			 * may stay cached for other callers until unload,
+			 * and a charge would pin the memory cgroup of
+			 * whoever allocated it first long after it is gone.
+			 * Its size is fixed, one per CPU at most outlives
+			 * its call.
+			 */
+			if (!b->mem)
+				b->mem = kvmalloc(b->size,
+						  GFP_KERNEL | __GFP_NOWARN);
+		} else {
 			b->mem = kvmalloc(b->size, KVBENCH_GFP_SIZED);
+		}
 		if (!b->mem)
 			return NULL;
 	}
