@@ -16,6 +16,7 @@
  * Run through kvbench.sh (KVBENCH_SUITES=uring), which loads the module.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -737,115 +738,180 @@ TEST_F(uring, get_ecanceled_submitter_exits)
 	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
 }
 
-struct busy_owner {
-	int fd;
-	const char *key;
-	atomic_bool *stop;
-	unsigned int bad;
+#define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
+
+/*
+ * Keep the owner threads off the CPU: every owner moved to CPU 1 at
+ * SCHED_FIFO 1, RT throttling off, and a SCHED_FIFO 99 thread spinning on
+ * CPU 1, while the caller runs on CPU 0. No owner answers until
+ * owners_release(). (SCHED_FIFO: 6.12's fair server would run a normal
+ * owner 50 ms of each second.)
+ */
+struct owner_hold {
+	pid_t pid[16];
+	unsigned int n;
+	char rt_runtime[32];
+	atomic_bool stop;
+	pthread_t hog;
+	bool hogging;
 };
 
-/* BATCHes of GETs that each walk a whole long chain, until told to stop. */
-static void *busy_owner_fn(void *arg)
+static void *hog_fn(void *arg)
 {
-	struct busy_owner *b = arg;
-	struct kvbench_op ops[KVBENCH_BATCH_MAX];
-	struct kvbench_batch batch = {
-		.ops = ptr(ops), .count = KVBENCH_BATCH_MAX,
-	};
-	char buf[8];
+	atomic_bool *stop = arg;
+
+	while (!atomic_load(stop))
+		;
+	return NULL;
+}
+
+/* The owner threads of the backend in use (comm "kvbench-owner..."). */
+static unsigned int owner_pids(pid_t *pid, unsigned int max)
+{
+	char path[300], comm[32];
+	unsigned int n = 0;
+	struct dirent *d;
+	DIR *proc;
+	FILE *f;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return 0;
+	while (n < max && (d = readdir(proc))) {
+		if (d->d_name[0] < '0' || d->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) &&
+		    !strncmp(comm, "kvbench-owner", 13))
+			pid[n++] = atoi(d->d_name);
+		fclose(f);
+	}
+	closedir(proc);
+	return n;
+}
+
+/* 0, or why the owners could not be held. */
+static const char *owners_hold(struct owner_hold *h)
+{
+	struct sched_param fifo1 = { .sched_priority = 1 };
+	struct sched_param fifo99 = { .sched_priority = 99 };
+	pthread_attr_t attr;
+	cpu_set_t cpu0, cpu1;
 	unsigned int i;
 
-	while (!atomic_load(b->stop)) {
-		for (i = 0; i < KVBENCH_BATCH_MAX; i++) {
-			memset(&ops[i], 0, sizeof(ops[i]));
-			kv_fill(&ops[i].kv, b->key, buf, sizeof(buf));
-			ops[i].op = KVBENCH_OP_GET;
-		}
-		if (ioctl(b->fd, KVBENCH_IOC_BATCH, &batch))
-			b->bad++;
+	memset(h, 0, sizeof(*h));
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	CPU_ZERO(&cpu1);
+	CPU_SET(1, &cpu1);
+	h->n = owner_pids(h->pid, 16);
+	if (!h->n)
+		return "no owner thread found";
+	if (sysfs_read(RT_RUNTIME, h->rt_runtime, sizeof(h->rt_runtime)) ||
+	    sysfs_write(RT_RUNTIME, "-1"))
+		return "cannot turn RT throttling off";
+	for (i = 0; i < h->n; i++)
+		if (sched_setaffinity(h->pid[i], sizeof(cpu1), &cpu1) ||
+		    sched_setscheduler(h->pid[i], SCHED_FIFO, &fifo1))
+			return "cannot move an owner";
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0) ||
+	    pthread_attr_init(&attr))
+		return "cannot move the caller";
+	if (pthread_attr_setaffinity_np(&attr, sizeof(cpu1), &cpu1) ||
+	    pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED) ||
+	    pthread_attr_setschedpolicy(&attr, SCHED_FIFO) ||
+	    pthread_attr_setschedparam(&attr, &fifo99) ||
+	    pthread_create(&h->hog, &attr, hog_fn, &h->stop)) {
+		pthread_attr_destroy(&attr);
+		return "cannot start a SCHED_FIFO thread";
 	}
+	pthread_attr_destroy(&attr);
+	h->hogging = true;
+	/* Let the hog take CPU 1 from whatever owner ran there. */
+	usleep(20000);
 	return NULL;
+}
+
+/* Let the owners run again, where and as they ran before. */
+static void owners_release(struct owner_hold *h, bool owners_fifo)
+{
+	struct sched_param fifo1 = { .sched_priority = 1 }, other = {};
+	cpu_set_t all;
+	unsigned int i;
+	long cpu;
+
+	if (h->hogging) {
+		atomic_store(&h->stop, true);
+		pthread_join(h->hog, NULL);
+	}
+	CPU_ZERO(&all);
+	for (cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN) && cpu < CPU_SETSIZE;
+	     cpu++)
+		CPU_SET(cpu, &all);
+	for (i = 0; i < h->n; i++) {
+		sched_setaffinity(h->pid[i], sizeof(all), &all);
+		sched_setscheduler(h->pid[i], owners_fifo ? SCHED_FIFO :
+				   SCHED_OTHER, owners_fifo ? &fifo1 : &other);
+	}
+	sched_setaffinity(0, sizeof(all), &all);
+	if (h->rt_runtime[0])
+		sysfs_write(RT_RUNTIME, h->rt_runtime);
 }
 
 /*
  * ECANCELED, the other way: the ring's last close comes while the owner
  * still holds a GET. Its answer then finds the ring being torn down, in a
  * task that is alive and would take user memory: the ABI says nothing is
- * written. The owner of the key is kept busy by BATCHes of GETs of the same
- * key (one owner, one message), set before 4,096 others in a table of two
- * buckets (hash_bits=1): each GET walks a chain of thousands to its end, so
- * that the close comes first. (6.1 gives the module no word of the
+ * written. The owners are held off their CPU (owners_hold()) from before
+ * the submit until after both closes. (6.1 gives the module no word of the
  * teardown: it wrote the value there.)
  */
 TEST_F_TIMEOUT(uring, get_ring_closed_before_answer, 120)
 {
-	enum { ENTRIES = 4096, FILLERS = 3, ROUNDS = 4 };
+	enum { ROUNDS = 3 };
 	const char *key = KEY_PREFIX "closed";
 	static const char fill = 0x5a;
-	struct busy_owner busy[FILLERS];
-	pthread_t busy_t[FILLERS];
 	unsigned long long base;
-	atomic_bool stop = false;
+	struct owner_hold hold;
 	struct kvbench_kv kv;
-	char name[48], out[32];
-	const struct sched_param fifo = { .sched_priority = 2 }, other = {};
-	unsigned int i, round;
+	unsigned int round;
+	const char *why;
+	char out[32];
 	struct ring r;
 	int fd, ret;
 
 	if (!variant->owner)
 		SKIP(return, "%s answers when issued", variant->backend);
-	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), 1));
-	ASSERT_EQ(0, sysfs_write(KVB_ATTR("backend"), variant->backend));
-	/* First: the newest entry heads its chain, the oldest ends it. */
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
 	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, "written", 8));
-	for (i = 0; i < ENTRIES; i++) {
-		snprintf(name, sizeof(name), KEY_PREFIX "busy/%u", i);
-		kv_fill(&kv, name, name, 8);
-		ASSERT_EQ(0, ioctl(self->fd, KVBENCH_IOC_SET, &kv));
-	}
 	ASSERT_EQ(0, sysfs_read_u64(KVB_MODULE "/refcnt", &base));
-	for (i = 0; i < FILLERS; i++) {
-		busy[i] = (struct busy_owner){
-			.fd = self->fd, .key = key, .stop = &stop,
-		};
-		ASSERT_EQ(0, pthread_create(&busy_t[i], NULL, busy_owner_fn,
-					    &busy[i]));
-	}
 	for (round = 0; round < ROUNDS; round++) {
 		/* A file of its own: its release says the GET completed. */
 		fd = open(KVB_DEV, O_RDWR);
-		if (fd < 0 || ring_init(&r, 4, IORING_SETUP_CQE32))
-			break;
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, ring_init(&r, 4, IORING_SETUP_CQE32));
 		memset(out, fill, sizeof(out));
 		kv_fill(&kv, key, out, sizeof(out));
-		ring_cmd(&r, fd, KVBENCH_URING_GET, ptr(&kv), 0, 0, 1, 0, 0);
-		/*
-		 * From the submit to the close, above the fillers and the
-		 * kthread-percpu owners (SCHED_FIFO 1): a time slice lost
-		 * in between could outlast the owner's backlog.
-		 */
-		ASSERT_EQ(0, sched_setscheduler(0, SCHED_FIFO, &fifo));
-		ret = ring_submit(&r, 0);
+		why = owners_hold(&hold);
+		if (!why) {
+			ring_cmd(&r, fd, KVBENCH_URING_GET, ptr(&kv), 0, 0, 1,
+				 0, 0);
+			ret = ring_submit(&r, 0);
+		}
 		ring_exit(&r);
 		close(fd);
-		ASSERT_EQ(0, sched_setscheduler(0, SCHED_OTHER, &other));
-		if (ret)
-			break;
+		owners_release(&hold, !strcmp(variant->backend,
+					      "kthread-percpu"));
+		ASSERT_EQ(NULL, why) TH_LOG("%s", why);
+		ASSERT_EQ(0, ret);
 		EXPECT_EQ(base, wait_refcnt(base));
 		EXPECT_EQ(fill, out[0]) TH_LOG("round %u: the GET wrote its value",
 					       round);
 		EXPECT_EQ(sizeof(out), kv.value_len);
-	}
-	atomic_store(&stop, true);
-	for (i = 0; i < FILLERS; i++) {
-		pthread_join(busy_t[i], NULL);
-		EXPECT_EQ(0U, busy[i].bad);
-	}
-	EXPECT_EQ((unsigned int)ROUNDS, round);
-	for (i = 0; i < ENTRIES; i++) {
-		snprintf(name, sizeof(name), KEY_PREFIX "busy/%u", i);
-		ioctl_del(self->fd, name);
 	}
 	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
 }
