@@ -70,13 +70,10 @@ static void kthread_map_one(struct kvbench_backend *b, struct kvbench_req *req)
 
 /* An io_uring command: queued, answered through msg->answered. */
 static int kthread_map_submit(struct kvbench_backend *b,
-			      struct kvbench_owner_msg *msg, bool nowait)
+			      struct kvbench_owner_msg *msg)
 {
-	struct kvbench_owner *o = &to_kthread_map(b)->owner;
-
 	msg->head->next = NULL;
-	return nowait ? kvbench_owner_try_post(o, msg) :
-			kvbench_owner_post(o, msg);
+	return kvbench_owner_submit(&to_kthread_map(b)->owner, msg);
 }
 
 static void kthread_map_drain(struct kvbench_backend *b,

@@ -112,14 +112,13 @@ static void percpu_one(struct kvbench_backend *b, struct kvbench_req *req)
 
 /* An io_uring command: queued to its key's owner, answered by it. */
 static int percpu_submit(struct kvbench_backend *b,
-			 struct kvbench_owner_msg *msg, bool nowait)
+			 struct kvbench_owner_msg *msg)
 {
 	struct percpu_map *m = to_percpu_map(b);
-	struct kvbench_owner *o = &m->owners[percpu_req_shard(m, msg->head)];
 
 	msg->head->next = NULL;
-	return nowait ? kvbench_owner_try_post(o, msg) :
-			kvbench_owner_post(o, msg);
+	return kvbench_owner_submit(&m->owners[percpu_req_shard(m, msg->head)],
+				    msg);
 }
 
 /*

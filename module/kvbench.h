@@ -190,13 +190,12 @@ enum kvbench_stat {
  *		does not keep
  * @reset_stats: optional: zero the backend-specific statistics
  * @submit:	optional: queue the one request of @msg (->head, with ->next
- *		NULL) and return without waiting for it. Once it has run,
- *		the backend calls @msg->answered(@msg) from its own thread,
- *		which must not sleep there. With @nowait set it must not sleep
- *		either and returns -EAGAIN when it would have to wait for room.
- *		Returns 0 (queued), -EAGAIN, or -EINTR (a fatal signal while
- *		waiting for room); nothing was queued unless it returned 0.
- *		Backends without it run every request before they return.
+ *		NULL) and return without waiting for it, nor for room in a
+ *		full queue: it must not sleep. Once the request has run, the
+ *		backend calls @msg->answered(@msg) from its own thread, which
+ *		must not sleep there. Returns 0 (queued) or a negative errno
+ *		(nothing was queued). Backends without it run every request
+ *		before they return.
  *
  * @params:	the KVBENCH_PARAM_* that @create uses
  *
@@ -219,8 +218,7 @@ struct kvbench_backend_ops {
 	int (*adopt)(struct kvbench_backend *b, struct kvbench_item *item);
 	unsigned long (*stat)(struct kvbench_backend *b, enum kvbench_stat stat);
 	void (*reset_stats)(struct kvbench_backend *b);
-	int (*submit)(struct kvbench_backend *b, struct kvbench_owner_msg *msg,
-		      bool nowait);
+	int (*submit)(struct kvbench_backend *b, struct kvbench_owner_msg *msg);
 };
 
 /**
@@ -281,6 +279,11 @@ kvbench_table_bucket(const struct kvbench_table *t, u32 hash)
  *		from the owner thread, once every request is answered; must
  *		not sleep. The owner does not touch @msg after the call.
  *
+ * @parked:	on the owner's @parked list while it waits there for room
+ *		(kvbench_owner_submit(); under the owner's in_lock)
+ * @parked_at:	local_clock() when it was parked, for the kvbench_queue_full
+ *		event; 0 when the event was off
+ *
  * Lives with the caller (usually on its stack) until @done completes: a
  * message that kvbench_owner_post() queued must be waited for, and the
  * wait cannot be interrupted. A message with @answered set lives until
@@ -290,6 +293,8 @@ struct kvbench_owner_msg {
 	struct kvbench_req *head;
 	struct completion done;
 	void (*answered)(struct kvbench_owner_msg *msg);
+	struct list_head parked;
+	u64 parked_at;
 };
 
 /**
@@ -314,6 +319,12 @@ struct kvbench_async {
  *		indices with acquire and release
  * @room:	producers that found @fifo full wait here, exclusively: the
  *		owner wakes one of them per slot it frees
+ * @parked:	messages that must not wait (io_uring commands) and found
+ *		@fifo full, or other messages parked before them, oldest
+ *		first, under @in_lock; the owner moves them into @fifo as it
+ *		frees slots, before any other producer gets one
+ * @nr_parked:	how many are on @parked: written under @in_lock, read by
+ *		the owner without it
  * @task:	the owner thread
  * @id:		the number in the thread's name, -1 for none (trace events)
  * @idle:	set by the owner before it checks @fifo a last time and
@@ -331,7 +342,8 @@ struct kvbench_async {
  * @drained:	written by the owner: messages answered
  * @passes_base: @passes at the last stats reset (written by the reset)
  * @drained_base: @drained at the last stats reset (written by the reset)
- * @queue_full:	times a producer found @fifo full (slow path only)
+ * @queue_full:	times a message waited for room in @fifo, a caller's
+ *		or parked (slow path only)
  *
  * A stats reset never writes what the owner writes: it records @passes and
  * @drained as their baselines, and a read reports the counts above them
@@ -339,9 +351,11 @@ struct kvbench_async {
  * only ever raises to what it sees queued.
  */
 struct kvbench_owner {
-	spinlock_t in_lock;		/* serialises producers of @fifo */
+	spinlock_t in_lock;	/* serialises producers of @fifo; @parked */
 	DECLARE_KFIFO_PTR(fifo, struct kvbench_owner_msg *);
 	wait_queue_head_t room;
+	struct list_head parked;
+	unsigned int nr_parked;
 	struct task_struct *task;
 	int id;
 	bool idle;
@@ -366,8 +380,8 @@ void kvbench_owner_free(struct kvbench_owner *o);
 #define KVBENCH_SPIN_GROW	16
 u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns);
 int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
-int kvbench_owner_try_post(struct kvbench_owner *o,
-			   struct kvbench_owner_msg *msg);
+int kvbench_owner_submit(struct kvbench_owner *o,
+			 struct kvbench_owner_msg *msg);
 void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
 void kvbench_owner_drain(struct kvbench_owner *o,
 			 void (*fn)(struct kvbench_item *item, void *arg),

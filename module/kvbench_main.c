@@ -568,7 +568,8 @@ static void kvbench_async_answered(struct kvbench_owner_msg *msg)
 /**
  * kvbench_run_async() - run one prepared request without waiting for it
  * @a:		->msg.head: the request; ->done: what to call once it ran
- * @nowait:	do not sleep: return -EAGAIN where a wait would be needed
+ * @nowait:	do not sleep: return -EAGAIN where the request would wait
+ *		for a switch to end (a full queue never makes it wait)
  *
  * A backend with ->submit gets the request queued to its thread, which
  * answers it later through @a->done; one without runs it now. Either way
@@ -578,7 +579,8 @@ static void kvbench_async_answered(struct kvbench_owner_msg *msg)
  *
  * Return: 0 when the request ran already (@a->done is not called),
  * -EIOCBQUEUED when it is queued and @a->done will be called, -EAGAIN
- * (only with @nowait) or -EINTR when it was not run and nothing is held.
+ * (only with @nowait) or another errno from ->submit when it was not run
+ * and nothing is held.
  */
 int kvbench_run_async(struct kvbench_async *a, bool nowait)
 {
@@ -595,7 +597,7 @@ int kvbench_run_async(struct kvbench_async *a, bool nowait)
 	a->backend = b->ops->name;
 	a->msg.answered = kvbench_async_answered;
 	atomic_inc(&kvbench.async_inflight);
-	ret = b->ops->submit(b, &a->msg, nowait);
+	ret = b->ops->submit(b, &a->msg);
 	if (!ret) {
 		ret = -EIOCBQUEUED;
 	} else if (atomic_dec_and_test(&kvbench.async_inflight)) {

@@ -271,11 +271,48 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 	return n;
 }
 
+/*
+ * Move parked messages into the ring, oldest first, while it has room: at
+ * most its size per pass. Producers that wait for room meanwhile get none
+ * (owner_try_put()), so parked messages are never passed over for good.
+ * The kvbench_queue_full event reports each parked message's wait here.
+ */
+static void owner_unpark(struct kvbench_owner *o)
+{
+	struct kvbench_owner_msg *msg, *next;
+	u64 now;
+
+	if (!READ_ONCE(o->nr_parked))
+		return;
+	spin_lock(&o->in_lock);
+	list_for_each_entry_safe(msg, next, &o->parked, parked) {
+		if (!owner_fifo_put(o, msg))
+			break;
+		list_del(&msg->parked);
+		WRITE_ONCE(o->nr_parked, o->nr_parked - 1);
+		if (trace_kvbench_queue_full_enabled()) {
+			now = msg->parked_at ? local_clock() : 0;
+			trace_kvbench_queue_full(o->id, now - msg->parked_at,
+						 false);
+		}
+	}
+	spin_unlock(&o->in_lock);
+	/* The room left is the waiting producers' again. */
+	if (!READ_ONCE(o->nr_parked) && wq_has_sleeper(&o->room))
+		wake_up_all(&o->room);
+}
+
+/* Is there work: a message in the ring, or one parked for room? */
+static bool owner_has_work(struct kvbench_owner *o)
+{
+	return !owner_fifo_empty(o) || READ_ONCE(o->nr_parked);
+}
+
 static bool owner_fifo_busy(void *arg)
 {
 	struct kvbench_owner *o = arg;
 
-	return !owner_fifo_empty(o) || kthread_should_stop();
+	return owner_has_work(o) || kthread_should_stop();
 }
 
 static void owner_sleep(struct kvbench_owner *o)
@@ -287,11 +324,12 @@ static void owner_sleep(struct kvbench_owner *o)
 	}
 	WRITE_ONCE(o->idle, true);
 	/*
-	 * set_current_state() orders the ->idle store before the fifo check
-	 * below; pairs with the smp_mb() in owner_kick() between a
-	 * producer's owner_fifo_put() and its ->idle load. Either the
-	 * producer sees ->idle and wakes us, or we see its message and do
-	 * not sleep.
+	 * set_current_state() orders the ->idle store before the check of
+	 * the fifo and ->nr_parked below; pairs with the smp_mb() in
+	 * owner_kick() between a producer's owner_fifo_put() (or its
+	 * parking, in kvbench_owner_submit()) and its ->idle load. Either
+	 * the producer sees ->idle and wakes us, or we see its message and
+	 * do not sleep.
 	 */
 	set_current_state(TASK_IDLE);
 	if (!owner_fifo_busy(o))
@@ -338,6 +376,8 @@ static unsigned long owner_pass(struct kvbench_owner *o)
 	if (trace_kvbench_owner_pass_enabled())
 		start = local_clock();
 	n = owner_drain_fifo(o, &reqs);
+	/* Slots are free: parked messages take them first. */
+	owner_unpark(o);
 	if (n && trace_kvbench_owner_pass_enabled())
 		trace_kvbench_owner_pass(o->id, n, reqs,
 					 start ? local_clock() - start : 0);
@@ -351,7 +391,7 @@ static int owner_thread(void *data)
 	u64 start;
 
 	/* Stop only once every queued request has been answered. */
-	while (!kthread_should_stop() || !owner_fifo_empty(o)) {
+	while (!kthread_should_stop() || owner_has_work(o)) {
 		n = owner_pass(o);
 		if (n) {
 			/* Only the owner writes them (see the reset). */
@@ -379,7 +419,8 @@ static bool owner_try_put(struct kvbench_owner *o,
 	bool ok;
 
 	spin_lock(&o->in_lock);
-	ok = owner_fifo_put(o, msg);
+	/* Parked messages came first: they take the room before us. */
+	ok = !o->nr_parked && owner_fifo_put(o, msg);
 	spin_unlock(&o->in_lock);
 	return ok;
 }
@@ -440,26 +481,36 @@ int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 EXPORT_SYMBOL_IF_KUNIT(kvbench_owner_post);
 
 /**
- * kvbench_owner_try_post() - queue a message unless the queue is full
+ * kvbench_owner_submit() - queue a message that must not wait for room
  * @o:		the owner
- * @msg:	as for kvbench_owner_post()
+ * @msg:	as for kvbench_owner_post(), with ->answered set: the caller
+ *		never waits for it
  *
- * Never sleeps: for callers that must not wait for room and retry from
- * a context that may (io_uring's nonblocking issue).
+ * Never sleeps: for io_uring commands, issued where they must not block.
+ * When the queue is full (or other messages are parked already) @msg is
+ * parked on the owner's list instead, and the owner moves it into the
+ * queue as room comes (owner_unpark()). A parked message holds no thread:
+ * only its own memory, which its command's submitter was charged for.
  *
- * Return: 0, or -EAGAIN when the queue was full (nothing was queued).
+ * Return: 0 (queued or parked; ->answered will be called).
  */
-int kvbench_owner_try_post(struct kvbench_owner *o,
-			   struct kvbench_owner_msg *msg)
+int kvbench_owner_submit(struct kvbench_owner *o,
+			 struct kvbench_owner_msg *msg)
 {
-	init_completion(&msg->done);
+	bool parked = false;
 
-	/*
-	 * Not counted in queue_full: the caller's retry, which may wait,
-	 * counts the wait, once (owner_wait_room()).
-	 */
-	if (!owner_try_put(o, msg))
-		return -EAGAIN;
+	spin_lock(&o->in_lock);
+	if (o->nr_parked || !owner_fifo_put(o, msg)) {
+		msg->parked_at = trace_kvbench_queue_full_enabled() ?
+				 local_clock() : 0;
+		list_add_tail(&msg->parked, &o->parked);
+		WRITE_ONCE(o->nr_parked, o->nr_parked + 1);
+		parked = true;
+	}
+	spin_unlock(&o->in_lock);
+	if (parked)
+		atomic_long_inc(&o->queue_full);
+	/* A parked message wakes the owner as a queued one does. */
 	owner_kick(o);
 	return 0;
 }
@@ -511,6 +562,7 @@ int kvbench_owner_start(struct kvbench_owner *o,
 
 	spin_lock_init(&o->in_lock);
 	init_waitqueue_head(&o->room);
+	INIT_LIST_HEAD(&o->parked);
 	if (kfifo_alloc(&o->fifo, p->queue_len, GFP_KERNEL))
 		return -ENOMEM;
 	if (kvbench_table_init(&o->table, p->hash_bits))

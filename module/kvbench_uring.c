@@ -28,19 +28,21 @@
  * the command takes the other way.
  *
  * A command is never handed back to io_uring to be issued again
- * (-EAGAIN): where queueing it would wait, for room in a full owner queue
- * or for a switch to end, and the issue must not block, a worker of our
- * own waits instead (kvbench_uring_work()). io_uring's retry would not do:
+ * (-EAGAIN), and never waits for room in a full owner queue: the owner
+ * parks it and queues it itself as room comes (kvbench_owner_submit()),
+ * so a blocked command holds no thread. Where it would wait for a switch
+ * to end and the issue must not block, a worker of our own waits instead
+ * (kvbench_uring_work()), for as long as the switch. io_uring's retry
+ * would not do:
  * 6.12 issues the command again from its worker with cmd->sqe still
  * pointing into the SQ ring, whose slot the application may have filled
  * with another command by then (fixed upstream by "io_uring/uring_cmd:
  * switch sqe to async_data on EAGAIN").
  *
  * A command is never canceled once queued: the owner answers every message
- * it took, and a full queue is bounded by queue_len. When the submitting
- * task is exiting (or its ring is being torn down), the completion touches
- * no user memory: a GET completes with -ECANCELED, a SET or DEL with its
- * result.
+ * it took or parked. When the submitting task is exiting (or its ring is
+ * being torn down), the completion touches no user memory: a GET
+ * completes with -ECANCELED, a SET or DEL with its result.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -205,18 +207,16 @@ static void kvbench_uring_answered(struct kvbench_async *a)
 }
 
 /*
- * Commands whose queueing must wait, issued where they must not: one work
- * item each. Unbound: a worker waits for room in one owner's queue while
- * others serve other owners.
+ * Commands issued during a switch, where they must not wait for it: one
+ * work item each, which waits for the switch to end.
  */
 static struct workqueue_struct *kvbench_uring_wq;
 
 /*
- * Queue a command that could not be queued without a wait, waiting as
- * the ioctl does (a worker has no signals: only for room, or for a switch
- * to end). It is then answered as any queued command, or, when a switch
- * brought a backend without a thread, ran here; either way it completes
- * in the submitter's task.
+ * Queue a command that met a switch, once the switch has ended. It is then
+ * answered as any queued command, or, when the switch brought a backend
+ * without a thread, ran here; either way it completes in the submitter's
+ * task.
  */
 static void kvbench_uring_work(struct work_struct *work)
 {
@@ -317,12 +317,12 @@ static int kvbench_uring_kv(struct io_uring_cmd *cmd, u32 op, u64 ukv,
 		kvbench_uring_finish(u, false, issue_flags);
 		return -EIOCBQUEUED;
 	case -EAGAIN:
-		/* Not queued without a wait: a worker waits instead. */
+		/* A switch is under way: a worker waits for its end. */
 		INIT_WORK(&u->work, kvbench_uring_work);
 		queue_work(kvbench_uring_wq, &u->work);
 		return -EIOCBQUEUED;
 	}
-	/* -EINTR: refused by the backend; counted nowhere, as the ioctl. */
+	/* Refused by the backend (none refuses today): counted nowhere. */
 	u->req.result = ret;
 	kvbench_uring_finish(u, false, issue_flags);
 	return -EIOCBQUEUED;
