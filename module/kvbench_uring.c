@@ -65,21 +65,37 @@
 
 /*
  * What the kernel tree offers, as module/Kbuild's compile tests found it:
- * where the command area is, and whether completions take issue_flags.
+ * where the command area is, and how a completion posts its second result.
  */
-static const void *kvbench_uring_area(const struct io_uring_cmd *cmd)
+static const struct kvbench_uring_cmd *
+kvbench_uring_area(const struct io_uring_cmd *cmd)
 {
-#ifdef KVBENCH_HAVE_URING_CMD_SQE
+#if defined(KVBENCH_HAVE_URING_CMD_SQE_TYPE)
+	return io_uring_sqe_cmd(cmd->sqe, struct kvbench_uring_cmd);
+#elif defined(KVBENCH_HAVE_URING_CMD_SQE)
 	return io_uring_sqe_cmd(cmd->sqe);
 #else
-	return cmd->cmd;
+	return (const struct kvbench_uring_cmd *)cmd->cmd;
 #endif
 }
 
+/*
+ * Post the CQE: @ret, and @res2 where the ring's CQEs have room for it.
+ * Up to 6.x io_uring_cmd_done() puts @res2 in big_cqe[0] itself, on a
+ * CQE32 ring only. From 7.2 on it takes no @res2, and
+ * io_uring_cmd_done32() posts a 32-byte CQE whatever the ring, so @cqe32
+ * (IO_URING_F_CQE32 when the command was issued: a CQE32 ring, or a ring
+ * of mixed CQEs) chooses: the CQE a command got before, on every ring.
+ */
 static void kvbench_uring_done(struct io_uring_cmd *cmd, int ret, u32 res2,
-			       unsigned int issue_flags)
+			       bool cqe32, unsigned int issue_flags)
 {
-#ifdef KVBENCH_HAVE_URING_DONE_FLAGS
+#if defined(KVBENCH_HAVE_URING_DONE32)
+	if (cqe32)
+		io_uring_cmd_done32(cmd, ret, res2, issue_flags);
+	else
+		io_uring_cmd_done(cmd, ret, issue_flags);
+#elif defined(KVBENCH_HAVE_URING_DONE_FLAGS)
 	io_uring_cmd_done(cmd, ret, res2, issue_flags);
 #else
 	io_uring_cmd_done(cmd, ret, res2);
@@ -117,6 +133,7 @@ static bool kvbench_uring_task_dead(struct io_uring_cmd *cmd,
  * @req:	the request
  * @kv:		the user's struct kvbench_kv, copied in at issue
  * @ukv:	where it came from: a GET's value_len goes back there
+ * @cqe32:	the ring takes 32-byte CQEs (see kvbench_uring_done())
  * @key:	the key, copied in at issue
  * @val:	a GET's value when small (min(value_len, KVBENCH_GET_INLINE))
  */
@@ -127,6 +144,7 @@ struct kvbench_uring {
 	struct kvbench_req req;
 	struct kvbench_kv kv;
 	struct kvbench_kv __user *ukv;
+	bool cqe32;
 	u8 key[KVBENCH_KEY_MAX];
 	u8 val[] __aligned(8);
 };
@@ -173,15 +191,33 @@ static void kvbench_uring_finish(struct kvbench_uring *u, bool dead,
 				 unsigned int issue_flags)
 {
 	struct io_uring_cmd *cmd = u->cmd;
+	bool cqe32 = u->cqe32;
 	u32 res2;
 	int ret;
 
 	ret = kvbench_uring_end(&u->req, &u->kv, u->ukv, dead, &res2);
 	kfree(u);
-	kvbench_uring_done(cmd, ret, res2, issue_flags);
+	kvbench_uring_done(cmd, ret, res2, cqe32, issue_flags);
 }
 
-/* io_uring runs this in the submitting task once the owner answered. */
+/*
+ * io_uring runs this in the submitting task once the owner answered. From
+ * 7.2 on it gets the request, whose command io_uring_cmd_from_tw() finds,
+ * and a token whose cancel says that the task cannot run it (it is exiting,
+ * or a kworker runs io_uring's fallback, or the ring is going away); its
+ * completion takes IO_URING_CMD_TASK_WORK_ISSUE_FLAGS, as ublk's and
+ * NVMe's do.
+ */
+#if defined(KVBENCH_HAVE_URING_TW_REQ)
+static void kvbench_uring_task_work(struct io_tw_req tw_req, io_tw_token_t tw)
+{
+	struct io_uring_cmd *cmd = io_uring_cmd_from_tw(tw_req);
+	struct kvbench_uring *u = *kvbench_uring_pdu(cmd);
+
+	kvbench_uring_finish(u, tw.cancel || kvbench_uring_task_dead(0),
+			     IO_URING_CMD_TASK_WORK_ISSUE_FLAGS);
+}
+#else
 #ifdef KVBENCH_HAVE_URING_TW_FLAGS
 static void kvbench_uring_task_work(struct io_uring_cmd *cmd,
 				    unsigned int issue_flags)
@@ -197,6 +233,7 @@ static void kvbench_uring_task_work(struct io_uring_cmd *cmd)
 	kvbench_uring_finish(u, kvbench_uring_task_dead(cmd, issue_flags),
 			     issue_flags);
 }
+#endif
 
 /* The owner answered, in its thread: no user memory here. */
 static void kvbench_uring_answered(struct kvbench_async *a)
@@ -269,7 +306,8 @@ static int kvbench_uring_now(struct io_uring_cmd *cmd, u32 op,
 		return ret;
 	}
 	ret = kvbench_uring_end(&req, kv, ukv, false, &res2);
-	kvbench_uring_done(cmd, ret, res2, issue_flags);
+	kvbench_uring_done(cmd, ret, res2, issue_flags & IO_URING_F_CQE32,
+			   issue_flags);
 	return -EIOCBQUEUED;
 }
 
@@ -299,6 +337,7 @@ static int kvbench_uring_kv(struct io_uring_cmd *cmd, u32 op, u64 ukv,
 	u->cmd = cmd;
 	u->kv = kv;
 	u->ukv = u64_to_user_ptr(ukv);
+	u->cqe32 = issue_flags & IO_URING_F_CQE32;
 	ret = kvbench_prepare_kv(&u->req, op, &u->kv, u->key, u->val);
 	if (ret)
 		goto free;

@@ -6,8 +6,10 @@
 #   checkpatch  checkpatch.pl --strict on the C files of module/, selftests/
 #               and tools/kvbench/, minus tools/lint/checkpatch-exceptions
 #   sparse      make C=2 on the module: Debian 6.12 headers, debug tree
-#   w1          make W=1 on the module: Debian 6.1 and 6.12 headers, debug
-#               tree (which also builds the KUnit module)
+#   w1          make W=1 on the module: Debian 6.1 and 6.12 headers, Debian
+#               unstable's 7.2 headers (in the chroot kvbench-vm kmake
+#               builds in, made once, 1-4 min), debug tree (which also
+#               builds the KUnit module)
 #   userspace   tools/kvbench and selftests/kvbench with -Werror, the
 #               tool's unit tests under ASan+UBSan
 #   rst         every Documentation/**/*.rst parses with docutils, no warning
@@ -92,6 +94,15 @@ kver_61() {
 	printf '%s\n' "$v"
 }
 
+# Debian unstable's 7.2: KVER72, else its newest (as check.sh's 7.2 boot).
+# Its chroot, where kvbench-vm kmake builds for it, is made when not cached.
+kver_72() {
+	local v=${KVER72:-}
+	[[ -n $v ]] || v=$("$VM" kver-sid 7.2) || return 1
+	KVER=$v "$VM" kdir >/dev/null || return 1
+	printf '%s\n' "$v"
+}
+
 # Resolve a kernel tree once for all gates: $1 is the variable to set, the
 # rest the command that prints it. On failure the variable stays empty and
 # the reason is kept for the gates that need it.
@@ -121,13 +132,17 @@ diagnostics() {
 }
 
 # Build the module in a fresh copy: $1 label, $2 extra make args (C=2 or
-# W=1), $3 kernel build dir. Prints what went wrong; 1 on failure.
+# W=1), $3 kernel build dir; with $4, a kernel of Debian unstable, $3 is
+# the build dir in its chroot and the build runs there (kvbench-vm kmake).
+# Prints what went wrong; 1 on failure.
 build_module() {
-	local label=$1 flags=$2 kdir=$3 dir log rc=0
+	local label=$1 flags=$2 kdir=$3 kver=${4:-} dir log rc=0
+	local -a make=(make)
 	dir=$WORK/kbuild-${label//[^a-zA-Z0-9.]/_}-${flags%%=*}
 	log=$dir.log
 	snapshot "$dir" '^(VERSION|Kbuild|module/.*)$'
-	make -C "$kdir" M="$dir" "$flags" modules >"$log" 2>&1 || rc=$?
+	[[ -z $kver ]] || make=(env KVER="$kver" "$VM" kmake "$dir")
+	"${make[@]}" -C "$kdir" M="$dir" "$flags" modules >"$log" 2>&1 || rc=$?
 	if [[ $rc -ne 0 ]]; then
 		echo "$label: make $flags failed ($rc):"
 		grep -E 'warning:|error:|Error|^(WARNING|ERROR):' "$log" | head -n 40 ||
@@ -220,9 +235,11 @@ gate_sparse() {
 gate_w1() {
 	need_tree KDIR61
 	need_tree KDIR612
+	need_tree KVER72
 	need_tree DEBUG
 	build_module "6.1 headers" W=1 "$KDIR61"
 	build_module "6.12 headers" W=1 "$KDIR612"
+	build_module "7.2 headers" W=1 "/lib/modules/$KVER72/build" "$KVER72"
 	build_module "debug tree" W=1 "$DEBUG"
 	[[ -f $BUILT_DIR/module/kvbench_kunit.ko ]] ||
 		{ echo "debug tree: kvbench_kunit.ko was not built (CONFIG_KUNIT?)"; return 1; }
@@ -325,6 +342,7 @@ if wants sparse w1; then
 	resolve DEBUG "$ROOT/tools/vm/debug-kernel.sh"
 fi
 if wants w1; then
+	resolve KVER72 kver_72
 	if KVER61=$(kver_61); then
 		resolve KDIR61 env KVER="$KVER61" "$VM" kdir
 	else

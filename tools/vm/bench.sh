@@ -40,7 +40,12 @@
 #   BENCH_SMP      vCPUs (default: nproc; with BENCH_DRY_RUN, the CPU count
 #                  to plan for); SMP is the same (`make bench SMP=8`)
 #   BENCH_TIMEOUT  seconds the VM may run (default: the plan plus 180)
-#   KVER, NATIVE   as for check.sh
+#   KVER           the guest kernel (default: the newest Debian 6.12): a
+#                  Debian 12 kernel (6.1.0-57-amd64, 6.12.*+deb12-rt-amd64),
+#                  or one of Debian unstable's (7.2.13+deb14-amd64; the
+#                  series, KVER=7.2, names its newest), for which the module
+#                  is built in a cached chroot of unstable (kvbench-vm kmake)
+#   NATIVE         as for check.sh
 
 set -euo pipefail
 
@@ -437,7 +442,8 @@ main() {
 		kernel=$("$VM" kver)
 		accel=$("$VM" accel)
 		mode="VM, $(nproc) host CPUs, $cpus vCPUs, $accel"
-		quiet "module ($kernel)" make -C "$REPO" module KDIR="$(KVER=$kernel "$VM" kdir)"
+		# kvbench-vm builds for a kernel of Debian unstable in its chroot.
+	quiet "module ($kernel)" env KVER="$kernel" "$VM" kmake "$REPO" module
 	fi
 
 	mkdir -p "$payload"

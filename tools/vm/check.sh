@@ -14,6 +14,9 @@
 #            suite on every backend, and the kselftest framework's runner
 #   <6.1>    the Debian 6.1 of linux-headers-amd64: the core set
 #   <6.12-rt>  Debian 6.12's PREEMPT_RT flavour of the same version: core
+#   <7.2>    the newest Debian 7.2 of unstable (KVER72 overrides), its own
+#            image; the module is built in a cached chroot of unstable
+#            (kvbench-vm kmake): core
 #   smp4     the primary kernel with 4 vCPUs: the suites where the number of
 #            CPUs matters
 #   debug    the debug kernel (KASAN, lockdep, kmemleak, fault injection,
@@ -34,6 +37,12 @@
 #                  ops in both tiers
 #   KVERS          stock kernels, space separated, one boot each with the
 #                  full set (default: the rows above)
+#   KVER72         the 7.2 boot's kernel (default: the newest 7.2.* amd64
+#                  kernel of Debian unstable, `kvbench-vm kver-sid 7.2`)
+#   CHECK_ONLY     rows to run, space separated, of: 6.12 6.1 6.12-rt 7.2
+#                  (a KVERS boot by its version) smp4 debug kcsan host
+#                  (the host suites) lint; the summary has only those
+#                  (default: all). E.g. CHECK_ONLY=7.2: the 7.2 boot alone
 #   NATIVE         1: load the module into this kernel and run the guest
 #                  suites here instead of in VMs (default: VMs). The fuzzer
 #                  and the lifecycle suite (load/unload cycles, SIGKILLed
@@ -167,6 +176,7 @@ build() {
 	log=$LOGDIR/build-${name//[^a-zA-Z0-9.+-]/_}.log
 	step "build: $name"
 	if "$@" >"$log" 2>&1; then
+		step "build: $name: $((SECONDS - t0)) s"
 		return 0
 	fi
 	cat "$log" >&2
@@ -464,17 +474,20 @@ first_report() {
 	"$VM" reports "$1" "$allow" | head -n 1 | sed 's/\r$//; s/^\[ *[0-9.]*\] *//'
 }
 
-# vm_suites LABEL KDIR [KERNEL]: build the module against KDIR, boot KERNEL
-# (a bzImage; default: the stock kernel of KVER=LABEL) and run the guest
-# suites there. Suites are named "[LABEL] ...".
+# vm_suites LABEL [KDIR KERNEL]: build the module against KDIR, boot KERNEL
+# (a bzImage) and run the guest suites there; without them, the stock
+# kernel of KVER=VM_KVER (else LABEL), for which kvbench-vm kmake builds
+# (in the chroot of Debian unstable for a kernel of unstable). Suites are
+# named "[LABEL] ...".
 vm_suites() {
-	local label=$1 kdir=$2 kernel=${3:-} prefix="[$1] " payload=$WORK/payload-$1
+	local label=$1 kdir=${2:-} kernel=${3:-} prefix="[$1] " payload=$WORK/payload-$1
 	local out=$LOGDIR/vm-$1.out console=$LOGDIR/vm-$1.console status=0 why=
-	local -a kopt=()
+	local -a kopt=() make=(make -C "$REPO" module KDIR="$kdir")
 	[[ -z $kernel ]] || kopt=(--kernel "$kernel")
+	[[ -n $kdir ]] || make=(env KVER="${VM_KVER:-$label}" "$VM" kmake "$REPO" module)
 	# A KUnit module left by an earlier build for another tree is stale.
 	rm -f "$REPO/module/kvbench_kunit.ko"
-	if ! build "module ($label)" make -C "$REPO" module KDIR="$kdir"; then
+	if ! build "module ($label)" "${make[@]}"; then
 		record_not_run "$prefix" "module did not build"
 		return
 	fi
@@ -550,7 +563,7 @@ smp4_suites() {
 	local kver=$1 gaps i
 	GUEST_SUITES=("${SMP4_SUITES[@]}")
 	VM_SMP=$SMP4 VM_KVER=$kver
-	vm_suites smp4 "$(KVER=$kver "$VM" kdir)"
+	vm_suites smp4
 	VM_SMP='' VM_KVER=''
 	GUEST_SUITES=("${STOCK_SUITES[@]}")
 	# "# heartbeat: kthread: largest gap 3.1 ms ..." -> "kthread 3.1 ms"
@@ -612,23 +625,36 @@ kver_rt() {
 		sed -n 's/.*Depends: linux-image-\(6\.12\.[^ ]*-rt-amd64\)$/\1/p' | head -n 1
 }
 
-# boots: the stock boots, a line each: "KVER SET", SET being full (with
-# the kselftest framework's runner on the first) or core. KVERS and the
-# long tier make every one full.
-boots() {
-	local kver set=core name
-	if [[ -n ${KVERS:-} ]]; then
-		for kver in $KVERS; do
-			echo "$kver full"
-		done
+# The newest Debian 7.2 of unstable, unless KVER72 names one.
+kver_72() {
+	if [[ -n ${KVER72:-} ]]; then
+		echo "$KVER72"
 		return
 	fi
+	"$VM" kver-sid 7.2 2>/dev/null || true
+}
+
+# wanted ROW: CHECK_ONLY is unset or names ROW.
+wanted() { [[ -z ${CHECK_ONLY:-} || " $CHECK_ONLY " == *" $1 "* ]]; }
+
+# boots: the stock boots that CHECK_ONLY leaves, a line each: "KVER SET
+# ROW", SET being full (with the kselftest framework's runner on the
+# first) or core, ROW the name CHECK_ONLY knows (KVER "-": none found).
+# KVERS and the long tier make every one full.
+boots() {
+	local kver set=core row
+	if [[ -n ${KVERS:-} ]]; then
+		for kver in $KVERS; do
+			wanted "$kver" && echo "$kver full $kver"
+		done
+		return 0
+	fi
 	[[ $TIER == gate ]] || set=full
-	echo "$("$VM" kver) full"
-	for name in 61 rt; do
-		kver=$("kver_$name")
-		[[ -n $kver ]] || kver=-
-		echo "$kver $set $name"
+	wanted 6.12 && echo "$("$VM" kver) full 6.12"
+	for row in 6.1:61 6.12-rt:rt 7.2:72; do
+		wanted "${row%:*}" || continue
+		kver=$("kver_${row#*:}")
+		echo "${kver:--} $set ${row%:*}"
 	done
 }
 
@@ -644,10 +670,19 @@ plan() {
 	while read -r kver set _; do
 		printf 'vm %s: %s set\n' "$kver" "$set"
 	done < <(boots)
-	printf 'vm smp4 (%s, %d vCPUs): stress, switch matrix, owners per CPU, heartbeat\n' \
-		"$("$VM" kver)" "$SMP4"
-	printf 'vm debug: full set (tier %s), KUnit, fault injection\n' "$TIER"
-	printf 'vm kcsan: KUnit, stress, switch matrix, io_uring\n'
+	if wanted smp4; then
+		printf 'vm smp4 (%s, %d vCPUs): stress, switch matrix, owners per CPU, heartbeat\n' \
+			"$("$VM" kver)" "$SMP4"
+	fi
+	if wanted debug; then
+		printf 'vm debug: full set (tier %s), KUnit, fault injection\n' "$TIER"
+	fi
+	if wanted kcsan; then
+		printf 'vm kcsan: KUnit, stress, switch matrix, io_uring\n'
+	fi
+	if [[ -n ${CHECK_ONLY:-} ]]; then
+		printf 'only: %s (CHECK_ONLY)\n' "$CHECK_ONLY"
+	fi
 }
 
 # prebuild_kernels: build the debug and KCSAN kernels that are not cached
@@ -696,36 +731,40 @@ main() {
 	step "setup (packages, guest kernel, initramfs; cached after the first run)"
 	"$VM" setup
 	KSRC=$("$VM" ksrc)
-	use_native || prebuild_kernels
+	if ! use_native && { wanted debug || wanted kcsan || wanted lint; }; then
+		prebuild_kernels
+	fi
 
-	build "tool" make -C "$REPO/tools/kvbench" || built=0
+	# kvbench-test too: the smoke suite runs it in the guest (and the host
+	# suites, which CHECK_ONLY may leave out, would build it otherwise).
+	build "tool" make -C "$REPO/tools/kvbench" kvbench kvbench-test || built=0
 	build "selftests" make -C "$REPO/selftests/kvbench" KSRC="$KSRC" || built=0
 	build "kselftest tree (TARGETS=kvbench: build, run_tests, install)" \
 		kselftest_tree || true
-	host_suites
+	! wanted host || host_suites
 
 	if [[ $built -eq 0 ]]; then
-		lint_suite
+		! wanted lint || lint_suite
 		record_not_run "" "tool or selftests did not build"
 	elif use_native; then
-		lint_suite
+		! wanted lint || lint_suite
 		GUEST_SUITES=("${STOCK_SUITES[@]}" "${KSFT_SUITES[@]}")
 		native_suites
 	else
 		GUEST_SUITES=("${STOCK_SUITES[@]}" "${KSFT_SUITES[@]}")
-		while read -r kver set name; do
+		while read -r kver set row; do
 			if [[ $kver == - ]]; then
-				record "boot: kver_$name" 0 1 0 "apt-cache names no such kernel"
+				record "boot: $row" 0 1 0 "no such kernel found (apt-cache; for 7.2, kvbench-vm kver-sid 7.2)"
 				continue
 			fi
 			[[ $set == full ]] || GUEST_SUITES=("${CORE_SUITES[@]}")
-			vm_suites "$kver" "$(KVER=$kver "$VM" kdir)"
+			vm_suites "$kver"
 			GUEST_SUITES=("${STOCK_SUITES[@]}")
 		done < <(boots)
-		smp4_suites "$("$VM" kver)"
-		lint_suite
-		debug_suites
-		kcsan_suites
+		! wanted smp4 || smp4_suites "$("$VM" kver)"
+		! wanted lint || lint_suite
+		! wanted debug || debug_suites
+		! wanted kcsan || kcsan_suites
 	fi
 	summary
 }

@@ -63,7 +63,7 @@ else
 	n=2
 fi
 
-plan() { env -u NATIVE -u KVBENCH_DESTRUCTIVE "$@" KVBENCH_CHECK_DRY_RUN=1 \
+plan() { env -u NATIVE -u KVBENCH_DESTRUCTIVE -u CHECK_ONLY "$@" KVBENCH_CHECK_DRY_RUN=1 \
 	KVBENCH_RUNNING_KVER="${with:-$none}" "$REPO/tools/vm/check.sh" 2>&1; }
 
 out=$(plan)

@@ -235,7 +235,7 @@ main() {
 	"$VM" setup
 	kernel=$("$VM" kver)
 	accel=$("$VM" accel)
-	quiet "module ($kernel)" make -C "$REPO" module KDIR="$(KVER=$kernel "$VM" kdir)"
+	quiet "module ($kernel)" env KVER="$kernel" "$VM" kmake "$REPO" module
 
 	perf=$(command -v perf) || die "no perf after kvbench-vm deps profile"
 	mkdir -p "$payload"
