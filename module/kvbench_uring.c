@@ -214,7 +214,7 @@ static void kvbench_uring_task_work(struct io_tw_req tw_req, io_tw_token_t tw)
 	struct io_uring_cmd *cmd = io_uring_cmd_from_tw(tw_req);
 	struct kvbench_uring *u = *kvbench_uring_pdu(cmd);
 
-	kvbench_uring_finish(u, tw.cancel || kvbench_uring_task_dead(0),
+	kvbench_uring_finish(u, tw.cancel || kvbench_uring_task_dead(cmd, 0),
 			     IO_URING_CMD_TASK_WORK_ISSUE_FLAGS);
 }
 #else
