@@ -654,90 +654,6 @@ TEST_F(uring, exit_with_commands_in_flight)
 	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
 }
 
-struct exiting_submitter {
-	struct ring *ring;
-	int fd;
-	unsigned int n;
-	struct kvbench_kv *kv;
-};
-
-/* Submit every GET, then exit the thread without waiting for one. */
-static void *exiting_submitter_fn(void *arg)
-{
-	struct exiting_submitter *x = arg;
-	unsigned int i;
-
-	for (i = 0; i < x->n; i++)
-		ring_cmd(x->ring, x->fd, KVBENCH_URING_GET, ptr(&x->kv[i]),
-			 0, 0, i, 0, 0);
-	if (ring_submit(x->ring, 0))
-		return (void *)1;
-	return NULL;
-}
-
-/*
- * ECANCELED: a thread submits GETs and exits while the owner still holds
- * them; its sibling reaps them from the shared ring. A GET answered after
- * the submitter began to exit completes with -ECANCELED, its buffer
- * untouched and big_cqe[0] zero (not whatever was on the kernel's stack:
- * the debug kernel fills it with 0xaa); one answered before completes
- * with its value. Only the owner backends queue, so only they can cancel.
- */
-TEST_F(uring, get_ecanceled_submitter_exits)
-{
-	enum { N = 64, ROUNDS = 50, VLEN = 24 };
-	static const char fill = 0x5a;
-	static char out[N][32];
-	struct kvbench_kv kv[N];
-	const char *key = KEY_PREFIX "ecanceled";
-	char value[VLEN];
-	unsigned int i, got, canceled = 0, answered = 0, round;
-	struct exiting_submitter x = {
-		.ring = &self->ring, .fd = self->fd, .n = N, .kv = kv,
-	};
-	struct cqe cqe;
-	pthread_t t;
-	void *tret;
-
-	memset(value, 'v', sizeof(value));
-	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, value, sizeof(value)));
-	for (round = 0; round < ROUNDS && !canceled; round++) {
-		for (i = 0; i < N; i++) {
-			memset(out[i], fill, sizeof(out[i]));
-			kv_fill(&kv[i], key, out[i], sizeof(out[i]));
-		}
-		ASSERT_EQ(0, pthread_create(&t, NULL, exiting_submitter_fn, &x));
-		ASSERT_EQ(0, pthread_join(t, &tret));
-		ASSERT_EQ(NULL, tret);
-		for (got = 0; got < N; got++) {
-			ASSERT_EQ(0, ring_reap(&self->ring, &cqe));
-			ASSERT_GT((__u64)N, cqe.user_data);
-			i = cqe.user_data;
-			if (cqe.res == -ECANCELED) {
-				canceled++;
-				EXPECT_EQ(0ULL, cqe.extra);
-				EXPECT_EQ(sizeof(out[i]), kv[i].value_len);
-				EXPECT_EQ(fill, out[i][0]);
-				EXPECT_EQ(fill, out[i][sizeof(out[i]) - 1]);
-				continue;
-			}
-			answered++;
-			ASSERT_EQ(0, cqe.res) TH_LOG("GET %u", i);
-			EXPECT_EQ((__u64)VLEN, cqe.extra);
-			EXPECT_EQ(0, memcmp(out[i], value, VLEN));
-			EXPECT_EQ(fill, out[i][VLEN]);
-		}
-	}
-	TH_LOG("%u rounds: %u GETs canceled, %u answered", round, canceled,
-	       answered);
-	if (variant->owner) {
-		EXPECT_LT(0U, canceled);
-	} else {
-		EXPECT_EQ(0U, canceled);
-	}
-	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
-}
-
 #define RT_RUNTIME	"/proc/sys/kernel/sched_rt_runtime_us"
 
 /*
@@ -859,6 +775,114 @@ static void owners_release(struct owner_hold *h, bool owners_fifo)
 	sched_setaffinity(0, sizeof(all), &all);
 	if (h->rt_runtime[0])
 		sysfs_write(RT_RUNTIME, h->rt_runtime);
+}
+
+struct exiting_submitter {
+	struct ring *ring;
+	int fd;
+	unsigned int n;
+	struct kvbench_kv *kv;
+	atomic_bool submitted;
+};
+
+/* Submit every GET, then exit the thread without waiting for one. */
+static void *exiting_submitter_fn(void *arg)
+{
+	struct exiting_submitter *x = arg;
+	unsigned int i;
+
+	for (i = 0; i < x->n; i++)
+		ring_cmd(x->ring, x->fd, KVBENCH_URING_GET, ptr(&x->kv[i]),
+			 0, 0, i, 0, 0);
+	if (ring_submit(x->ring, 0))
+		return (void *)1;
+	atomic_store(&x->submitted, true);
+	return NULL;
+}
+
+/*
+ * ECANCELED: a thread submits GETs and exits while the owner still holds
+ * them; its sibling reaps them from the shared ring. A GET answered after
+ * the submitter began to exit completes with -ECANCELED, its buffer
+ * untouched and big_cqe[0] zero (not whatever was on the kernel's stack:
+ * the debug kernel fills it with 0xaa); one answered before completes
+ * with its value. Only the owner backends queue, so only they can cancel;
+ * their owners are held off (owners_hold()) from before the submit until
+ * the submitter has had 50 ms to exit. (Without the hold, kthread-percpu's
+ * SCHED_FIFO owners often answered every GET before the exit.)
+ */
+TEST_F(uring, get_ecanceled_submitter_exits)
+{
+	enum { N = 64, ROUNDS = 50, VLEN = 24 };
+	static const char fill = 0x5a;
+	static char out[N][32];
+	struct kvbench_kv kv[N];
+	const char *key = KEY_PREFIX "ecanceled";
+	char value[VLEN];
+	unsigned int i, got, canceled = 0, answered = 0, round;
+	struct exiting_submitter x = {
+		.ring = &self->ring, .fd = self->fd, .n = N, .kv = kv,
+	};
+	struct owner_hold hold;
+	bool started = false;
+	const char *why;
+	struct cqe cqe;
+	pthread_t t;
+	void *tret;
+
+	if (variant->owner && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	memset(value, 'v', sizeof(value));
+	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, value, sizeof(value)));
+	for (round = 0; round < ROUNDS && !canceled; round++) {
+		for (i = 0; i < N; i++) {
+			memset(out[i], fill, sizeof(out[i]));
+			kv_fill(&kv[i], key, out[i], sizeof(out[i]));
+		}
+		atomic_store(&x.submitted, false);
+		started = false;
+		why = variant->owner ? owners_hold(&hold) : NULL;
+		if (!why && !pthread_create(&t, NULL, exiting_submitter_fn,
+					    &x)) {
+			for (i = 0; i < 1000 && !atomic_load(&x.submitted); i++)
+				usleep(1000);
+			usleep(50000);
+			started = true;
+		}
+		if (variant->owner)
+			owners_release(&hold, !strcmp(variant->backend,
+						      "kthread-percpu"));
+		ASSERT_EQ(NULL, why) TH_LOG("%s", why);
+		ASSERT_TRUE(started);
+		ASSERT_EQ(0, pthread_join(t, &tret));
+		ASSERT_EQ(NULL, tret);
+		for (got = 0; got < N; got++) {
+			ASSERT_EQ(0, ring_reap(&self->ring, &cqe));
+			ASSERT_GT((__u64)N, cqe.user_data);
+			i = cqe.user_data;
+			if (cqe.res == -ECANCELED) {
+				canceled++;
+				EXPECT_EQ(0ULL, cqe.extra);
+				EXPECT_EQ(sizeof(out[i]), kv[i].value_len);
+				EXPECT_EQ(fill, out[i][0]);
+				EXPECT_EQ(fill, out[i][sizeof(out[i]) - 1]);
+				continue;
+			}
+			answered++;
+			ASSERT_EQ(0, cqe.res) TH_LOG("GET %u", i);
+			EXPECT_EQ((__u64)VLEN, cqe.extra);
+			EXPECT_EQ(0, memcmp(out[i], value, VLEN));
+			EXPECT_EQ(fill, out[i][VLEN]);
+		}
+	}
+	TH_LOG("%u rounds: %u GETs canceled, %u answered", round, canceled,
+	       answered);
+	if (variant->owner) {
+		EXPECT_LT(0U, canceled);
+	} else {
+		EXPECT_EQ(0U, canceled);
+	}
+	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
 }
 
 /*
