@@ -34,6 +34,10 @@
 #                  ops in both tiers
 #   KVERS          stock kernels, space separated, one boot each with the
 #                  full set (default: the rows above)
+#   CHECK_ONLY     the boots to run, space separated, by label (a stock
+#                  kernel's version, smp4, debug, kcsan) or by name (61,
+#                  rt); the host suites and lint do not run. E.g.
+#                  CHECK_ONLY=rt runs the PREEMPT_RT boot alone
 #   NATIVE         1: load the module into this kernel and run the guest
 #                  suites here instead of in VMs (default: VMs). The fuzzer
 #                  and the lifecycle suite (load/unload cycles, SIGKILLed
@@ -606,6 +610,17 @@ kcsan_verdict() {
 # into a workstation's kernel.
 use_native() { [[ ${NATIVE:-} == 1 ]]; }
 
+# wanted LABEL [NAME]: whether CHECK_ONLY (unset: everything) names this
+# boot.
+wanted() {
+	local w
+	[[ -n ${CHECK_ONLY:-} ]] || return 0
+	for w in $CHECK_ONLY; do
+		[[ $w == "$1" || $w == "${2:-$1}" ]] && return 0
+	done
+	return 1
+}
+
 # The Debian 6.12 PREEMPT_RT kernel, from its metapackage.
 kver_rt() {
 	apt-cache depends linux-image-6.12-rt-amd64 2>/dev/null |
@@ -641,13 +656,15 @@ plan() {
 			"$(native_kvbench_suites)"
 		return
 	fi
-	while read -r kver set _; do
+	while read -r kver set name; do
+		wanted "$kver" "$name" || continue
 		printf 'vm %s: %s set\n' "$kver" "$set"
 	done < <(boots)
-	printf 'vm smp4 (%s, %d vCPUs): stress, switch matrix, owners per CPU, heartbeat\n' \
-		"$("$VM" kver)" "$SMP4"
-	printf 'vm debug: full set (tier %s), KUnit, fault injection\n' "$TIER"
-	printf 'vm kcsan: KUnit, stress, switch matrix, io_uring\n'
+	! wanted smp4 ||
+		printf 'vm smp4 (%s, %d vCPUs): stress, switch matrix, owners per CPU, heartbeat\n' \
+			"$("$VM" kver)" "$SMP4"
+	! wanted debug || printf 'vm debug: full set (tier %s), KUnit, fault injection\n' "$TIER"
+	! wanted kcsan || printf 'vm kcsan: KUnit, stress, switch matrix, io_uring\n'
 }
 
 # prebuild_kernels: build the debug and KCSAN kernels that are not cached
@@ -696,16 +713,18 @@ main() {
 	step "setup (packages, guest kernel, initramfs; cached after the first run)"
 	"$VM" setup
 	KSRC=$("$VM" ksrc)
-	use_native || prebuild_kernels
+	if ! use_native && { wanted debug || wanted kcsan; }; then
+		prebuild_kernels
+	fi
 
 	build "tool" make -C "$REPO/tools/kvbench" || built=0
 	build "selftests" make -C "$REPO/selftests/kvbench" KSRC="$KSRC" || built=0
 	build "kselftest tree (TARGETS=kvbench: build, run_tests, install)" \
 		kselftest_tree || true
-	host_suites
+	[[ -n ${CHECK_ONLY:-} ]] || host_suites
 
 	if [[ $built -eq 0 ]]; then
-		lint_suite
+		[[ -n ${CHECK_ONLY:-} ]] || lint_suite
 		record_not_run "" "tool or selftests did not build"
 	elif use_native; then
 		lint_suite
@@ -714,6 +733,7 @@ main() {
 	else
 		GUEST_SUITES=("${STOCK_SUITES[@]}" "${KSFT_SUITES[@]}")
 		while read -r kver set name; do
+			wanted "$kver" "$name" || continue
 			if [[ $kver == - ]]; then
 				record "boot: kver_$name" 0 1 0 "apt-cache names no such kernel"
 				continue
@@ -722,10 +742,10 @@ main() {
 			vm_suites "$kver" "$(KVER=$kver "$VM" kdir)"
 			GUEST_SUITES=("${STOCK_SUITES[@]}")
 		done < <(boots)
-		smp4_suites "$("$VM" kver)"
-		lint_suite
-		debug_suites
-		kcsan_suites
+		! wanted smp4 || smp4_suites "$("$VM" kver)"
+		[[ -n ${CHECK_ONLY:-} ]] || lint_suite
+		! wanted debug || debug_suites
+		! wanted kcsan || kcsan_suites
 	fi
 	summary
 }
