@@ -14,6 +14,11 @@
 #            suite on every backend, and the kselftest framework's runner
 #   <6.1>    the Debian 6.1 of linux-headers-amd64: the core set
 #   <6.12-rt>  Debian 6.12's PREEMPT_RT flavour of the same version: core
+#   <6.12-arm64>  Debian 6.12's arm64 flavour of the same version, on
+#            QEMU's virt machine (TCG emulating a -cpu max aarch64, 2
+#            vCPUs): core. The module is cross-built against Debian's arm64
+#            headers, the selftests and the tool statically; kvbench-vm
+#            fetches the arm64 packages into the cache (KVBENCH_ARCH)
 #   smp4     the primary kernel with 4 vCPUs: the suites where the number of
 #            CPUs matters
 #   debug    the debug kernel (KASAN, lockdep, kmemleak, fault injection,
@@ -33,11 +38,12 @@
 #                  fuzz ops (against 200,000). The core set fuzzes 50,000
 #                  ops in both tiers
 #   KVERS          stock kernels, space separated, one boot each with the
-#                  full set (default: the rows above)
+#                  full set (default: the rows above); an arm64 version
+#                  (6.12.*-arm64) boots on the virt machine
 #   CHECK_ONLY     the boots to run, space separated, by label (a stock
 #                  kernel's version, smp4, debug, kcsan) or by name (61,
-#                  rt); the host suites and lint do not run. E.g.
-#                  CHECK_ONLY=rt runs the PREEMPT_RT boot alone
+#                  rt, arm64); the host suites and lint do not run. E.g.
+#                  CHECK_ONLY=arm64 runs the arm64 boot alone
 #   NATIVE         1: load the module into this kernel and run the guest
 #                  suites here instead of in VMs (default: VMs). The fuzzer
 #                  and the lifecycle suite (load/unload cycles, SIGKILLed
@@ -373,18 +379,22 @@ suite_parts() {
 		awk '{ p = p (NR > 1 ? ", " : "") $0 } END { if (NR > 1) print p }'
 }
 
-# Everything the guest needs: the module, the tool, the selftests, the driver.
+# Everything the guest needs: the module, the tool, the selftests, the
+# driver. With CROSS (a guest of another architecture, see cross_build):
+# the programs cross_build made, and not the host's kselftest install.
 make_payload() {
-	local dir=$1
+	local dir=$1 cross=${2:-} tool=$REPO/tools/kvbench
 	mkdir -p "$dir"
 	cp "$REPO/module/kvbench.ko" "$dir/"
 	if [[ -f $REPO/module/kvbench_kunit.ko ]]; then
 		cp "$REPO/module/kvbench_kunit.ko" "$dir/"
 	fi
-	cp "$REPO/tools/kvbench/kvbench" "$REPO/tools/kvbench/kvbench-test" \
-		"$REPO/tools/kvbench/smoke.sh" "$dir/"
+	[[ -z $cross ]] || tool=$REPO/tools/kvbench/cross
+	cp "$tool/kvbench" "$tool/kvbench-test" "$REPO/tools/kvbench/smoke.sh" "$dir/"
 	cp -a "$REPO/selftests/kvbench" "$dir/selftests"
-	if [[ -d $WORK/kselftest-install ]]; then
+	if [[ -n $cross ]]; then
+		cp "$WORK/cross-selftests"/* "$dir/selftests/"
+	elif [[ -d $WORK/kselftest-install ]]; then
 		cp -a "$WORK/kselftest-install" "$dir/kselftest"
 	fi
 	# kvbench_bench.sh prints its KTAP with the framework's helpers, found
@@ -413,6 +423,18 @@ write_ksft_env() {
 		'[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout' \
 		'[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr' >"$1/ksft-env.sh"
 	chmod +x "$1/ksft-env.sh"
+}
+
+# cross_build PREFIX SYSROOT: the tool (tools/kvbench/cross/) and the
+# selftests ($WORK/cross-selftests/) for another architecture, static,
+# with the cross compiler PREFIX and the liburing unpacked in SYSROOT
+# (kvbench-vm cross prints both).
+cross_build() {
+	rm -rf "$WORK/cross-selftests"
+	mkdir -p "$WORK/cross-selftests"
+	make -C "$REPO/tools/kvbench" cross CROSS_COMPILE="$1" SYSROOT="$2" &&
+		make -C "$REPO/selftests/kvbench" KSRC="$KSRC" CROSS_COMPILE="$1" \
+			LDFLAGS=-static OUTPUT="$WORK/cross-selftests"
 }
 
 # kselftest_tree: selftests/kvbench inside a kernel tree's kselftest
@@ -474,17 +496,27 @@ first_report() {
 vm_suites() {
 	local label=$1 kdir=$2 kernel=${3:-} prefix="[$1] " payload=$WORK/payload-$1
 	local out=$LOGDIR/vm-$1.out console=$LOGDIR/vm-$1.console status=0 why=
-	local -a kopt=()
+	local kver=${VM_KVER:-$1} arch
+	local -a kopt=() cross=()
 	[[ -z $kernel ]] || kopt=(--kernel "$kernel")
+	# The guest's architecture follows from its kernel: another than the
+	# host's has a cross compiler (kvbench-vm cross prints it).
+	arch=$(KVER=$kver "$VM" arch)
+	mapfile -t cross < <(KVER=$kver "$VM" cross)
+	if [[ ${#cross[@]} -gt 0 ]] &&
+		! build "tool and selftests ($arch)" cross_build "${cross[@]}"; then
+		record_not_run "$prefix" "the $arch programs did not build"
+		return
+	fi
 	# A KUnit module left by an earlier build for another tree is stale.
 	rm -f "$REPO/module/kvbench_kunit.ko"
 	if ! build "module ($label)" make -C "$REPO" module KDIR="$kdir"; then
 		record_not_run "$prefix" "module did not build"
 		return
 	fi
-	make_payload "$payload"
-	step "vm: booting $label with ${VM_SMP:-$(nproc)} vCPUs, $("$VM" accel) (console log: $console)"
-	KVER=${VM_KVER:-$label} "$VM" run "${kopt[@]}" "${VM_ARGS[@]}" --smp "${VM_SMP:-$(nproc)}" \
+	make_payload "$payload" "${cross[0]:-}"
+	step "vm: booting $label ($arch) with ${VM_SMP:-$(nproc)} vCPUs, $(KVER=$kver "$VM" accel) (console log: $console)"
+	KVER=$kver "$VM" run "${kopt[@]}" "${VM_ARGS[@]}" --smp "${VM_SMP:-$(nproc)}" \
 		--payload "$payload" --timeout "$TIMEOUT" \
 		--stall "$STALL" --log "$console" -- ./run-suites.sh |
 		tee "$out" || status=$?
@@ -627,9 +659,13 @@ kver_rt() {
 		sed -n 's/.*Depends: linux-image-\(6\.12\.[^ ]*-rt-amd64\)$/\1/p' | head -n 1
 }
 
-# boots: the stock boots, a line each: "KVER SET", SET being full (with
-# the kselftest framework's runner on the first) or core. KVERS and the
-# long tier make every one full.
+# The newest Debian 6.12 arm64 kernel (kvbench-vm resolves it from the
+# arm64 package lists in its cache).
+kver_arm64() { KVBENCH_ARCH=arm64 "$VM" kver 2>/dev/null || true; }
+
+# boots: the stock boots, a line each: "KVER SET [NAME]", SET being full
+# (with the kselftest framework's runner on the first) or core. KVERS and
+# the long tier make every one full.
 boots() {
 	local kver set=core name
 	if [[ -n ${KVERS:-} ]]; then
@@ -640,7 +676,7 @@ boots() {
 	fi
 	[[ $TIER == gate ]] || set=full
 	echo "$("$VM" kver) full"
-	for name in 61 rt; do
+	for name in 61 rt arm64; do
 		kver=$("kver_$name")
 		[[ -n $kver ]] || kver=-
 		echo "$kver $set $name"
