@@ -41,6 +41,9 @@
 #                  to plan for); SMP is the same (`make bench SMP=8`)
 #   BENCH_TIMEOUT  seconds the VM may run (default: the plan plus 180)
 #   KVER, NATIVE   as for check.sh
+#   KVBENCH_ARCH   arm64: the newest Debian 6.12 arm64 kernel on QEMU's virt
+#                  machine (tools/vm/kvbench-vm), the module and the tool
+#                  cross-built for it
 
 set -euo pipefail
 
@@ -413,6 +416,8 @@ EOF
 
 main() {
 	local payload=$WORK/payload kernel mode stamp results status=0 cpus busy accel=native
+	local guest_kvb=$KVB
+	local -a cross=()
 
 	cpus=${BENCH_SMP:-$(nproc)}
 	use_native && [[ ${BENCH_DRY_RUN:-} != 1 ]] && cpus=$(nproc)
@@ -438,10 +443,19 @@ main() {
 		accel=$("$VM" accel)
 		mode="VM, $(nproc) host CPUs, $cpus vCPUs, $accel"
 		quiet "module ($kernel)" make -C "$REPO" module KDIR="$(KVER=$kernel "$VM" kdir)"
+		# A guest of another architecture (KVBENCH_ARCH=arm64) runs the
+		# tool built for it; this one still reads the results here.
+		mapfile -t cross < <(KVER=$kernel "$VM" cross)
+		if [[ ${#cross[@]} -gt 0 ]]; then
+			mode+=", $(KVER=$kernel "$VM" arch)"
+			quiet "tool ($(KVER=$kernel "$VM" arch))" make -C "$REPO/tools/kvbench" cross \
+				CROSS_COMPILE="${cross[0]}" SYSROOT="${cross[1]}"
+			guest_kvb=$REPO/tools/kvbench/cross/kvbench
+		fi
 	fi
 
 	mkdir -p "$payload"
-	cp "$REPO/module/kvbench.ko" "$KVB" "$payload/"
+	cp "$REPO/module/kvbench.ko" "$guest_kvb" "$payload/"
 	write_driver "$payload/run-bench.sh"
 	write_plan "$payload/plan.sh"
 
