@@ -40,7 +40,7 @@ import sys
 
 DEPS = 'tools/deps.txt'
 GROUPS = ('base', 'vm', 'build', 'lint', 'dkms', 'debug', 'bench', 'profile',
-          'guest')
+          'arm64', 'guest')
 
 # Scripts that run inside the VM (or, with NATIVE=1, on a kernel that can
 # load the module).

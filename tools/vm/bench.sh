@@ -41,10 +41,15 @@
 #                  to plan for); SMP is the same (`make bench SMP=8`)
 #   BENCH_TIMEOUT  seconds the VM may run (default: the plan plus 180)
 #   KVER           the guest kernel (default: the newest Debian 6.12): a
-#                  Debian 12 kernel (6.1.0-57-amd64, 6.12.*+deb12-rt-amd64),
-#                  or one of Debian unstable's (7.2.13+deb14-amd64; the
-#                  series, KVER=7.2, names its newest), for which the module
-#                  is built in a cached chroot of unstable (kvbench-vm kmake)
+#                  Debian 12 kernel (6.1.0-57-amd64, 6.12.*+deb12-rt-amd64;
+#                  6.12.*+deb12-arm64 boots on the arm64 guest, as
+#                  KVBENCH_ARCH=arm64 does), or one of Debian unstable's
+#                  (7.2.13+deb14-amd64; the series, KVER=7.2, names its
+#                  newest), for which the module is built in a cached
+#                  chroot of unstable (kvbench-vm kmake)
+#   KVBENCH_ARCH   arm64: the newest Debian 6.12 arm64 kernel on QEMU's virt
+#                  machine (tools/vm/kvbench-vm), the module (kvbench-vm
+#                  kmake) and the tool cross-built for it
 #   NATIVE         as for check.sh
 
 set -euo pipefail
@@ -418,6 +423,8 @@ EOF
 
 main() {
 	local payload=$WORK/payload kernel mode stamp results status=0 cpus busy accel=native
+	local guest_kvb=$KVB
+	local -a cross=()
 
 	cpus=${BENCH_SMP:-$(nproc)}
 	use_native && [[ ${BENCH_DRY_RUN:-} != 1 ]] && cpus=$(nproc)
@@ -442,12 +449,22 @@ main() {
 		kernel=$("$VM" kver)
 		accel=$("$VM" accel)
 		mode="VM, $(nproc) host CPUs, $cpus vCPUs, $accel"
-		# kvbench-vm builds for a kernel of Debian unstable in its chroot.
-	quiet "module ($kernel)" env KVER="$kernel" "$VM" kmake "$REPO" module
+		# kvbench-vm builds for a kernel of Debian unstable in its chroot,
+		# for one of another architecture with the cross compiler.
+		quiet "module ($kernel)" env KVER="$kernel" "$VM" kmake "$REPO" module
+		# A guest of another architecture (KVBENCH_ARCH=arm64) runs the
+		# tool built for it; this one still reads the results here.
+		mapfile -t cross < <(KVER=$kernel "$VM" cross)
+		if [[ ${#cross[@]} -gt 0 ]]; then
+			mode+=", $(KVER=$kernel "$VM" arch)"
+			quiet "tool ($(KVER=$kernel "$VM" arch))" make -C "$REPO/tools/kvbench" cross \
+				CROSS_COMPILE="${cross[0]}" SYSROOT="${cross[1]}"
+			guest_kvb=$REPO/tools/kvbench/cross/kvbench
+		fi
 	fi
 
 	mkdir -p "$payload"
-	cp "$REPO/module/kvbench.ko" "$KVB" "$payload/"
+	cp "$REPO/module/kvbench.ko" "$guest_kvb" "$payload/"
 	write_driver "$payload/run-bench.sh"
 	write_plan "$payload/plan.sh"
 

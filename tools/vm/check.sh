@@ -17,6 +17,12 @@
 #   <7.2>    the newest Debian 7.2 of unstable (KVER72 overrides), its own
 #            image; the module is built in a cached chroot of unstable
 #            (kvbench-vm kmake): core
+#   <arm64>  Debian 6.12's arm64 flavour of the same version, on QEMU's
+#            virt machine (TCG emulating a -cpu max aarch64, 2 vCPUs):
+#            core. The module is cross-built against Debian's arm64
+#            headers (kvbench-vm kmake), the selftests and the tool
+#            statically; kvbench-vm fetches the arm64 packages into the
+#            cache (KVBENCH_ARCH)
 #   smp4     the primary kernel with 4 vCPUs: the suites where the number of
 #            CPUs matters
 #   debug    the debug kernel (KASAN, lockdep, kmemleak, fault injection,
@@ -36,13 +42,15 @@
 #                  fuzz ops (against 200,000). The core set fuzzes 50,000
 #                  ops in both tiers
 #   KVERS          stock kernels, space separated, one boot each with the
-#                  full set (default: the rows above)
+#                  full set (default: the rows above); an arm64 version
+#                  (6.12.*-arm64) boots on the virt machine
 #   KVER72         the 7.2 boot's kernel (default: the newest 7.2.* amd64
 #                  kernel of Debian unstable, `kvbench-vm kver-sid 7.2`)
 #   CHECK_ONLY     rows to run, space separated, of: 6.12 6.1 6.12-rt 7.2
-#                  (a KVERS boot by its version) smp4 debug kcsan host
-#                  (the host suites) lint; the summary has only those
-#                  (default: all). E.g. CHECK_ONLY=7.2: the 7.2 boot alone
+#                  arm64 (a KVERS boot by its version) smp4 debug kcsan
+#                  host (the host suites) lint; the summary has only those
+#                  (default: all). E.g. CHECK_ONLY=7.2: the 7.2 boot alone,
+#                  CHECK_ONLY=arm64 the arm64 boot alone
 #   NATIVE         1: load the module into this kernel and run the guest
 #                  suites here instead of in VMs (default: VMs). The fuzzer
 #                  and the lifecycle suite (load/unload cycles, SIGKILLed
@@ -379,18 +387,22 @@ suite_parts() {
 		awk '{ p = p (NR > 1 ? ", " : "") $0 } END { if (NR > 1) print p }'
 }
 
-# Everything the guest needs: the module, the tool, the selftests, the driver.
+# Everything the guest needs: the module, the tool, the selftests, the
+# driver. With CROSS (a guest of another architecture, see cross_build):
+# the programs cross_build made, and not the host's kselftest install.
 make_payload() {
-	local dir=$1
+	local dir=$1 cross=${2:-} tool=$REPO/tools/kvbench
 	mkdir -p "$dir"
 	cp "$REPO/module/kvbench.ko" "$dir/"
 	if [[ -f $REPO/module/kvbench_kunit.ko ]]; then
 		cp "$REPO/module/kvbench_kunit.ko" "$dir/"
 	fi
-	cp "$REPO/tools/kvbench/kvbench" "$REPO/tools/kvbench/kvbench-test" \
-		"$REPO/tools/kvbench/smoke.sh" "$dir/"
+	[[ -z $cross ]] || tool=$REPO/tools/kvbench/cross
+	cp "$tool/kvbench" "$tool/kvbench-test" "$REPO/tools/kvbench/smoke.sh" "$dir/"
 	cp -a "$REPO/selftests/kvbench" "$dir/selftests"
-	if [[ -d $WORK/kselftest-install ]]; then
+	if [[ -n $cross ]]; then
+		cp "$WORK/cross-selftests"/* "$dir/selftests/"
+	elif [[ -d $WORK/kselftest-install ]]; then
 		cp -a "$WORK/kselftest-install" "$dir/kselftest"
 	fi
 	# kvbench_bench.sh prints its KTAP with the framework's helpers, found
@@ -419,6 +431,18 @@ write_ksft_env() {
 		'[ -e /dev/stdout ] || ln -s /proc/self/fd/1 /dev/stdout' \
 		'[ -e /dev/stderr ] || ln -s /proc/self/fd/2 /dev/stderr' >"$1/ksft-env.sh"
 	chmod +x "$1/ksft-env.sh"
+}
+
+# cross_build PREFIX SYSROOT: the tool (tools/kvbench/cross/) and the
+# selftests ($WORK/cross-selftests/) for another architecture, static,
+# with the cross compiler PREFIX and the liburing unpacked in SYSROOT
+# (kvbench-vm cross prints both).
+cross_build() {
+	rm -rf "$WORK/cross-selftests"
+	mkdir -p "$WORK/cross-selftests"
+	make -C "$REPO/tools/kvbench" cross CROSS_COMPILE="$1" SYSROOT="$2" &&
+		make -C "$REPO/selftests/kvbench" KSRC="$KSRC" CROSS_COMPILE="$1" \
+			LDFLAGS=-static OUTPUT="$WORK/cross-selftests"
 }
 
 # kselftest_tree: selftests/kvbench inside a kernel tree's kselftest
@@ -477,23 +501,34 @@ first_report() {
 # vm_suites LABEL [KDIR KERNEL]: build the module against KDIR, boot KERNEL
 # (a bzImage) and run the guest suites there; without them, the stock
 # kernel of KVER=VM_KVER (else LABEL), for which kvbench-vm kmake builds
-# (in the chroot of Debian unstable for a kernel of unstable). Suites are
-# named "[LABEL] ...".
+# (in the chroot of Debian unstable for a kernel of unstable; for another
+# architecture's kernel, with the cross compiler against its headers
+# unpacked in the cache). Suites are named "[LABEL] ...".
 vm_suites() {
 	local label=$1 kdir=${2:-} kernel=${3:-} prefix="[$1] " payload=$WORK/payload-$1
 	local out=$LOGDIR/vm-$1.out console=$LOGDIR/vm-$1.console status=0 why=
-	local -a kopt=() make=(make -C "$REPO" module KDIR="$kdir")
+	local kver=${VM_KVER:-$1} arch
+	local -a kopt=() cross=() make=(make -C "$REPO" module KDIR="$kdir")
 	[[ -z $kernel ]] || kopt=(--kernel "$kernel")
-	[[ -n $kdir ]] || make=(env KVER="${VM_KVER:-$label}" "$VM" kmake "$REPO" module)
+	[[ -n $kdir ]] || make=(env KVER="$kver" "$VM" kmake "$REPO" module)
+	# The guest's architecture follows from its kernel: another than the
+	# host's has a cross compiler (kvbench-vm cross prints it).
+	arch=$(KVER=$kver "$VM" arch)
+	mapfile -t cross < <(KVER=$kver "$VM" cross)
+	if [[ ${#cross[@]} -gt 0 ]] &&
+		! build "tool and selftests ($arch)" cross_build "${cross[@]}"; then
+		record_not_run "$prefix" "the $arch programs did not build"
+		return
+	fi
 	# A KUnit module left by an earlier build for another tree is stale.
 	rm -f "$REPO/module/kvbench_kunit.ko"
 	if ! build "module ($label)" "${make[@]}"; then
 		record_not_run "$prefix" "module did not build"
 		return
 	fi
-	make_payload "$payload"
-	step "vm: booting $label with ${VM_SMP:-$(nproc)} vCPUs, $("$VM" accel) (console log: $console)"
-	KVER=${VM_KVER:-$label} "$VM" run "${kopt[@]}" "${VM_ARGS[@]}" --smp "${VM_SMP:-$(nproc)}" \
+	make_payload "$payload" "${cross[0]:-}"
+	step "vm: booting $label ($arch) with ${VM_SMP:-$(nproc)} vCPUs, $(KVER=$kver "$VM" accel) (console log: $console)"
+	KVER=$kver "$VM" run "${kopt[@]}" "${VM_ARGS[@]}" --smp "${VM_SMP:-$(nproc)}" \
 		--payload "$payload" --timeout "$TIMEOUT" \
 		--stall "$STALL" --log "$console" -- ./run-suites.sh |
 		tee "$out" || status=$?
@@ -634,6 +669,10 @@ kver_72() {
 	"$VM" kver-sid 7.2 2>/dev/null || true
 }
 
+# The newest Debian 6.12 arm64 kernel (kvbench-vm resolves it from the
+# arm64 package lists in its cache).
+kver_arm64() { KVBENCH_ARCH=arm64 "$VM" kver 2>/dev/null || true; }
+
 # wanted ROW: CHECK_ONLY is unset or names ROW.
 wanted() { [[ -z ${CHECK_ONLY:-} || " $CHECK_ONLY " == *" $1 "* ]]; }
 
@@ -651,7 +690,7 @@ boots() {
 	fi
 	[[ $TIER == gate ]] || set=full
 	wanted 6.12 && echo "$("$VM" kver) full 6.12"
-	for row in 6.1:61 6.12-rt:rt 7.2:72; do
+	for row in 6.1:61 6.12-rt:rt 7.2:72 arm64:arm64; do
 		wanted "${row%:*}" || continue
 		kver=$("kver_${row#*:}")
 		echo "${kver:--} $set ${row%:*}"
@@ -754,7 +793,7 @@ main() {
 		GUEST_SUITES=("${STOCK_SUITES[@]}" "${KSFT_SUITES[@]}")
 		while read -r kver set row; do
 			if [[ $kver == - ]]; then
-				record "boot: $row" 0 1 0 "no such kernel found (apt-cache; for 7.2, kvbench-vm kver-sid 7.2)"
+				record "boot: $row" 0 1 0 "no such kernel found (apt-cache; for 7.2, kvbench-vm kver-sid 7.2; for arm64, KVBENCH_ARCH=arm64 kvbench-vm kver)"
 				continue
 			fi
 			[[ $set == full ]] || GUEST_SUITES=("${CORE_SUITES[@]}")
