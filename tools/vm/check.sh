@@ -597,10 +597,13 @@ native_suites() {
 }
 
 # The Debian 6.1 kernel that linux-headers-amd64 points at: the module must
-# pass there too.
+# pass there too. Like every kver_ROW, it prints nothing when it finds none
+# and never fails: boots() runs under pipefail and errexit, where a failed
+# lookup would end the list and silently drop the rows after it.
 kver_61() {
 	apt-cache depends linux-headers-amd64 2>/dev/null |
-		sed -n 's/.*Depends: linux-headers-\(6\.1\.[^ ]*\)$/\1/p' | head -n 1
+		sed -n 's/.*Depends: linux-headers-\(6\.1\.[^ ]*\)$/\1/p' | head -n 1 ||
+		true
 }
 
 # debug_suites: the same suites, KUnit and fault injection under the debug
@@ -681,7 +684,8 @@ use_native() { [[ ${NATIVE:-} == 1 ]]; }
 # The Debian 6.12 PREEMPT_RT kernel, from its metapackage.
 kver_rt() {
 	apt-cache depends linux-image-6.12-rt-amd64 2>/dev/null |
-		sed -n 's/.*Depends: linux-image-\(6\.12\.[^ ]*-rt-amd64\)$/\1/p' | head -n 1
+		sed -n 's/.*Depends: linux-image-\(6\.12\.[^ ]*-rt-amd64\)$/\1/p' | head -n 1 ||
+		true
 }
 
 # The newest Debian 7.2 of unstable, unless KVER72 names one.
@@ -730,8 +734,12 @@ plan() {
 			"$(native_kvbench_suites)"
 		return
 	fi
-	while read -r kver set _; do
-		printf 'vm %s: %s set\n' "$kver" "$set"
+	while read -r kver set row; do
+		if [[ $kver == - ]]; then
+			printf 'vm %s: %s set, but no such kernel was found: the row fails\n' "$row" "$set"
+		else
+			printf 'vm %s: %s set\n' "$kver" "$set"
+		fi
 	done < <(boots)
 	if wanted smp4; then
 		printf 'vm smp4 (%s, %d vCPUs): stress, switch matrix, owners per CPU, heartbeat\n' \

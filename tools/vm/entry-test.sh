@@ -39,7 +39,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..28"
+echo "1..29"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -83,6 +83,19 @@ ok $? "NATIVE=1 runs natively, without the fuzzer and the lifecycle suite"
 out=$(plan NATIVE=1 KVBENCH_DESTRUCTIVE=1)
 [[ $out == "native ${with:-$none}: suites functional stress fuzz trace lifecycle" ]]
 ok $? "NATIVE=1 KVBENCH_DESTRUCTIVE=1 runs every suite natively"
+
+# A row whose kernel apt cannot name (an apt-cache that fails) stays in the
+# plan and fails, and the rows after it stay too.
+tmp=$(mktemp -d)
+printf '#!/bin/sh\nexit 100\n' >"$tmp/apt-cache"
+chmod +x "$tmp/apt-cache"
+out=$(plan PATH="$tmp:$PATH")
+rm -rf "$tmp"
+printf '%s\n' "$out" | sed 's/^/# apt-cache failing: /'
+[[ $out == *"vm 6.1: core set, but no such kernel was found: the row fails"* &&
+	$out == *"vm 6.12-rt: core set, but no such kernel was found"* &&
+	$out == *"vm 7.2: core set"* && $out == *arm64* && $out == *"vm smp4"* ]]
+ok $? "a kernel apt cannot find keeps its row in make check's plan, as failing, and the rows after it"
 
 out=$(KVBENCH_ACCEL=tcg "$REPO/tools/vm/kvbench-vm" accel 2>&1)
 [[ $out == tcg ]]
