@@ -39,7 +39,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..29"
+echo "1..30"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -96,6 +96,13 @@ printf '%s\n' "$out" | sed 's/^/# apt-cache failing: /'
 	$out == *"vm 6.12-rt: core set, but no such kernel was found"* &&
 	$out == *"vm 7.2: core set"* && $out == *arm64* && $out == *"vm smp4"* ]]
 ok $? "a kernel apt cannot find keeps its row in make check's plan, as failing, and the rows after it"
+
+# A kernel developer's ARCH in the environment does not choose the guest.
+out=$(env -u KVER -u KVBENCH_ARCH ARCH=arm64 "$REPO/tools/vm/kvbench-vm" arch 2>&1)
+out2=$(env -u KVER ARCH=x86_64 KVBENCH_ARCH=arm64 "$REPO/tools/vm/kvbench-vm" arch 2>&1)
+echo "# kvbench-vm arch: ARCH=arm64: $out; ARCH=x86_64 KVBENCH_ARCH=arm64: $out2"
+[[ $out == "$(dpkg --print-architecture)" && $out2 == arm64 ]]
+ok $? "kvbench-vm's guest architecture is KVBENCH_ARCH's (or KVER's), never the environment's ARCH"
 
 out=$(KVBENCH_ACCEL=tcg "$REPO/tools/vm/kvbench-vm" accel 2>&1)
 [[ $out == tcg ]]
