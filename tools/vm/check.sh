@@ -531,14 +531,18 @@ first_report() {
 vm_suites() {
 	local label=$1 kdir=${2:-} kernel=${3:-} prefix="[$1] " payload=$WORK/payload-$1
 	local out=$LOGDIR/vm-$1.out console=$LOGDIR/vm-$1.console status=0 why=
-	local kver=${VM_KVER:-$1} arch
+	local kver=${VM_KVER:-$1} arch crossout
 	local -a kopt=() cross=() make=(make -C "$REPO" module KDIR="$kdir")
 	[[ -z $kernel ]] || kopt=(--kernel "$kernel")
 	[[ -n $kdir ]] || make=(env KVER="$kver" "$VM" kmake "$REPO" module)
 	# The guest's architecture follows from its kernel: another than the
 	# host's has a cross compiler (kvbench-vm cross prints it).
 	arch=$(KVER=$kver "$VM" arch)
-	mapfile -t cross < <(KVER=$kver "$VM" cross)
+	if ! crossout=$(KVER=$kver "$VM" cross); then
+		record_not_run "$prefix" "kvbench-vm cross failed for $arch (its message is above)"
+		return
+	fi
+	[[ -z $crossout ]] || mapfile -t cross <<<"$crossout"
 	if [[ ${#cross[@]} -gt 0 ]] &&
 		! build "tool and selftests ($arch)" cross_build "${cross[@]}"; then
 		record_not_run "$prefix" "the $arch programs did not build"
