@@ -244,15 +244,16 @@ lint_start() {
 }
 
 lint_finish() {
-	local out=$LOGDIR/host-lint.log status=0
+	local out=$LOGDIR/host-lint.log status=0 took
 	[[ -n $LINT_PID ]] || return 0
 	step "host: lint: waiting for the background run to end"
 	wait "$LINT_PID" || status=$?
 	LINT_PID=
 	cat "$out"
-	NEXT_TIME=$(($(stat -c %Y "$out") - LINT_T0))
+	took=$(($(stat -c %Y "$out") - LINT_T0))
+	NEXT_TIME=$took
 	count_tap "host: lint" "$out" "$status"
-	NOTES[-1]="in the background; it ended $(($(date +%s) - LINT_T0 - NEXT_TIME)) s before the boots did${NOTES[-1]:+; ${NOTES[-1]}}"
+	NOTES[-1]="in the background; it ended $(($(date +%s) - LINT_T0 - took)) s before the boots did${NOTES[-1]:+; ${NOTES[-1]}}"
 }
 
 # Guest suites -------------------------------------------------------------
