@@ -92,9 +92,9 @@ chmod +x "$tmp/apt-cache"
 out=$(plan PATH="$tmp:$PATH")
 rm -rf "$tmp"
 printf '%s\n' "$out" | sed 's/^/# apt-cache failing: /'
-[[ $out == *"vm 6.1: core set, but no such kernel was found: the row fails"* &&
-	$out == *"vm 6.12-rt: core set, but no such kernel was found"* &&
-	$out == *"vm 7.2: core set"* && $out == *arm64* && $out == *"vm smp4"* ]]
+[[ $out == *"vm 6.1: "*" set, but no such kernel was found: the row fails"* &&
+	$out == *"vm 6.12-rt: "*" set, but no such kernel was found"* &&
+	$out == *"vm 7.2: "* && $out == *arm64* && $out == *"vm smp4"* ]]
 ok $? "a kernel apt cannot find keeps its row in make check's plan, as failing, and the rows after it"
 
 # A kernel developer's ARCH in the environment does not choose the guest.
