@@ -30,7 +30,10 @@
 #   kcsan    the KCSAN kernel: KUnit and the concurrent suites
 # The core set shows that the module works on a kernel: the functional
 # suite (load, the ABI and the switch matrix, on every backend), the
-# io_uring commands, the stress suite and a short fuzz. What does not need
+# io_uring commands, the stress suite, a short fuzz and the trace suite
+# (3 s), whose owner_waits test checks from the scheduler's events that a
+# request through an owner waits for nothing but the owner's work: the
+# question PREEMPT_RT raises (Documentation/design.rst). What does not need
 # to gate every commit waits for the long tier.
 #
 # Environment:
@@ -285,8 +288,8 @@ STOCK_SUITES=(
 readonly KVBENCH_CORE_FUZZ_OPS=50000
 # shellcheck disable=SC2016 # expanded in the guest
 CORE_SUITES=(
-	"kselftest: kvbench core (functional, uring, stress, short fuzz)"
-	"cd selftests && KVBENCH_KO=\$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES='functional uring stress fuzz' KVBENCH_FUZZ_OPS=$KVBENCH_CORE_FUZZ_OPS ./kvbench.sh"
+	"kselftest: kvbench core (functional, uring, stress, short fuzz, trace)"
+	"cd selftests && KVBENCH_KO=\$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES='functional uring stress fuzz trace' KVBENCH_FUZZ_OPS=$KVBENCH_CORE_FUZZ_OPS ./kvbench.sh"
 )
 # shellcheck disable=SC2016 # expanded in the guest
 KUNIT_SUITE=(
