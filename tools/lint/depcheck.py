@@ -515,6 +515,9 @@ class Script:
                 k = skip_opts(words, k + 1, '-n')
             elif name == 'timeout':
                 k = skip_opts(words, k + 1, '-k', '-s') + 1
+            elif name == 'chrt':
+                # chrt [--idle|--fifo|...] PRIORITY COMMAND
+                k = skip_opts(words, k + 1) + 1
             elif name == 'xargs':
                 k = skip_opts(words, k + 1, '-a', '-d', '-E', '-I', '-L',
                               '-n', '-P', '-s')
