@@ -6,7 +6,9 @@
 # `kvbench bench` and print its table.
 #
 # Every run is kept under results/<UTC time>-<kernel>/ (git-ignored):
-# bench.txt (what was printed), meta.txt, and whatever the tool wrote under
+# bench.txt (what was printed), meta.txt, host-steal.txt (how long the
+# vCPUs waited for a host CPU in each case: tools/vm/host-steal), and
+# whatever the tool wrote under
 # $KVBENCH_OUT in the guest (bench.json from --json, and anything else),
 # copied back by kvbench-vm.
 #
@@ -125,6 +127,40 @@ shell_quote() {
 keep() {
 	trap '' INT
 	tee "$@"
+}
+
+# stamp FILE: pass lines through, and append each to FILE as "US LINE",
+# with the time it arrived (for host-steal report); outlives a Ctrl-C as
+# keep does.
+stamp() {
+	local line
+	trap '' INT
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		printf '%s %s\n' "${EPOCHREALTIME/./}" "$line" >>"$1"
+	done
+}
+
+# steal_report CPUS SAMPLES STAMPS RESULTS: how long the vCPUs waited for a
+# host CPU, in each case (RESULTS/host-steal.txt) and over the run
+# (meta.txt); a warning when some cases lost a tenth of their time or more.
+# Under TCG the guest cannot see it, and the owner backends, whose every
+# request is a hand-off between vCPUs, lose most to it.
+steal_report() {
+	local cpus=$1 samples=$2 stamps=$3 results=$4 run high worst
+	[[ -s $samples && -s $stamps ]] || return 0
+	"$REPO/tools/vm/host-steal" report "$cpus" "$samples" "$stamps" \
+		>"$results/host-steal.txt" || return 0
+	run=$(sed -n 's/^run \([0-9.]*\)% .*/\1/p' "$results/host-steal.txt")
+	[[ -n $run ]] || return 0
+	echo "host steal during the run: $run% of the vCPUs' time (per case: host-steal.txt)" >>"$results/meta.txt"
+	high=$(awk '$1 != "run" && $1 + 0 >= 10 { n++ } END { print n + 0 }' "$results/host-steal.txt")
+	echo
+	echo "host steal: the vCPUs waited for a host CPU $run% of the run (per case: ${results#"$REPO"/}/host-steal.txt)"
+	[[ $high -gt 0 ]] || return 0
+	worst=$(grep -v '^run ' "$results/host-steal.txt" | sort -rn | head -n 1)
+	printf 'bench: the host took 10%% or more of the vCPUs'"'"' time in %s cases (the most: %s): their numbers, the owner backends'"'"' first, are not those of a quiet machine\n' \
+		"$high" "$worst" >&2
 }
 
 # How busy the host's CPUs are, in percent, over the next 2 s (from
@@ -422,7 +458,7 @@ EOF
 }
 
 main() {
-	local payload=$WORK/payload kernel mode stamp results status=0 cpus busy accel=native
+	local payload=$WORK/payload kernel mode stamp results status=0 cpus busy accel=native stealer
 	local guest_kvb=$KVB
 	local -a cross=()
 
@@ -487,14 +523,19 @@ main() {
 
 	step "bench: $kernel ($mode); results in ${results#"$REPO"/}"
 	if [[ $mode == native ]]; then
+		"$REPO/tools/vm/host-steal" sample native "$WORK/steal" &
+		stealer=$!
 		KVBENCH_OUT=$results KVBENCH_ACCEL=$accel "$payload/run-bench.sh" |
-			keep "$results/bench.txt" || status=$?
+			stamp "$WORK/stamps" | keep "$results/bench.txt" || status=$?
+		kill "$stealer" 2>/dev/null || true
+		wait "$stealer" 2>/dev/null || true
 	else
 		KVER=$kernel "$VM" run --payload "$payload" --timeout "$(vm_timeout)" \
-			--smp "$cpus" --out "$results" \
+			--smp "$cpus" --out "$results" --steal "$WORK/steal" \
 			--log "$results/console.log" -- KVBENCH_ACCEL="$accel" ./run-bench.sh |
-			keep "$results/bench.txt" || status=$?
+			stamp "$WORK/stamps" | keep "$results/bench.txt" || status=$?
 	fi
+	steal_report "$cpus" "$WORK/steal" "$WORK/stamps" "$results"
 	if [[ -f $results/bench.csv ]]; then
 		# gnuplot, from tools/deps.txt (setup installed it for the VM).
 		if ! "$VM" deps gnuplot; then

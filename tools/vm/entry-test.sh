@@ -39,7 +39,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..30"
+echo "1..34"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -297,6 +297,46 @@ grep -v -e KCSAN -e INFO -e Not -e 'read to' "$tmp/console" >"$tmp/clean"
 out=$("$REPO/tools/vm/kvbench-vm" reports "$tmp/clean")
 [[ -z $out ]]
 ok $? "kvbench-vm reports prints nothing for a clean log"
+rm -rf "$tmp"
+
+# host-steal: each case's share of the vCPUs' time that waited for a host
+# CPU. Two vCPUs; the second case, 2.0 to 3.0 s, waited 1 s of its 2.
+tmp=$(mktemp -d)
+printf '%s\n' "1000000 0" "2000000 0" "3000000 1000000000" "4000000 1000000000" >"$tmp/samples"
+printf '%s\n' "1000000 kvbench: 2 cases x 1 run, about 2 s" \
+	"2000000 kvbench: [1/2] rcu get threads=1 batch=1 fd=per-thread 9 ops/s" \
+	"3000000 kvbench: [2/2] kthread get threads=1 batch=1 fd=per-thread 9 ops/s" \
+	"3500000 backend mix" >"$tmp/stamps"
+out=$("$REPO/tools/vm/host-steal" report 2 "$tmp/samples" "$tmp/stamps")
+printf '%s\n' "$out" | sed 's/^/# host-steal: /'
+[[ $out == "0.0% kvbench: [1/2] rcu get"*$'\n'"50.0% kvbench: [2/2] kthread get"*$'\n'"run 16.7% 3" ]]
+ok $? "host-steal report gives each case and the run its share of time waited for a host CPU"
+
+head -n 1 "$tmp/samples" >"$tmp/one"
+out=$("$REPO/tools/vm/host-steal" report 2 "$tmp/one" "$tmp/stamps")
+[[ -z $out ]]
+ok $? "host-steal report says nothing from a single sample"
+
+out=$("$REPO/tools/vm/host-steal" report 0 "$tmp/samples" "$tmp/stamps" 2>&1)
+[[ $? -ne 0 && $out == *"not a number of CPUs"* ]]
+ok $? "host-steal report refuses a CPU count of 0"
+
+# A live process: sampled each second until it exits, its pid file
+# written after the sampler started (as QEMU's is).
+sleep 2.5 &
+spid=$!
+"$REPO/tools/vm/host-steal" sample "$tmp/pid" "$tmp/live" &
+hpid=$!
+sleep 0.3
+echo "$spid" >"$tmp/pid"
+wait "$spid"
+timeout 5 tail --pid="$hpid" -f /dev/null
+st=$?
+lines=$(grep -cE '^[0-9]{16,} [0-9]+$' "$tmp/live")
+echo "# host-steal sample: $lines samples; the sampler ended: $((st == 0))"
+[[ $st -eq 0 && $lines -ge 2 ]]
+ok $? "host-steal sample reads a process's run_delay each second and ends with it"
+wait "$hpid" 2>/dev/null
 rm -rf "$tmp"
 
 echo "# Totals: pass:$((n - failed)) fail:$failed xfail:0 xpass:0 skip:0 error:0"
