@@ -52,7 +52,8 @@ static bool kvbench_room(unsigned long used, unsigned long more,
  *
  * A new key needs room under max_entries; growth needs room under
  * max_bytes. Replacing a key by a value no longer than the old one always
- * succeeds, whatever the limits. Never sleeps.
+ * succeeds, whatever the limits. Never sleeps (on PREEMPT_RT, where
+ * spinlock_t is a sleeping lock, it may wait for a holder's short section).
  *
  * Return: 0, or -ENOSPC with nothing charged.
  */

@@ -486,7 +486,9 @@ EXPORT_SYMBOL_IF_KUNIT(kvbench_owner_post);
  * @msg:	as for kvbench_owner_post(), with ->answered set: the caller
  *		never waits for it
  *
- * Never sleeps: for io_uring commands, issued where they must not block.
+ * Never sleeps: for io_uring commands, issued where they must not block
+ * (on PREEMPT_RT ->in_lock is a sleeping lock: it may wait for a holder's
+ * short section, as any spinlock_t there).
  * When the queue is full (or other messages are parked already) @msg is
  * parked on the owner's list instead, and the owner moves it into the
  * queue as room comes (owner_unpark()). A parked message holds no thread:
