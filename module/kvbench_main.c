@@ -277,9 +277,11 @@ static int kvbench_switch(const struct kvbench_backend_ops *ops)
 	old->ops->drain(old, kvbench_move_cb, &mv);
 	if (mv.err) {
 		new->ops->drain(new, kvbench_move_back_cb, old);
+		/* Every entry but one may have been refused: a long walk. */
 		hlist_for_each_entry_safe(item, tmp, &mv.refused, node) {
 			hlist_del_init(&item->node);
 			kvbench_move_back_cb(item, old);
+			cond_resched();
 		}
 		swap(old, new);
 	}

@@ -236,9 +236,41 @@ static void owner_exec(struct kvbench_owner *o, struct kvbench_req *req)
 }
 
 /*
+ * Let other tasks have this CPU: between two passes that found work, and
+ * after every request inside a pass. Work that keeps arriving, or one long
+ * pass, must not keep them off it: a pass answers every message queued
+ * when it starts, each up to a KVBENCH_BATCH_MAX-op BATCH run, and a
+ * request may walk a long chain (a map of millions of keys at the default
+ * hash_bits): without a scheduling point in between, seconds on a kernel
+ * without full preemption. Offering it costs a flag test or two, and bounds
+ * what a normal task waits for by one request. A normal owner offers the
+ * CPU at a scheduling point (kernels without full preemption have no
+ * other). cond_resched() does nothing for a SCHED_FIFO owner, which would
+ * starve every normal task on its CPU for as long as requests come: once
+ * it has run for a tick with another task waiting, it goes on as a normal
+ * task until it next goes idle. (Sleeping a tick instead is not enough:
+ * owners that share a CPU take turns, and the normal task still waits.)
+ */
+static void owner_yield(struct kvbench_owner *o)
+{
+	if (o->rt && !o->demoted) {
+		if (single_task_running()) {
+			o->busy_since = jiffies;
+			return;
+		}
+		if (!time_after(jiffies, o->busy_since))
+			return;
+		sched_set_normal(current, 0);
+		o->demoted = true;
+	}
+	cond_resched();
+}
+
+/*
  * Answer the messages queued when the pass starts (at most the queue's
  * size: producers that keep refilling it do not make a pass endless);
  * return how many there were, and add the requests they held to @reqs.
+ * The CPU is offered after every request (owner_yield()).
  */
 static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 				      unsigned long *reqs)
@@ -260,6 +292,7 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 			next = req->next;
 			owner_exec(o, req);
 			(*reqs)++;
+			owner_yield(o);
 		}
 		/* @msg and its requests may be gone once answered. */
 		if (msg->answered)
@@ -337,31 +370,6 @@ static void owner_sleep(struct kvbench_owner *o)
 	__set_current_state(TASK_RUNNING);
 	WRITE_ONCE(o->idle, false);
 	o->busy_since = jiffies;
-}
-
-/*
- * Between two passes that found work, let other tasks have this CPU: work
- * that keeps arriving must not keep them off it. A normal owner offers the
- * CPU at a scheduling point (kernels without full preemption have no
- * other). cond_resched() does nothing for a SCHED_FIFO owner, which would
- * starve every normal task on its CPU for as long as requests come: once
- * it has run for a tick with another task waiting, it goes on as a normal
- * task until it next goes idle. (Sleeping a tick instead is not enough:
- * owners that share a CPU take turns, and the normal task still waits.)
- */
-static void owner_yield(struct kvbench_owner *o)
-{
-	if (o->rt && !o->demoted) {
-		if (single_task_running()) {
-			o->busy_since = jiffies;
-			return;
-		}
-		if (!time_after(jiffies, o->busy_since))
-			return;
-		sched_set_normal(current, 0);
-		o->demoted = true;
-	}
-	cond_resched();
 }
 
 /*

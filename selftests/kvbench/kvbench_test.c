@@ -4536,7 +4536,7 @@ TEST_F_TIMEOUT(kvbench, owner_yields_under_load, 120)
  * fails when that one has one too. make check reports the lines
  * "heartbeat: <backend>: largest gap ...".
  */
-#define HEARTBEAT_MS		2500	/* the load lasts this long */
+#define HEARTBEAT_MS		2000	/* the load lasts this long */
 #define HEARTBEAT_MAX_MS	400
 #define HEARTBEAT_CALLERS	8	/* per CPU but the owners' (one) */
 #define HEARTBEAT_BATCH		64
@@ -4546,6 +4546,7 @@ TEST_F_TIMEOUT(kvbench, owner_yields_under_load, 120)
 struct beat_caller {
 	struct hog *h;		/* ->prefix, ->stop, the failures */
 	unsigned int nkeys;	/* bulk keys 0..nkeys-1 exist */
+	unsigned int batch;	/* GETs of a missing key per BATCH */
 	unsigned int seed;
 	unsigned long long ioctls;	/* written back when it stops */
 	pthread_t thread;
@@ -4554,7 +4555,7 @@ struct beat_caller {
 static void *beat_caller_fn(void *arg)
 {
 	struct beat_caller *c = arg;
-	struct kvbench_op ops[HEARTBEAT_BATCH];
+	struct kvbench_op ops[KVBENCH_BATCH_MAX];
 	char key[KVBENCH_KEY_MAX + 1];
 	unsigned long long ioctls = 0;
 	unsigned char val[16];
@@ -4579,12 +4580,12 @@ static void *beat_caller_fn(void *arg)
 		/* A bulk key past the last one: missing. */
 		klen = bulk_key(c->h->prefix,
 				c->nkeys + rand_r(&c->seed) % c->nkeys, key);
-		for (i = 0; i < HEARTBEAT_BATCH; i++)
+		for (i = 0; i < c->batch; i++)
 			op_init(&ops[i], KVBENCH_OP_GET, key, klen, val,
 				sizeof(val));
-		ret = kvb_batch(fd, ops, HEARTBEAT_BATCH, 0);
-		if (!ret && ops[HEARTBEAT_BATCH - 1].result != -ENOENT)
-			ret = ops[HEARTBEAT_BATCH - 1].result;
+		ret = kvb_batch(fd, ops, c->batch, 0);
+		if (!ret && ops[c->batch - 1].result != -ENOENT)
+			ret = ops[c->batch - 1].result;
 		if (ret)
 			hog_bad(c->h, ret);
 		ioctls += 2;
@@ -4630,7 +4631,26 @@ static void __printf(2, 3) beat_report(const char *backend, const char *fmt, ...
 	fflush(stdout);
 }
 
-TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
+/*
+ * The heartbeat beside owners under a load: @keys keys per owner in its
+ * two buckets (hash_bits 1), callers sending BATCHes of @batch GETs of a
+ * missing key. @fill_bits: fill the map at that hash_bits, then rebuild
+ * the owners with two buckets (adopting an entry is O(1), a SET at
+ * hash_bits 1 walks a bucket); 0: fill it at hash_bits 1. The load lasts
+ * @ms.
+ */
+struct beat_load {
+	unsigned int keys;
+	unsigned int batch;
+	unsigned int fill_bits;
+	unsigned int ms;	/* how long the load lasts */
+	unsigned int own;	/* callers on the owners' CPU */
+	unsigned int others;	/* callers on each other CPU */
+};
+
+static void run_heartbeat(struct __test_metadata *_metadata, int fd,
+			  struct test_keys *keys, const char *backend,
+			  const struct beat_load *load)
 {
 	unsigned int i, n, nkeys, ncpus, ncallers = 0, round;
 	struct hog h;
@@ -4644,9 +4664,6 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 	long long t0;
 	long max_ms;
 
-	if (strcmp(variant->backend, "kthread") &&
-	    strcmp(variant->backend, "kthread-percpu"))
-		SKIP(return, "%s has no owner thread", variant->backend);
 	max_ms = heartbeat_max_ms();
 	ASSERT_LT(0, max_ms) TH_LOG("KVBENCH_HEARTBEAT_MAX_MS=%s: not a number of ms",
 				    getenv("KVBENCH_HEARTBEAT_MAX_MS"));
@@ -4659,16 +4676,21 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 			owner_cpu = cpu;	/* the last one */
 
 	/* Two long buckets per owner; the owners are created anew with them. */
-	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), 1));
-	ASSERT_EQ(0, switch_backend(variant->backend));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"),
+				     load->fill_bits ? load->fill_bits : 1));
+	ASSERT_EQ(0, switch_backend(backend));
 	owners = owners_affinity(NULL);
 	ASSERT_LT(0, owners) TH_LOG("counting the owner threads: %s",
 				    owners ? strerror(-owners) : "none found");
-	nkeys = HEARTBEAT_KEYS * owners;
-	use_bulk(&self->keys, nkeys);
-	ASSERT_EQ(0, bulk_batch(self->fd, self->keys.prefix, KVBENCH_OP_SET,
+	nkeys = load->keys * owners;
+	use_bulk(keys, nkeys);
+	ASSERT_EQ(0, bulk_batch(fd, keys->prefix, KVBENCH_OP_SET,
 				0, nkeys));
-	n = (ncpus - 1) * HEARTBEAT_CALLERS + 1;
+	if (load->fill_bits) {
+		ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), 1));
+		ASSERT_EQ(0, switch_backend(backend));
+	}
+	n = (ncpus - 1) * load->others + load->own;
 	beat = calloc(1, sizeof(*beat));
 	callers = calloc(n, sizeof(*callers));
 	ASSERT_NE(NULL, beat);
@@ -4681,7 +4703,7 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 	 */
 	for (round = 1; round <= HEARTBEAT_ROUNDS; round++) {
 		memset(&h, 0, sizeof(h));
-		h.prefix = self->keys.prefix;
+		h.prefix = keys->prefix;
 		memset(callers, 0, n * sizeof(*callers));
 		ncallers = 0;
 		ioctls = 0;
@@ -4699,9 +4721,10 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 		for (cpu = 0; cpu < CPU_SETSIZE && ncallers < n; cpu++) {
 			if (!CPU_ISSET(cpu, &all))
 				continue;
-			for (i = 0; i < (cpu == owner_cpu ? 1 : HEARTBEAT_CALLERS); i++) {
+			for (i = 0; i < (cpu == owner_cpu ? load->own : load->others); i++) {
 				callers[ncallers].h = &h;
 				callers[ncallers].nkeys = nkeys;
+				callers[ncallers].batch = load->batch;
 				callers[ncallers].seed = ncallers + 1;
 				if (beat_caller_start(&callers[ncallers], cpu))
 					break;
@@ -4710,7 +4733,7 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 		}
 		EXPECT_EQ(n, ncallers);
 		t0 = now_ns(CLOCK_MONOTONIC);
-		while (now_ns(CLOCK_MONOTONIC) - t0 < HEARTBEAT_MS * 1000000LL)
+		while (now_ns(CLOCK_MONOTONIC) - t0 < load->ms * 1000000LL)
 			usleep(100000);
 		EXPECT_EQ(0, sysfs_read(KVB_ATTR("drain_mean"), mean, sizeof(mean)));
 
@@ -4726,15 +4749,15 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 		victim_stop(beat, beat_thread);
 		EXPECT_EQ(owners, owners_affinity(&all));
 
-		beat_report(variant->backend,
+		beat_report(backend,
 			    "largest gap %.1f ms on CPU %d (limit %ld ms), %u CPUs, %llu requests%s",
 			    beat->max_gap / 1e6, owner_cpu, max_ms, ncpus, ioctls,
 			    round > 1 ? " (second round)" : "");
-		beat_report(variant->backend,
-			    "%d owner(s) and 1 caller on CPU %d, %u callers on the others, %llu GETs, %s messages a pass",
-			    owners, owner_cpu, ncallers - 1,
-			    ioctls / 2 * (1 + HEARTBEAT_BATCH), mean);
-		beat_report(variant->backend,
+		beat_report(backend,
+			    "%d owner(s) and %u caller(s) on CPU %d, %u on the others, %llu GETs, %s messages a pass",
+			    owners, load->own, owner_cpu, ncallers - load->own,
+			    ioctls / 2 * (1 + load->batch), mean);
+		beat_report(backend,
 			    "the heartbeat ran %lld%% of %lld ms, waited %u times >= 1 ms",
 			    beat->wall ? beat->cpu * 100 / beat->wall : 0,
 			    beat->wall / 1000000, beat->ngaps);
@@ -4751,8 +4774,57 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 		       beat->max_gap / 1000000, owner_cpu, HEARTBEAT_ROUNDS);
 	free(callers);
 	free(beat);
-	if (!bulk_batch(self->fd, self->keys.prefix, KVBENCH_OP_DEL, 0, nkeys))
-		self->keys.nbulk = 0;	/* nothing left for the teardown */
+	/* A DEL at hash_bits 1 walks a bucket: short chains again first. */
+	if (load->fill_bits) {
+		EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"),
+					     load->fill_bits));
+		EXPECT_EQ(0, switch_backend(backend));
+	}
+	if (!bulk_batch(fd, keys->prefix, KVBENCH_OP_DEL, 0, nkeys))
+		keys->nbulk = 0;	/* nothing left for the teardown */
+}
+
+TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
+{
+	const struct beat_load load = {
+		.keys = HEARTBEAT_KEYS, .batch = HEARTBEAT_BATCH,
+		.ms = HEARTBEAT_MS, .own = 1, .others = HEARTBEAT_CALLERS,
+	};
+
+	if (strcmp(variant->backend, "kthread") &&
+	    strcmp(variant->backend, "kthread-percpu"))
+		SKIP(return, "%s has no owner thread", variant->backend);
+	run_heartbeat(_metadata, self->fd, &self->keys, variant->backend, &load);
+}
+
+/*
+ * The same with passes far longer than an owner may keep its CPU: one
+ * caller on another CPU sends BATCHes of KVBENCH_BATCH_MAX GETs of a
+ * missing key, each of which walks a bucket of HEARTBEAT_LONG_KEYS / 2
+ * entries: one message, one pass, up to seconds under TCG. An owner that
+ * offered its CPU only between passes kept the heartbeat waiting for it
+ * (421-1,520 ms on stock 6.12); one that offered it every 64 requests,
+ * 0.4-1.2 s (with eight callers per CPU); it offers it after every
+ * request (11 and 15 ms). The map is filled at hash_bits
+ * HEARTBEAT_LONG_BITS (a SET at hash_bits 1 walks a bucket), then rebuilt
+ * with two buckets per owner.
+ */
+#define HEARTBEAT_LONG_KEYS	65536	/* per owner, in its 2 buckets */
+#define HEARTBEAT_LONG_BITS	12	/* the fill's hash_bits */
+#define HEARTBEAT_LONG_MS	1500
+
+TEST_F_TIMEOUT(kvbench, owner_heartbeat_long_pass, 90)
+{
+	const struct beat_load load = {
+		.keys = HEARTBEAT_LONG_KEYS, .batch = KVBENCH_BATCH_MAX,
+		.fill_bits = HEARTBEAT_LONG_BITS, .ms = HEARTBEAT_LONG_MS,
+		.own = 0, .others = 1,
+	};
+
+	if (strcmp(variant->backend, "kthread") &&
+	    strcmp(variant->backend, "kthread-percpu"))
+		SKIP(return, "%s has no owner thread", variant->backend);
+	run_heartbeat(_metadata, self->fd, &self->keys, variant->backend, &load);
 }
 
 /*
