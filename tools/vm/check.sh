@@ -30,7 +30,7 @@
 #   kcsan    the KCSAN kernel: KUnit and the concurrent suites
 # The core set shows that the module works on a kernel: the functional
 # suite (load, the ABI and the switch matrix, on every backend), the
-# io_uring commands, the stress suite, a short fuzz and the trace suite
+# io_uring commands, a shorter stress suite, a short fuzz and the trace suite
 # (3 s), whose owner_waits test checks from the scheduler's events that a
 # request through an owner waits for nothing but the owner's work: the
 # question PREEMPT_RT raises (Documentation/design.rst). What does not need
@@ -284,12 +284,14 @@ STOCK_SUITES=(
 	"smoke: kvbench bench"
 	'KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko ./smoke.sh "$KVBENCH_PAYLOAD"'
 )
-# The core set (see the top). KVBENCH_CORE_FUZZ_OPS: the short fuzz.
-readonly KVBENCH_CORE_FUZZ_OPS=50000
+# The core set (see the top). KVBENCH_CORE_FUZZ_OPS: the short fuzz;
+# KVBENCH_CORE_STRESS_SECONDS: each stress phase (5 s on the boots that
+# run the full set), 15 s of 25 per boot.
+readonly KVBENCH_CORE_FUZZ_OPS=50000 KVBENCH_CORE_STRESS_SECONDS=3
 # shellcheck disable=SC2016 # expanded in the guest
 CORE_SUITES=(
 	"kselftest: kvbench core (functional, uring, stress, short fuzz, trace)"
-	"cd selftests && KVBENCH_KO=\$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES='functional uring stress fuzz trace' KVBENCH_FUZZ_OPS=$KVBENCH_CORE_FUZZ_OPS ./kvbench.sh"
+	"cd selftests && KVBENCH_KO=\$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES='functional uring stress fuzz trace' KVBENCH_FUZZ_OPS=$KVBENCH_CORE_FUZZ_OPS KVBENCH_STRESS_SECONDS=$KVBENCH_CORE_STRESS_SECONDS ./kvbench.sh"
 )
 # shellcheck disable=SC2016 # expanded in the guest
 KUNIT_SUITE=(
