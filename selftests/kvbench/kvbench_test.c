@@ -4813,7 +4813,7 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 #define HEARTBEAT_LONG_BITS	12	/* the fill's hash_bits */
 #define HEARTBEAT_LONG_MS	1500
 
-TEST_F_TIMEOUT(kvbench, owner_heartbeat_long_pass, 90)
+TEST_F_TIMEOUT(kvbench, owner_heartbeat_long_pass, 300)
 {
 	const struct beat_load load = {
 		.keys = HEARTBEAT_LONG_KEYS, .batch = KVBENCH_BATCH_MAX,
