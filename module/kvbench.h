@@ -11,6 +11,7 @@
 #include <linux/completion.h>
 #include <linux/hash.h>
 #include <linux/kfifo.h>
+#include <linux/llist.h>
 #include <linux/kvbench.h>
 #include <kunit/visibility.h>
 #include <linux/list.h>
@@ -159,6 +160,10 @@ enum kvbench_stat {
 	KVBENCH_STAT_DRAIN_PASSES,	/* owner passes that found messages */
 	KVBENCH_STAT_DRAINED,		/* messages answered in those passes */
 	KVBENCH_STAT_QUEUE_FULL,	/* times a caller found the queue full */
+	KVBENCH_STAT_COMB_PASSES,	/* combiner passes */
+	KVBENCH_STAT_COMB_REQS,		/* requests combiners ran */
+	KVBENCH_STAT_HANDOFFS,		/* combiner roles handed to a caller */
+	KVBENCH_STAT_SLEEPS,		/* times a caller slept for its answer */
 };
 
 /**
@@ -221,6 +226,17 @@ struct kvbench_backend_ops {
 	int (*submit)(struct kvbench_backend *b, struct kvbench_owner_msg *msg);
 };
 
+/* ->submit ran the message's requests already: ->answered is not called. */
+#define KVBENCH_SUBMIT_RAN	1
+
+/* How a "combining" pass ended: the kvbench_comb_pass event's @ended. */
+enum kvbench_comb_end {
+	KVBENCH_COMB_RELEASED,	/* nothing left: the role is free */
+	KVBENCH_COMB_KEPT,	/* the combiner's own message is left */
+	KVBENCH_COMB_TO_CALLER,	/* handed to the caller of the oldest message */
+	KVBENCH_COMB_TO_WORK,	/* handed to the work item (io_uring only) */
+};
+
 /**
  * struct kvbench_backend - a map; each backend embeds it in its own state
  * @ops:	the backend
@@ -236,6 +252,7 @@ extern const struct kvbench_backend_ops kvbench_rcu_ops;
 extern const struct kvbench_backend_ops kvbench_kthread_ops;
 extern const struct kvbench_backend_ops kvbench_kthread_percpu_ops;
 extern const struct kvbench_backend_ops kvbench_rhashtable_ops;
+extern const struct kvbench_backend_ops kvbench_combining_ops;
 
 /* Items (kvbench_item.c) */
 struct kvbench_item *kvbench_item_alloc(u32 key_len, u32 value_len);
@@ -260,6 +277,7 @@ int kvbench_table_init(struct kvbench_table *t, unsigned int bits);
 void kvbench_table_free(struct kvbench_table *t);
 struct kvbench_item *kvbench_table_find(const struct kvbench_table *t,
 					const struct kvbench_key *key);
+void kvbench_table_exec(struct kvbench_table *t, struct kvbench_req *req);
 void kvbench_table_drain(struct kvbench_table *t,
 			 void (*fn)(struct kvbench_item *item, void *arg),
 			 void *arg);
@@ -283,6 +301,9 @@ kvbench_table_bucket(const struct kvbench_table *t, u32 hash)
  *		(kvbench_owner_submit(); under the owner's in_lock)
  * @parked_at:	local_clock() when it was parked, for the kvbench_queue_full
  *		event; 0 when the event was off
+ * @comb_node:	on a "combining" map's list of published messages
+ * @comb_state:	written by its caller and by the combiner (backend_combining.c)
+ * @comb_task:	the caller waiting for it there, NULL with @answered
  *
  * Lives with the caller (usually on its stack) until @done completes: a
  * message that kvbench_owner_post() queued must be waited for, and the
@@ -295,6 +316,9 @@ struct kvbench_owner_msg {
 	void (*answered)(struct kvbench_owner_msg *msg);
 	struct list_head parked;
 	u64 parked_at;
+	struct llist_node comb_node;
+	atomic_t comb_state;
+	struct task_struct *comb_task;
 };
 
 /**
@@ -371,6 +395,7 @@ struct kvbench_owner {
 	unsigned long passes_base;
 	unsigned long drained_base;
 	atomic_long_t queue_full;
+	atomic_long_t sleeps;	/* callers that stopped spinning to wait */
 };
 
 int kvbench_owner_start(struct kvbench_owner *o,
@@ -379,6 +404,7 @@ void kvbench_owner_free(struct kvbench_owner *o);
 /* Spins grow to at most this many times kthread_spin_us. */
 #define KVBENCH_SPIN_GROW	16
 u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns);
+u32 kvbench_spin_min_ns(void);
 int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
 int kvbench_owner_submit(struct kvbench_owner *o,
 			 struct kvbench_owner_msg *msg);

@@ -108,6 +108,53 @@ struct kvbench_item *kvbench_table_find(const struct kvbench_table *t,
 	return NULL;
 }
 
+/**
+ * kvbench_table_exec() - run one request on a table its caller has alone
+ * @t:		the table: nobody else reads or writes it meanwhile
+ * @req:	a prepared GET, SET or DEL; ->result is set
+ *
+ * For the backends whose table has one user at a time (an owner thread,
+ * a combiner). Frees what a SET replaced or a DEL removed, at once: no
+ * reader can hold it. May sleep (freeing a large item).
+ */
+void kvbench_table_exec(struct kvbench_table *t, struct kvbench_req *req)
+{
+	struct kvbench_item *item;
+	struct kvbench_key key;
+
+	switch (req->op) {
+	case KVBENCH_OP_GET:
+		item = kvbench_table_find(t, &req->key);
+		req->result = item ? kvbench_get_fill(&req->get, item) :
+				     -ENOENT;
+		break;
+	case KVBENCH_OP_SET:
+		key = kvbench_item_key(req->item);
+		item = kvbench_table_find(t, &key);
+		req->result = kvbench_charge(req->item, item);
+		if (req->result)
+			break;
+		if (item) {
+			hlist_add_before(&req->item->node, &item->node);
+			hlist_del_init(&item->node);
+			kvbench_item_put(item);
+		} else {
+			hlist_add_head(&req->item->node,
+				       kvbench_table_bucket(t, key.hash));
+		}
+		break;
+	case KVBENCH_OP_DEL:
+		item = kvbench_table_find(t, &req->key);
+		req->result = item ? 0 : -ENOENT;
+		if (item) {
+			hlist_del_init(&item->node);
+			kvbench_uncharge(item);
+			kvbench_item_put(item);
+		}
+		break;
+	}
+}
+
 /* Items a drain hands over between two scheduling points. */
 #define KVBENCH_DRAIN_BATCH	256
 

@@ -39,6 +39,7 @@ static const struct kvbench_backend_ops * const kvbench_backends[] = {
 	&kvbench_kthread_ops,
 	&kvbench_kthread_percpu_ops,
 	&kvbench_rhashtable_ops,
+	&kvbench_combining_ops,
 };
 
 static struct {
@@ -602,9 +603,16 @@ int kvbench_run_async(struct kvbench_async *a, bool nowait)
 	ret = b->ops->submit(b, &a->msg);
 	if (!ret) {
 		ret = -EIOCBQUEUED;
-	} else if (atomic_dec_and_test(&kvbench.async_inflight)) {
-		/* Not queued: a switch may be waiting for this one too. */
-		wake_up(&kvbench.async_idle);
+	} else {
+		/* Ran already (KVBENCH_SUBMIT_RAN), or not queued. */
+		if (ret == KVBENCH_SUBMIT_RAN) {
+			if (trace_kvbench_op_enabled())
+				trace_kvbench_op(a->backend, a->msg.head, 1);
+			ret = 0;
+		}
+		/* A switch may be waiting for this one too. */
+		if (atomic_dec_and_test(&kvbench.async_inflight))
+			wake_up(&kvbench.async_idle);
 	}
 unlock:
 	percpu_up_read(&kvbench.switch_sem);

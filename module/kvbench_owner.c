@@ -79,7 +79,7 @@ u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns)
 EXPORT_SYMBOL_IF_KUNIT(kvbench_spin_next);
 
 /* The floor of every spin, kthread_spin_us, in nanoseconds. */
-static u32 spin_min_ns(void)
+u32 kvbench_spin_min_ns(void)
 {
 	return READ_ONCE(spin_us) * NSEC_PER_USEC;
 }
@@ -197,44 +197,6 @@ static bool owner_fifo_put(struct kvbench_owner *o,
 
 /* The owner: everything down to the callers' part runs in the owner thread. */
 
-static void owner_exec(struct kvbench_owner *o, struct kvbench_req *req)
-{
-	struct kvbench_item *item;
-	struct kvbench_key key;
-
-	switch (req->op) {
-	case KVBENCH_OP_GET:
-		item = kvbench_table_find(&o->table, &req->key);
-		req->result = item ? kvbench_get_fill(&req->get, item) :
-				     -ENOENT;
-		break;
-	case KVBENCH_OP_SET:
-		key = kvbench_item_key(req->item);
-		item = kvbench_table_find(&o->table, &key);
-		req->result = kvbench_charge(req->item, item);
-		if (req->result)
-			break;
-		if (item) {
-			hlist_add_before(&req->item->node, &item->node);
-			hlist_del_init(&item->node);
-			kvbench_item_put(item);
-		} else {
-			hlist_add_head(&req->item->node,
-				       kvbench_table_bucket(&o->table, key.hash));
-		}
-		break;
-	case KVBENCH_OP_DEL:
-		item = kvbench_table_find(&o->table, &req->key);
-		req->result = item ? 0 : -ENOENT;
-		if (item) {
-			hlist_del_init(&item->node);
-			kvbench_uncharge(item);
-			kvbench_item_put(item);
-		}
-		break;
-	}
-}
-
 /*
  * Let other tasks have this CPU: between two passes that found work, and
  * after every request inside a pass. Work that keeps arriving, or one long
@@ -290,7 +252,7 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 			wake_up(&o->room);
 		for (req = msg->head; req; req = next) {
 			next = req->next;
-			owner_exec(o, req);
+			kvbench_table_exec(&o->table, req);
 			(*reqs)++;
 			owner_yield(o);
 		}
@@ -413,7 +375,7 @@ static int owner_thread(void *data)
 			owner_sleep(o);
 			o->work_spin_ns = kvbench_spin_next(o->work_spin_ns,
 							    local_clock() - start,
-							    spin_min_ns());
+							    kvbench_spin_min_ns());
 		}
 	}
 	return 0;
@@ -550,10 +512,11 @@ void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 
 	if (owner_spin(owner_msg_done, &msg->done, start, spin_ns))
 		return;
+	atomic_long_inc(&o->sleeps);
 	wait_for_completion(&msg->done);
 	WRITE_ONCE(o->answer_spin_ns,
 		   kvbench_spin_next(spin_ns, local_clock() - start,
-				     spin_min_ns()));
+				     kvbench_spin_min_ns()));
 }
 
 /**
@@ -591,7 +554,7 @@ int kvbench_owner_start(struct kvbench_owner *o,
 	o->id = id;
 	o->rt = rt;
 	o->busy_since = jiffies;
-	o->work_spin_ns = spin_min_ns();
+	o->work_spin_ns = kvbench_spin_min_ns();
 	o->answer_spin_ns = o->work_spin_ns;
 	if (rt)
 		sched_set_fifo_low(o->task);
@@ -672,8 +635,11 @@ unsigned long kvbench_owner_stat(struct kvbench_owner *o,
 		return owner_count(&o->drained, &o->drained_base);
 	case KVBENCH_STAT_QUEUE_FULL:
 		return atomic_long_read(&o->queue_full);
+	case KVBENCH_STAT_SLEEPS:
+		return atomic_long_read(&o->sleeps);
+	default:
+		return 0;
 	}
-	return 0;
 }
 
 /* Called with the stats reset's mutex held: the baselines' only writer. */
@@ -685,4 +651,5 @@ void kvbench_owner_reset_stats(struct kvbench_owner *o)
 	/* Pairs with smp_load_acquire() in owner_count(). */
 	smp_store_release(&o->drained_base, READ_ONCE(o->drained));
 	atomic_long_set(&o->queue_full, 0);
+	atomic_long_set(&o->sleeps, 0);
 }

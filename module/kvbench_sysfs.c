@@ -159,6 +159,37 @@ static ssize_t queue_full_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(queue_full);
 
+static ssize_t combine_mean_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	static const enum kvbench_stat which[] = {
+		KVBENCH_STAT_COMB_PASSES, KVBENCH_STAT_COMB_REQS,
+	};
+	unsigned long val[ARRAY_SIZE(which)], x100 = 0;
+
+	kvbench_backend_stats(which, val, ARRAY_SIZE(which));
+	if (val[0])
+		x100 = val[1] * 100 / val[0];
+	return sysfs_emit(buf, "%lu.%02lu\n", x100 / 100, x100 % 100);
+}
+static DEVICE_ATTR_RO(combine_mean);
+
+static ssize_t handoffs_show(struct device *dev,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n",
+			  kvbench_backend_stat1(KVBENCH_STAT_HANDOFFS));
+}
+static DEVICE_ATTR_RO(handoffs);
+
+static ssize_t sleeps_show(struct device *dev,
+			   struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n",
+			  kvbench_backend_stat1(KVBENCH_STAT_SLEEPS));
+}
+static DEVICE_ATTR_RO(sleeps);
+
 static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
@@ -209,6 +240,9 @@ static struct attribute *kvbench_attrs[] = {
 	&dev_attr_queue_hwm.attr,
 	&dev_attr_drain_mean.attr,
 	&dev_attr_queue_full.attr,
+	&dev_attr_combine_mean.attr,
+	&dev_attr_handoffs.attr,
+	&dev_attr_sleeps.attr,
 	&dev_attr_reset.attr,
 	NULL,
 };

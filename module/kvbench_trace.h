@@ -6,6 +6,7 @@
  *   kvbench_switch	one backend switch, done or failed
  *   kvbench_owner_pass	one pass of an owner thread that found messages
  *   kvbench_queue_full	one wait of a caller for room in an owner's queue
+ *   kvbench_comb_pass	one pass of a "combining" map's combiner
  *
  * Their fields and uses are in Documentation/kvbench.rst, "Tracing".
  *
@@ -165,6 +166,37 @@ KVBENCH_TRACE_EVENT(kvbench_queue_full,
 		    TP_printk("owner=%d waited_ns=%llu interrupted=%d",
 			      __entry->owner, __entry->waited_ns,
 			      __entry->interrupted)
+);
+
+TRACE_DEFINE_ENUM(KVBENCH_COMB_RELEASED);
+TRACE_DEFINE_ENUM(KVBENCH_COMB_KEPT);
+TRACE_DEFINE_ENUM(KVBENCH_COMB_TO_CALLER);
+TRACE_DEFINE_ENUM(KVBENCH_COMB_TO_WORK);
+
+/*
+ * A combiner ran @msgs messages holding @reqs requests (its own among
+ * them) in @duration_ns, and its pass @ended (enum kvbench_comb_end).
+ */
+KVBENCH_TRACE_EVENT(kvbench_comb_pass,
+		    TP_PROTO(unsigned long msgs, unsigned long reqs, int ended,
+			     u64 duration_ns),
+		    TP_ARGS(msgs, reqs, ended, duration_ns),
+		    TP_STRUCT__entry(__field(unsigned long, msgs)
+				     __field(unsigned long, reqs)
+				     __field(int, ended)
+				     __field(u64, duration_ns)),
+		    TP_fast_assign(__entry->msgs = msgs;
+				   __entry->reqs = reqs;
+				   __entry->ended = ended;
+				   __entry->duration_ns = duration_ns;),
+		    TP_printk("msgs=%lu reqs=%lu ended=%s duration_ns=%llu",
+			      __entry->msgs, __entry->reqs,
+			      __print_symbolic(__entry->ended,
+					       { KVBENCH_COMB_RELEASED, "released" },
+					       { KVBENCH_COMB_KEPT, "kept" },
+					       { KVBENCH_COMB_TO_CALLER, "caller" },
+					       { KVBENCH_COMB_TO_WORK, "work" }),
+			      __entry->duration_ns)
 );
 
 #endif /* _KVBENCH_TRACE_H */

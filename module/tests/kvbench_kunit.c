@@ -22,7 +22,7 @@
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 static const char * const backend_names[] = {
-	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable",
+	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable", "combining",
 };
 
 static void backend_desc(const char * const *name, char *desc)
