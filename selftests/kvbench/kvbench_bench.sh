@@ -20,7 +20,7 @@
 #   KVBENCH_BENCH_WARMUP=0.05s       untimed part before it
 #   KVBENCH_BENCH_THREADS=1          thread counts (kvbench bench -t)
 #   KVBENCH_BENCH_MIX=get            mixes (kvbench bench -m)
-#   KVBENCH_BENCH_BACKENDS="rwlock rcu kthread kthread-percpu rhashtable"
+#   KVBENCH_BENCH_BACKENDS="rwlock rcu kthread kthread-percpu rhashtable combining"
 #   KVBENCH_BENCH_URING_QD=4         the io_uring smoke's queue depth
 #   KVBENCH_BENCH_URING_DURATION=0.1s  its timed part per case
 # Arguments are passed on to `kvbench bench` (both runs).
@@ -54,7 +54,7 @@ duration=${KVBENCH_BENCH_DURATION:-0.3s}
 warmup=${KVBENCH_BENCH_WARMUP:-0.05s}
 threads=${KVBENCH_BENCH_THREADS:-1}
 mix=${KVBENCH_BENCH_MIX:-get}
-backends=${KVBENCH_BENCH_BACKENDS:-rwlock rcu kthread kthread-percpu rhashtable}
+backends=${KVBENCH_BENCH_BACKENDS:-rwlock rcu kthread kthread-percpu rhashtable combining}
 uring_qd=${KVBENCH_BENCH_URING_QD:-4}
 uring_duration=${KVBENCH_BENCH_URING_DURATION:-0.1s}
 

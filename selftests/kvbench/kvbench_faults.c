@@ -83,7 +83,7 @@
 
 /* Every backend the module may offer; a test variant for each. */
 static const char * const backends[] = {
-	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable",
+	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable", "combining",
 };
 
 #define NR_BACKENDS		ARRAY_SIZE(backends)
@@ -255,6 +255,7 @@ FIXTURE_VARIANT_ADD(faults, rcu) { .backend = "rcu" };
 FIXTURE_VARIANT_ADD(faults, kthread) { .backend = "kthread" };
 FIXTURE_VARIANT_ADD(faults, kthread_percpu) { .backend = "kthread-percpu" };
 FIXTURE_VARIANT_ADD(faults, rhashtable) { .backend = "rhashtable" };
+FIXTURE_VARIANT_ADD(faults, combining) { .backend = "combining" };
 
 static const char *key(struct fstate *self, unsigned int k)
 {

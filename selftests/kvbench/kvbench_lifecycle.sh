@@ -24,7 +24,7 @@ ksft_skip=4
 dir=$(cd "$(dirname "$0")" && pwd)
 sysdir=/sys/class/misc/kvbench
 cycles=${KVBENCH_CYCLES:-50}
-backends="rwlock rcu kthread kthread-percpu rhashtable"
+backends="rwlock rcu kthread kthread-percpu rhashtable combining"
 ntests=6
 num=0
 failed=0
@@ -184,7 +184,7 @@ elif loaded; then
 	not_ok "backend=no-such-backend refused at load (/sys/module/kvbench left)"
 else
 	log=$(dmesg | sed -n "/$mark/,\$p")
-	if echo "$log" | grep -q "valid backends: rwlock rcu kthread kthread-percpu rhashtable"; then
+	if echo "$log" | grep -q "valid backends: rwlock rcu kthread kthread-percpu rhashtable combining"; then
 		ok "backend=no-such-backend refused at load, the log lists the valid ones"
 	else
 		not_ok "backend=no-such-backend refused at load, but no list of valid backends in the log"
@@ -196,12 +196,13 @@ fi
 bad=0
 i=0
 while [ $i -lt "$cycles" ] && [ $bad -eq 0 ]; do
-	case $((i % 5)) in
+	case $((i % 6)) in
 	0) b=rwlock ;;
 	1) b=rcu ;;
 	2) b=kthread ;;
 	3) b=kthread-percpu ;;
-	*) b=rhashtable ;;
+	4) b=rhashtable ;;
+	*) b=combining ;;
 	esac
 	if ! load backend="$b"; then
 		diag "cycle $i: load backend=$b failed"

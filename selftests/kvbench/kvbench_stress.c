@@ -84,7 +84,7 @@
 
 /* Every backend the module may offer; those it does not build are skipped. */
 static const char * const all_backends[] = {
-	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable",
+	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable", "combining",
 };
 
 /* ------------------------------------------------------------ helpers */

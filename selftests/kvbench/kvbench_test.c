@@ -62,7 +62,7 @@ static const char * const bad_ptr_names[NR_BAD_PTRS + 1] = {
 
 /* Every backend the module may offer; a test variant for each. */
 static const char * const all_backends[] = {
-	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable",
+	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable", "combining",
 };
 
 /* ---------------------------------------------------------------- sysfs */
@@ -422,6 +422,10 @@ FIXTURE_VARIANT_ADD(kvbench, kthread_percpu) {
 
 FIXTURE_VARIANT_ADD(kvbench, rhashtable) {
 	.backend = "rhashtable",
+};
+
+FIXTURE_VARIANT_ADD(kvbench, combining) {
+	.backend = "combining",
 };
 
 /* Remember @key so that the teardown deletes it. */
@@ -4680,9 +4684,14 @@ static void run_heartbeat(struct __test_metadata *_metadata, int fd,
 				     load->fill_bits ? load->fill_bits : 1));
 	ASSERT_EQ(0, switch_backend(backend));
 	owners = owners_affinity(NULL);
-	ASSERT_LT(0, owners) TH_LOG("counting the owner threads: %s",
-				    owners ? strerror(-owners) : "none found");
-	nkeys = load->keys * owners;
+	/* A combining map has no owner thread: its callers run the table. */
+	if (!strcmp(backend, "combining")) {
+		ASSERT_EQ(0, owners);
+	} else {
+		ASSERT_LT(0, owners) TH_LOG("counting the owner threads: %s",
+					    owners ? strerror(-owners) : "none found");
+	}
+	nkeys = load->keys * (owners ? owners : 1);
 	use_bulk(keys, nkeys);
 	ASSERT_EQ(0, bulk_batch(fd, keys->prefix, KVBENCH_OP_SET,
 				0, nkeys));
@@ -4735,7 +4744,9 @@ static void run_heartbeat(struct __test_metadata *_metadata, int fd,
 		t0 = now_ns(CLOCK_MONOTONIC);
 		while (now_ns(CLOCK_MONOTONIC) - t0 < load->ms * 1000000LL)
 			usleep(100000);
-		EXPECT_EQ(0, sysfs_read(KVB_ATTR("drain_mean"), mean, sizeof(mean)));
+		EXPECT_EQ(0, sysfs_read(owners ? KVB_ATTR("drain_mean") :
+					KVB_ATTR("combine_mean"),
+					mean, sizeof(mean)));
 
 		/*
 		 * The load stops first: a heartbeat kept waiting by an owner would
@@ -4754,9 +4765,10 @@ static void run_heartbeat(struct __test_metadata *_metadata, int fd,
 			    beat->max_gap / 1e6, owner_cpu, max_ms, ncpus, ioctls,
 			    round > 1 ? " (second round)" : "");
 		beat_report(backend,
-			    "%d owner(s) and %u caller(s) on CPU %d, %u on the others, %llu GETs, %s messages a pass",
+			    "%d owner(s) and %u caller(s) on CPU %d, %u on the others, %llu GETs, %s %s a pass",
 			    owners, load->own, owner_cpu, ncallers - load->own,
-			    ioctls / 2 * (1 + load->batch), mean);
+			    ioctls / 2 * (1 + load->batch), mean,
+			    owners ? "messages" : "requests");
 		beat_report(backend,
 			    "the heartbeat ran %lld%% of %lld ms, waited %u times >= 1 ms",
 			    beat->wall ? beat->cpu * 100 / beat->wall : 0,
@@ -4792,7 +4804,8 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat, 60)
 	};
 
 	if (strcmp(variant->backend, "kthread") &&
-	    strcmp(variant->backend, "kthread-percpu"))
+	    strcmp(variant->backend, "kthread-percpu") &&
+	    strcmp(variant->backend, "combining"))
 		SKIP(return, "%s has no owner thread", variant->backend);
 	run_heartbeat(_metadata, self->fd, &self->keys, variant->backend, &load);
 }
@@ -4820,11 +4833,111 @@ TEST_F_TIMEOUT(kvbench, owner_heartbeat_long_pass, 300)
 		.fill_bits = HEARTBEAT_LONG_BITS, .ms = HEARTBEAT_LONG_MS,
 		.own = 0, .others = 1,
 	};
+	/* The combiner is the caller: on the heartbeat's CPU. */
+	const struct beat_load comb = {
+		.keys = HEARTBEAT_LONG_KEYS, .batch = KVBENCH_BATCH_MAX,
+		.fill_bits = HEARTBEAT_LONG_BITS, .ms = HEARTBEAT_LONG_MS,
+		.own = 1, .others = 0,
+	};
 
+	if (!strcmp(variant->backend, "combining")) {
+		run_heartbeat(_metadata, self->fd, &self->keys,
+			      variant->backend, &comb);
+		return;
+	}
 	if (strcmp(variant->backend, "kthread") &&
 	    strcmp(variant->backend, "kthread-percpu"))
 		SKIP(return, "%s has no owner thread", variant->backend);
 	run_heartbeat(_metadata, self->fd, &self->keys, variant->backend, &load);
+}
+
+/*
+ * combining: a caller alone takes the free role for each call and runs
+ * its own requests only (combine_mean is the size of its BATCHes, nothing
+ * is handed on, nobody sleeps). Callers that all send full BATCHes make
+ * each pass end at KVBENCH_COMB_PASS requests with messages left, whose
+ * oldest caller gets the role (handoffs); with kthread_spin_us=0 a caller
+ * that finds the role taken sleeps at once (sleeps). Every answer stays
+ * right meanwhile.
+ */
+#define COMB_ALONE_CALLS	50
+#define COMB_ALONE_BATCH	10
+#define COMB_CALLERS		4U
+#define COMB_LOAD_MS		5000	/* at most: until both counters move */
+
+static int comb_counters(unsigned long long *handoffs, unsigned long long *sleeps)
+{
+	return sysfs_read_u64(KVB_ATTR("handoffs"), handoffs) ?:
+	       sysfs_read_u64(KVB_ATTR("sleeps"), sleeps);
+}
+
+TEST_F_TIMEOUT(kvbench, combining_stats, 60)
+{
+	unsigned long long handoffs, sleeps, spin_us, ioctls = 0;
+	struct beat_caller callers[COMB_CALLERS];
+	struct kvbench_op ops[COMB_ALONE_BATCH];
+	char key[KVBENCH_KEY_MAX + 1], mean[32];
+	const unsigned int nkeys = 64;
+	unsigned char val[16];
+	unsigned int i, klen;
+	struct hog h;
+	long long t0;
+
+	if (strcmp(variant->backend, "combining"))
+		SKIP(return, "%s does not combine", variant->backend);
+	use_bulk(&self->keys, nkeys);
+	ASSERT_EQ(0, bulk_batch(self->fd, self->keys.prefix, KVBENCH_OP_SET,
+				0, nkeys));
+
+	/* Alone. */
+	ASSERT_EQ(0, sysfs_write(KVB_ATTR("reset"), "1"));
+	klen = bulk_key(self->keys.prefix, 0, key);
+	for (i = 0; i < COMB_ALONE_BATCH; i++)
+		op_init(&ops[i], KVBENCH_OP_GET, key, klen, val, sizeof(val));
+	for (i = 0; i < COMB_ALONE_CALLS; i++)
+		ASSERT_EQ(0, kvb_batch(self->fd, ops, COMB_ALONE_BATCH, 0));
+	EXPECT_EQ(0, ops[COMB_ALONE_BATCH - 1].result);
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("combine_mean"), mean, sizeof(mean)));
+	EXPECT_STREQ("10.00", mean);
+	ASSERT_EQ(0, comb_counters(&handoffs, &sleeps));
+	EXPECT_EQ(0ULL, handoffs);
+	EXPECT_EQ(0ULL, sleeps);
+
+	/* Together, full BATCHes, no spinning. */
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("kthread_spin_us"), &spin_us));
+	ASSERT_EQ(0, sysfs_write(KVB_PARAM("kthread_spin_us"), "0"));
+	memset(&h, 0, sizeof(h));
+	h.prefix = self->keys.prefix;
+	memset(callers, 0, sizeof(callers));
+	for (i = 0; i < COMB_CALLERS; i++) {
+		callers[i] = (struct beat_caller){ .h = &h, .nkeys = nkeys,
+			.batch = KVBENCH_BATCH_MAX, .seed = i + 1 };
+		if (pthread_create(&callers[i].thread, NULL, beat_caller_fn,
+				   &callers[i]))
+			break;
+	}
+	EXPECT_EQ(COMB_CALLERS, i);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	do {
+		usleep(100000);
+		if (comb_counters(&handoffs, &sleeps))
+			break;
+	} while ((!handoffs || !sleeps) &&
+		 now_ns(CLOCK_MONOTONIC) - t0 < COMB_LOAD_MS * 1000000LL);
+	atomic_store(&h.stop, true);
+	while (i--) {
+		pthread_join(callers[i].thread, NULL);
+		ioctls += callers[i].ioctls;
+	}
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("kthread_spin_us"), spin_us));
+	EXPECT_EQ(0UL, atomic_load(&h.bad))
+		TH_LOG("%lu requests failed, first with %s", atomic_load(&h.bad),
+		       strerror(-atomic_load(&h.first_bad)));
+	ASSERT_EQ(0, comb_counters(&handoffs, &sleeps));
+	EXPECT_LT(0ULL, handoffs) TH_LOG("%llu ioctls, no handoff", ioctls);
+	EXPECT_LT(0ULL, sleeps) TH_LOG("%llu ioctls, no sleep", ioctls);
+	/* Each handoff a caller combining for others, who made an ioctl. */
+	EXPECT_GE(ioctls, handoffs);
 }
 
 /*

@@ -113,6 +113,10 @@ FIXTURE_VARIANT_ADD(trace, rhashtable) {
 	.backend = "rhashtable",
 };
 
+FIXTURE_VARIANT_ADD(trace, combining) {
+	.backend = "combining",
+};
+
 /* Write @val to the instance's file @file ("events/kvbench/enable"). */
 static int inst_write(const char *inst, const char *file, const char *val)
 {
@@ -308,6 +312,34 @@ static int parse_pass(const char *f, void *arg)
 	return 0;
 }
 
+struct comb_sum {
+	unsigned int n;
+	unsigned long msgs, reqs;
+	unsigned int released;		/* passes that left the role free */
+	unsigned int bad;		/* events with msgs > reqs, 0 msgs or 0 ns */
+};
+
+static int parse_comb(const char *f, void *arg)
+{
+	struct comb_sum *s = arg;
+	unsigned long long ns;
+	unsigned long msgs, reqs;
+	char ended[16];
+
+	if (sscanf(f, "msgs=%lu reqs=%lu ended=%15s duration_ns=%llu",
+		   &msgs, &reqs, ended, &ns) != 4) {
+		fprintf(stderr, "# unparsable kvbench_comb_pass: %s\n", f);
+		return -1;
+	}
+	s->n++;
+	s->msgs += msgs;
+	s->reqs += reqs;
+	s->released += !strcmp(ended, "released");
+	if (!msgs || msgs > reqs || !ns)
+		s->bad++;
+	return 0;
+}
+
 struct full_sum {
 	unsigned int n;
 	int min_owner, max_owner;
@@ -479,6 +511,9 @@ TEST_F(trace, formats)
 					  "u64 duration_ns" } },
 		{ "kvbench_queue_full", { "int owner", "u64 waited_ns",
 					  "bool interrupted" } },
+		{ "kvbench_comb_pass", { "unsigned long msgs",
+					 "unsigned long reqs", "int ended",
+					 "u64 duration_ns" } },
 	};
 	char path[256], field[64];
 	size_t i, j;
@@ -713,6 +748,55 @@ TEST_F(trace, owner_pass)
 		EXPECT_LE(0, sum.min_owner);
 		EXPECT_GT(sysconf(_SC_NPROCESSORS_ONLN), sum.max_owner);
 	}
+}
+
+/*
+ * One caller alone on a "combining" map takes the free role for each call
+ * and leaves it free: one kvbench_comb_pass per call, of its own message
+ * only, ended "released".
+ */
+TEST_F(trace, comb_pass)
+{
+	const unsigned int singles = 20, batched = 16;
+	struct comb_sum sum = { 0 };
+	struct kvbench_op ops[16];
+	struct kvbench_batch b;
+	char k[64], buf[16];
+	unsigned int i;
+	char *text;
+
+	if (strcmp(variant->backend, "combining"))
+		SKIP(return, "%s does not combine", variant->backend);
+	snprintf(k, sizeof(k), KEY_PREFIX "%s/pass", variant->backend);
+	ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_SET, k, "v", 1));
+
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_comb_pass", true));
+	ASSERT_EQ(0, trace_clear(self->inst));
+	for (i = 0; i < singles; i++)
+		ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_GET, k, buf,
+				      sizeof(buf)));
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < batched; i++) {
+		kv_init(&ops[i].kv, k, buf, sizeof(buf));
+		ops[i].op = KVBENCH_OP_GET;
+	}
+	memset(&b, 0, sizeof(b));
+	b.ops = (__u64)(unsigned long)ops;
+	b.count = batched;
+	ASSERT_EQ(0, ioctl(self->fd, KVBENCH_IOC_BATCH, &b));
+	/* The caller recorded its pass before the ioctl returned. */
+	text = trace_read(self->inst);
+	ASSERT_NE(NULL, text);
+	ASSERT_LE(0, scan_events(text, "kvbench_comb_pass", parse_comb, &sum));
+	free(text);
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_comb_pass", false));
+	EXPECT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_DEL, k, NULL, 0));
+
+	EXPECT_EQ(singles + 1, sum.n);
+	EXPECT_EQ(singles + 1, sum.msgs);
+	EXPECT_EQ(singles + batched, sum.reqs);
+	EXPECT_EQ(sum.n, sum.released);
+	EXPECT_EQ(0U, sum.bad);
 }
 
 struct hammer {

@@ -107,6 +107,7 @@ FIXTURE(uring) {
 FIXTURE_VARIANT(uring) {
 	const char *backend;
 	bool owner;
+	bool combining;		/* published commands wait for a combiner */
 };
 
 FIXTURE_VARIANT_ADD(uring, rwlock) {
@@ -129,6 +130,11 @@ FIXTURE_VARIANT_ADD(uring, kthread_percpu) {
 
 FIXTURE_VARIANT_ADD(uring, rhashtable) {
 	.backend = "rhashtable",
+};
+
+FIXTURE_VARIANT_ADD(uring, combining) {
+	.backend = "combining",
+	.combining = true,
 };
 
 FIXTURE_SETUP(uring)
@@ -709,8 +715,8 @@ static unsigned int owner_pids(pid_t *pid, unsigned int max)
 	return n;
 }
 
-/* 0, or why the owners could not be held. */
-static const char *owners_hold(struct owner_hold *h)
+/* Hold h->pid[0..n-1] off: 0, or why they could not be held. */
+static const char *hold_off(struct owner_hold *h)
 {
 	struct sched_param fifo1 = { .sched_priority = 1 };
 	struct sched_param fifo99 = { .sched_priority = 99 };
@@ -718,14 +724,10 @@ static const char *owners_hold(struct owner_hold *h)
 	cpu_set_t cpu0, cpu1;
 	unsigned int i;
 
-	memset(h, 0, sizeof(*h));
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
 	CPU_ZERO(&cpu1);
 	CPU_SET(1, &cpu1);
-	h->n = owner_pids(h->pid, 16);
-	if (!h->n)
-		return "no owner thread found";
 	if (sysfs_read(RT_RUNTIME, h->rt_runtime, sizeof(h->rt_runtime)) ||
 	    sysfs_write(RT_RUNTIME, "-1"))
 		return "cannot turn RT throttling off";
@@ -749,6 +751,16 @@ static const char *owners_hold(struct owner_hold *h)
 	/* Let the hog take CPU 1 from whatever owner ran there. */
 	usleep(20000);
 	return NULL;
+}
+
+/* 0, or why the owners could not be held. */
+static const char *owners_hold(struct owner_hold *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->n = owner_pids(h->pid, 16);
+	if (!h->n)
+		return "no owner thread found";
+	return hold_off(h);
 }
 
 /* Let the owners run again, where and as they ran before. */
@@ -775,6 +787,184 @@ static void owners_release(struct owner_hold *h, bool owners_fifo)
 	sched_setaffinity(0, sizeof(all), &all);
 	if (h->rt_runtime[0])
 		sysfs_write(RT_RUNTIME, h->rt_runtime);
+}
+
+/*
+ * combining has no owner thread: its combiner is a caller. The hold makes
+ * one of ours, the holder, keep the combiner role: it sends BATCHes of
+ * KVBENCH_BATCH_MAX GETs of a missing key back to back, each walking one
+ * of two buckets of COMB_HOLD_KEYS / 2 entries (comb_fill()), some 100 ms
+ * under TCG holding the role, and is then held off CPU 1 as an owner is
+ * (hold_off()): stopped inside its pass, it keeps the role until the
+ * release, and whatever is issued meanwhile is published for it. (Stopped
+ * in the moment between two BATCHes, it holds nothing: a round that saw
+ * nothing it expected goes round again.)
+ */
+#define COMB_HOLD_KEYS		8192
+#define COMB_HOLD_BITS		12	/* the fill's hash_bits */
+
+struct comb_holder {
+	pthread_t thread;
+	bool started;
+	atomic_int tid;
+	atomic_bool stop;
+	atomic_uint batches;
+	atomic_int err;
+};
+
+static unsigned int hold_key(unsigned int i, char *buf, size_t size)
+{
+	return snprintf(buf, size, KEY_PREFIX "hold/%05u", i);
+}
+
+static void *comb_holder_fn(void *arg)
+{
+	static struct kvbench_op ops[KVBENCH_BATCH_MAX];
+	struct comb_holder *c = arg;
+	struct kvbench_batch b = {
+		.ops = ptr(ops), .count = KVBENCH_BATCH_MAX,
+	};
+	char key[32], out[8];
+	unsigned int i, klen;
+	int fd;
+
+	fd = open(KVB_DEV, O_RDWR);
+	atomic_store(&c->tid, syscall(SYS_gettid));
+	if (fd < 0) {
+		atomic_store(&c->err, -errno);
+		return NULL;
+	}
+	klen = hold_key(COMB_HOLD_KEYS, key, sizeof(key));	/* missing */
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < KVBENCH_BATCH_MAX; i++) {
+		ops[i].op = KVBENCH_OP_GET;
+		ops[i].kv.key = ptr(key);
+		ops[i].kv.key_len = klen;
+		ops[i].kv.value = ptr(out);
+		ops[i].kv.value_len = sizeof(out);
+	}
+	while (!atomic_load(&c->stop)) {
+		if (ioctl(fd, KVBENCH_IOC_BATCH, &b) ||
+		    ops[KVBENCH_BATCH_MAX - 1].result != -ENOENT) {
+			atomic_store(&c->err, errno ? -errno : -EBADMSG);
+			break;
+		}
+		atomic_fetch_add(&c->batches, 1);
+	}
+	close(fd);
+	return NULL;
+}
+
+/* SET (or DEL) the hold's keys with BATCHes: 0 or -errno. */
+static int hold_keys(int fd, __u32 code)
+{
+	static struct kvbench_op ops[KVBENCH_BATCH_MAX];
+	static char keys[KVBENCH_BATCH_MAX][32];
+	struct kvbench_batch b = { .ops = ptr(ops) };
+	unsigned int i, j, klen;
+
+	for (i = 0; i < COMB_HOLD_KEYS; i += KVBENCH_BATCH_MAX) {
+		memset(ops, 0, sizeof(ops));
+		for (j = 0; j < KVBENCH_BATCH_MAX; j++) {
+			klen = hold_key(i + j, keys[j], sizeof(keys[j]));
+			ops[j].op = code;
+			ops[j].kv.key = ptr(keys[j]);
+			ops[j].kv.key_len = klen;
+			if (code == KVBENCH_OP_SET) {
+				ops[j].kv.value = ptr(keys[j]);
+				ops[j].kv.value_len = 4;
+			}
+		}
+		b.count = KVBENCH_BATCH_MAX;
+		if (ioctl(fd, KVBENCH_IOC_BATCH, &b))
+			return -errno;
+		for (j = 0; j < KVBENCH_BATCH_MAX; j++)
+			if (ops[j].result)
+				return ops[j].result;
+	}
+	return 0;
+}
+
+/*
+ * The hold's keys in two buckets: SET at COMB_HOLD_BITS (a SET at
+ * hash_bits 1 walks a bucket), then the map rebuilt at hash_bits 1.
+ */
+static int comb_fill(int fd)
+{
+	return sysfs_write_u64(KVB_PARAM("hash_bits"), COMB_HOLD_BITS) ?:
+	       sysfs_write(KVB_ATTR("backend"), "combining") ?:
+	       hold_keys(fd, KVBENCH_OP_SET) ?:
+	       sysfs_write_u64(KVB_PARAM("hash_bits"), 1) ?:
+	       sysfs_write(KVB_ATTR("backend"), "combining");
+}
+
+/* And gone again (a DEL at hash_bits 1 walks a bucket: short ones first). */
+static int comb_unfill(int fd)
+{
+	return sysfs_write_u64(KVB_PARAM("hash_bits"), COMB_HOLD_BITS) ?:
+	       sysfs_write(KVB_ATTR("backend"), "combining") ?:
+	       hold_keys(fd, KVBENCH_OP_DEL);
+}
+
+/* 0, or why the role could not be held; comb_fill() first. */
+static const char *comb_hold(struct owner_hold *h, struct comb_holder *c)
+{
+	unsigned int i;
+	cpu_set_t cpu1;
+
+	memset(h, 0, sizeof(*h));
+	memset(c, 0, sizeof(*c));
+	CPU_ZERO(&cpu1);
+	CPU_SET(1, &cpu1);
+	if (pthread_create(&c->thread, NULL, comb_holder_fn, c))
+		return "cannot start the holder";
+	c->started = true;
+	for (i = 0; i < 1000 && !atomic_load(&c->tid); i++)
+		usleep(1000);
+	h->pid[0] = atomic_load(&c->tid);
+	h->n = 1;
+	if (sched_setaffinity(h->pid[0], sizeof(cpu1), &cpu1))
+		return "cannot move the holder";
+	/* Well into a BATCH, past its first. */
+	for (i = 0; i < 5000 && !atomic_load(&c->batches); i++)
+		usleep(1000);
+	if (atomic_load(&c->err) || !atomic_load(&c->batches))
+		return "the holder's BATCHes fail";
+	usleep(20000);
+	return hold_off(h);
+}
+
+/* The holder goes on, then stops; 0 or what its BATCHes failed with. */
+static int comb_release(struct owner_hold *h, struct comb_holder *c)
+{
+	owners_release(h, false);
+	atomic_store(&c->stop, true);
+	if (c->started)
+		pthread_join(c->thread, NULL);
+	return atomic_load(&c->err);
+}
+
+/*
+ * Hold off what answers the commands a backend does not answer when they
+ * are issued: its owners (owners_hold()) or its combiner (comb_hold(),
+ * after comb_fill()). 0, or why not.
+ */
+static const char *queue_hold(const char *backend, struct owner_hold *h,
+			      struct comb_holder *c)
+{
+	if (!strcmp(backend, "combining"))
+		return comb_hold(h, c);
+	return owners_hold(h);
+}
+
+/* Let them answer; 0, or what the holder's BATCHes failed with. */
+static int queue_release(const char *backend, struct owner_hold *h,
+			 struct comb_holder *c)
+{
+	if (!strcmp(backend, "combining"))
+		return comb_release(h, c);
+	owners_release(h, !strcmp(backend, "kthread-percpu"));
+	return 0;
 }
 
 struct exiting_submitter {
@@ -806,10 +996,11 @@ static void *exiting_submitter_fn(void *arg)
  * the submitter began to exit completes with -ECANCELED, its buffer
  * untouched and big_cqe[0] zero (not whatever was on the kernel's stack:
  * the debug kernel fills it with 0xaa); one answered before completes
- * with its value. Only the owner backends queue, so only they can cancel;
- * their owners are held off (owners_hold()) from before the submit until
- * the submitter has had 50 ms to exit. (Without the hold, kthread-percpu's
- * SCHED_FIFO owners often answered every GET before the exit.)
+ * with its value. Only the owner backends and combining answer later
+ * than the issue, so only they can cancel; their owners or combiner are
+ * held off (queue_hold()) from before the submit until the submitter has
+ * had 50 ms to exit. (Without the hold, kthread-percpu's SCHED_FIFO
+ * owners often answered every GET before the exit.)
  */
 TEST_F(uring, get_ecanceled_submitter_exits)
 {
@@ -823,6 +1014,8 @@ TEST_F(uring, get_ecanceled_submitter_exits)
 	struct exiting_submitter x = {
 		.ring = &self->ring, .fd = self->fd, .n = N, .kv = kv,
 	};
+	bool queues = variant->owner || variant->combining;
+	struct comb_holder holder;
 	struct owner_hold hold;
 	bool started = false;
 	const char *why;
@@ -830,10 +1023,12 @@ TEST_F(uring, get_ecanceled_submitter_exits)
 	pthread_t t;
 	void *tret;
 
-	if (variant->owner && sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	if (queues && sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
 	memset(value, 'v', sizeof(value));
 	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, value, sizeof(value)));
+	if (variant->combining)
+		ASSERT_EQ(0, comb_fill(self->fd));
 	for (round = 0; round < ROUNDS && !canceled; round++) {
 		for (i = 0; i < N; i++) {
 			memset(out[i], fill, sizeof(out[i]));
@@ -841,7 +1036,7 @@ TEST_F(uring, get_ecanceled_submitter_exits)
 		}
 		atomic_store(&x.submitted, false);
 		started = false;
-		why = variant->owner ? owners_hold(&hold) : NULL;
+		why = queues ? queue_hold(variant->backend, &hold, &holder) : NULL;
 		if (!why && !pthread_create(&t, NULL, exiting_submitter_fn,
 					    &x)) {
 			for (i = 0; i < 1000 && !atomic_load(&x.submitted); i++)
@@ -849,9 +1044,8 @@ TEST_F(uring, get_ecanceled_submitter_exits)
 			usleep(50000);
 			started = true;
 		}
-		if (variant->owner)
-			owners_release(&hold, !strcmp(variant->backend,
-						      "kthread-percpu"));
+		if (queues)
+			EXPECT_EQ(0, queue_release(variant->backend, &hold, &holder));
 		ASSERT_EQ(NULL, why) TH_LOG("%s", why);
 		ASSERT_TRUE(started);
 		ASSERT_EQ(0, pthread_join(t, &tret));
@@ -877,8 +1071,10 @@ TEST_F(uring, get_ecanceled_submitter_exits)
 	}
 	TH_LOG("%u rounds: %u GETs canceled, %u answered", round, canceled,
 	       answered);
-	/* Owner backends cancel; the others answer when issued. */
-	EXPECT_EQ(variant->owner, canceled > 0);
+	/* Owners and combiners cancel; the others answer when issued. */
+	EXPECT_EQ(queues, canceled > 0);
+	if (variant->combining)
+		EXPECT_EQ(0, comb_unfill(self->fd));
 	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
 }
 
@@ -886,38 +1082,46 @@ TEST_F(uring, get_ecanceled_submitter_exits)
  * ECANCELED, the other way: the ring's last close comes while the owner
  * still holds a GET. Its answer then finds the ring being torn down, in a
  * task that is alive and would take user memory: the ABI says nothing is
- * written. The owners are held off their CPU (owners_hold()) from before
- * the submit until after both closes. (6.1 gives the module no word of the
- * teardown: it wrote the value there.)
+ * written. The owners (or the combiner) are held off their CPU
+ * (queue_hold()) from before the submit until after both closes. (6.1
+ * gives the module no word of the teardown: it wrote the value there.)
+ *
+ * combining: a GET issued in the moment the holder was between two
+ * BATCHes ran at once and wrote its value before the close, as it should;
+ * such a round must have written all of it, and another round goes on,
+ * until ROUNDS rounds saw the GET published.
  */
 TEST_F_TIMEOUT(uring, get_ring_closed_before_answer, 120)
 {
-	enum { ROUNDS = 3 };
+	enum { ROUNDS = 3, MAX_ROUNDS = 10 };
 	const char *key = KEY_PREFIX "closed";
 	static const char fill = 0x5a;
+	unsigned int round, held = 0;
+	struct comb_holder holder;
 	unsigned long long base;
 	struct owner_hold hold;
 	struct kvbench_kv kv;
-	unsigned int round;
 	const char *why;
 	char out[32];
 	struct ring r;
 	int fd, ret;
 
-	if (!variant->owner)
+	if (!variant->owner && !variant->combining)
 		SKIP(return, "%s answers when issued", variant->backend);
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs two CPUs");
 	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, "written", 8));
+	if (variant->combining)
+		ASSERT_EQ(0, comb_fill(self->fd));
 	ASSERT_EQ(0, sysfs_read_u64(KVB_MODULE "/refcnt", &base));
-	for (round = 0; round < ROUNDS; round++) {
+	for (round = 0; round < MAX_ROUNDS && held < ROUNDS; round++) {
 		/* A file of its own: its release says the GET completed. */
 		fd = open(KVB_DEV, O_RDWR);
 		ASSERT_LE(0, fd);
 		ASSERT_EQ(0, ring_init(&r, 4, IORING_SETUP_CQE32));
 		memset(out, fill, sizeof(out));
 		kv_fill(&kv, key, out, sizeof(out));
-		why = owners_hold(&hold);
+		why = queue_hold(variant->backend, &hold, &holder);
 		if (!why) {
 			ring_cmd(&r, fd, KVBENCH_URING_GET, ptr(&kv), 0, 0, 1,
 				 0, 0);
@@ -925,15 +1129,24 @@ TEST_F_TIMEOUT(uring, get_ring_closed_before_answer, 120)
 		}
 		ring_exit(&r);
 		close(fd);
-		owners_release(&hold, !strcmp(variant->backend,
-					      "kthread-percpu"));
+		EXPECT_EQ(0, queue_release(variant->backend, &hold, &holder));
 		ASSERT_EQ(NULL, why) TH_LOG("%s", why);
 		ASSERT_EQ(0, ret);
 		EXPECT_EQ(base, wait_refcnt(base));
+		if (variant->combining && out[0] != fill) {
+			EXPECT_EQ(0, memcmp(out, "written", 8));
+			EXPECT_EQ(8U, kv.value_len);
+			continue;
+		}
+		held++;
 		EXPECT_EQ(fill, out[0]) TH_LOG("round %u: the GET wrote its value",
 					       round);
 		EXPECT_EQ(sizeof(out), kv.value_len);
 	}
+	EXPECT_EQ((unsigned int)ROUNDS, held)
+		TH_LOG("%u rounds, the GET published in %u", round, held);
+	if (variant->combining)
+		EXPECT_EQ(0, comb_unfill(self->fd));
 	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
 }
 
@@ -991,7 +1204,7 @@ static void *load_thread(void *arg)
 TEST_F(uring, switch_under_load)
 {
 	static const char * const to[] = {
-		"kthread", "rwlock", "kthread-percpu", "rcu", "rhashtable",
+		"kthread", "rwlock", "kthread-percpu", "rcu", "rhashtable", "combining",
 		"kthread",
 	};
 	struct load l = { .fd = self->fd };
