@@ -40,11 +40,15 @@ static const struct {
 	{ "owner queues", "queue_hwm", GAUGE, "most messages ever waiting in an owner's queue" },
 	{ "owner queues", "drain_mean", GAUGE, "messages answered per drain pass, mean" },
 	{ "owner queues", "queue_full", COUNTER, "times a caller waited for room in a queue" },
+	{ "waits", "sleeps", COUNTER, "times a caller slept for its answer (one wake-up each)" },
+	{ "combining", "combine_mean", GAUGE, "requests a combiner ran per pass, mean" },
+	{ "combining", "handoffs", COUNTER, "times a full pass handed the combiner role on" },
 	{ "controls", "reset", TEXT, "write 1 to zero the counters" },
 };
 
 static const char * const groups[] = {
-	"backend", "map", "operations", "owner queues", "controls", "device", "other",
+	"backend", "map", "operations", "owner queues", "waits", "combining",
+	"controls", "device", "other",
 };
 
 static int known_index(const char *name)

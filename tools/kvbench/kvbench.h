@@ -244,7 +244,19 @@ struct kvb_bstats {
 	unsigned long long queue_hwm;
 	double drain_mean;
 	unsigned long long queue_full;	/* delta over the case */
+	/*
+	 * The module's requests (gets + sets + dels), callers' sleeps and
+	 * combiner handoffs over the case: deltas; has_sleeps: the module
+	 * has the sleeps and handoffs files. combine_mean as drain_mean.
+	 */
+	unsigned long long requests;
+	int has_sleeps;
+	unsigned long long sleeps;
+	unsigned long long handoffs;
+	double combine_mean;
 };
+
+double kvb_wakeups_per_req(const struct kvb_bstats *b);
 
 /* One row of the report: a case, measured params->repeat times. */
 struct kvb_result {

@@ -181,9 +181,9 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 
 	if (p)
 		header(f, p);
-	fprintf(f, "\n%-*s %-*s %5s %5s %-10s %12s %6s %9s %9s %8s %8s %8s %8s %8s %11s\n",
+	fprintf(f, "\n%-*s %-*s %5s %5s %-10s %12s %6s %9s %9s %8s %8s %8s %8s %8s %11s %8s\n",
 		tw, "backend", mw, "mix", "thr", "batch", "fd", "ops/s", "ci95", "ns/op", "lat/op",
-		"spread", "p50", "p99", "p99.9", "cost/nop", "tput/rwlock");
+		"spread", "p50", "p99", "p99.9", "cost/nop", "tput/rwlock", "wake/req");
 	for (i = 0; i < n; i++) {
 		int over = p && p->ncpus > 0 && r[i].threads > (unsigned int)p->ncpus;
 		char m[32], call[16];
@@ -212,6 +212,7 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		cell(f, r[i].p999, 8, 0);
 		cell(f, r[i].cost_vs_nop, 8, 2);
 		cell(f, r[i].tput_vs_rwlock, 11, 2);
+		cell(f, kvb_wakeups_per_req(&r[i].bstats), 8, 3);
 		if (r[i].errors)
 			fprintf(f, "  (%llu errors)", r[i].errors);
 		if (r[i].interrupted)
@@ -226,7 +227,9 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		"ci95 = half the 95%% confidence interval of the mean ops/s, in %% of it; spread = (max-min)/median,\n"
 		"! = noisy: spread above %.0f%%; cost/nop = ns/op / nop ns/op at the same threads;\n"
 		"tput/rwlock = ops/s / rwlock ops/s in the same case; batch = operations per call\n"
-		"(1: single ioctls; M64: packed MGET/MSET/MDEL calls of 64 keys, --multi).\n",
+		"(1: single ioctls; M64: packed MGET/MSET/MDEL calls of 64 keys, --multi);\n"
+		"wake/req = wake-ups per request, from the module's own counters: the times a caller\n"
+		"slept for its answer (sysfs sleeps) over the requests it ran (gets + sets + dels).\n",
 		p ? p->noisy_pct : KVB_NOISY_PCT);
 	footnotes(f, p, r, n, o);
 }
@@ -315,7 +318,17 @@ static void print_bstats(FILE *f, const struct kvb_bstats *b)
 	fprintf(f, "{ \"reset\": %s, \"queue_hwm\": %llu, \"drain_mean\": ",
 		b->reset ? "true" : "false", b->queue_hwm);
 	jnum(f, b->drain_mean, 2);
-	fprintf(f, ", \"queue_full\": %llu }", b->queue_full);
+	fprintf(f, ", \"queue_full\": %llu, \"requests\": %llu",
+		b->queue_full, b->requests);
+	if (b->has_sleeps) {
+		fprintf(f, ", \"sleeps\": %llu, \"wakeups_per_req\": ",
+			b->sleeps);
+		jnum(f, kvb_wakeups_per_req(b), 4);
+		fprintf(f, ", \"handoffs\": %llu, \"combine_mean\": ",
+			b->handoffs);
+		jnum(f, b->combine_mean, 2);
+	}
+	fputs(" }", f);
 }
 
 /* "io", and for io_uring its queue depth, SQPOLL and submission batch */
@@ -483,7 +496,7 @@ static const char * const csv_cols[] = {
 	"p50_ns", "p99_ns", "p999_ns", "samples", "ops", "misses", "errors",
 	"cost_vs_nop", "tput_vs_rwlock", "ops_per_sec_mean", "ops_per_sec_stddev",
 	"ops_per_sec_ci95_low", "ops_per_sec_ci95_high", "noisy", "multi",
-	"io", "qd", "sqpoll",
+	"io", "qd", "sqpoll", "wakeups_per_req", "combine_mean",
 };
 
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
@@ -524,7 +537,11 @@ void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
 			x->io == KVB_IO_NONE ? "" : kvb_io_name(x->io));
 		if (x->io == KVB_IO_URING)
 			fprintf(f, "%u", x->qd);
-		fprintf(f, ",%d\n", !!x->sqpoll);
+		fprintf(f, ",%d", !!x->sqpoll);
+		cnum(f, kvb_wakeups_per_req(&x->bstats), 4);
+		cnum(f, x->bstats.valid && x->bstats.has_sleeps ?
+		     x->bstats.combine_mean : NAN, 2);
+		fputc('\n', f);
 	}
 }
 

@@ -349,6 +349,7 @@ static const struct {
 	{ "kthread", &kvb_kernel_ops },
 	{ "kthread-percpu", &kvb_kernel_ops },
 	{ "rhashtable", &kvb_kernel_ops },
+	{ "combining", &kvb_kernel_ops },
 	{ "bpf-htab", &kvb_bpf_htab_ops },
 	{ "user-rwlock", &kvb_urw_ops },
 	{ "user-owner", &kvb_owner_ops },

@@ -221,9 +221,34 @@ static int read_double(const char *sysfs, const char *name, double *v)
 }
 
 /*
+ * The counters a case takes deltas of: its own after a reset, and still
+ * right when the reset is refused (queue_full) or when the module is one
+ * without the file (sleeps, handoffs: has_sleeps 0).
+ */
+static int read_counters(const char *sysfs, struct kvb_bstats *b)
+{
+	unsigned long long gets, sets, dels;
+
+	if (read_ull(sysfs, "queue_full", &b->queue_full) ||
+	    read_ull(sysfs, "gets", &gets) || read_ull(sysfs, "sets", &sets) ||
+	    read_ull(sysfs, "dels", &dels))
+		return -1;
+	b->requests = gets + sets + dels;
+	b->has_sleeps = !read_ull(sysfs, "sleeps", &b->sleeps) &&
+			!read_ull(sysfs, "handoffs", &b->handoffs);
+	return 0;
+}
+
+static unsigned long long delta(unsigned long long now,
+				unsigned long long then)
+{
+	return now >= then ? now - then : now;
+}
+
+/*
  * Before a kernel case: zero the device's statistics (the map is left
- * alone) so that queue_hwm and drain_mean are the case's own; keep
- * queue_full for a delta in case the reset is refused.
+ * alone) so that queue_hwm, drain_mean and combine_mean are the case's
+ * own; keep the counters for deltas in case the reset is refused.
  */
 void kvb_bstats_begin(const char *sysfs, struct kvb_bstats *before)
 {
@@ -232,13 +257,14 @@ void kvb_bstats_begin(const char *sysfs, struct kvb_bstats *before)
 
 	memset(before, 0, sizeof(*before));
 	before->drain_mean = NAN;
+	before->combine_mean = NAN;
 	snprintf(path, sizeof(path), "%s/reset", sysfs);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		before->reset = write(fd, "1", 1) == 1;
 		close(fd);
 	}
-	before->valid = !read_ull(sysfs, "queue_full", &before->queue_full);
+	before->valid = !read_counters(sysfs, before);
 }
 
 /* After it: the values, or the delta for a counter not reset. */
@@ -247,19 +273,41 @@ void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
 {
 	memset(out, 0, sizeof(*out));
 	out->drain_mean = NAN;
-	if (!before->valid || read_ull(sysfs, "queue_full", &out->queue_full) ||
+	out->combine_mean = NAN;
+	if (!before->valid || read_counters(sysfs, out) ||
 	    read_ull(sysfs, "queue_hwm", &out->queue_hwm) ||
 	    read_double(sysfs, "drain_mean", &out->drain_mean)) {
 		memset(out, 0, sizeof(*out));
 		out->drain_mean = NAN;
+		out->combine_mean = NAN;
 		return;
 	}
 	out->valid = 1;
 	out->reset = before->reset;
-	out->queue_full -= out->queue_full >= before->queue_full ?
-			   before->queue_full : out->queue_full;
-	if (!out->reset)
+	out->queue_full = delta(out->queue_full, before->queue_full);
+	out->requests = delta(out->requests, before->requests);
+	out->has_sleeps = out->has_sleeps && before->has_sleeps;
+	out->sleeps = out->has_sleeps ? delta(out->sleeps, before->sleeps) : 0;
+	out->handoffs = out->has_sleeps ?
+			delta(out->handoffs, before->handoffs) : 0;
+	if (!out->has_sleeps || read_double(sysfs, "combine_mean",
+					    &out->combine_mean))
+		out->combine_mean = NAN;
+	if (!out->reset) {
 		out->drain_mean = NAN;
+		out->combine_mean = NAN;
+	}
+}
+
+/*
+ * Wake-ups a request cost: the times a caller slept for its answer (and
+ * was woken for it) over the requests the module ran; NAN when unknown.
+ */
+double kvb_wakeups_per_req(const struct kvb_bstats *b)
+{
+	if (!b->valid || !b->has_sleeps || !b->requests)
+		return NAN;
+	return (double)b->sleeps / b->requests;
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped. */

@@ -71,14 +71,14 @@ st=$?
 ok $st "kvbench bench over all backends, baselines and bpf-htab, 1 and 2 threads"
 "$dir/kvbench-test" --check-json "$tmp/smoke.json" >/dev/null
 ok $? "its JSON report is well-formed"
-# nop: 2; 5 kernel backends x 2 mixes x 2 batch sizes x 2 threads;
+# nop: 2; 6 kernel backends x 2 mixes x 2 batch sizes x 2 threads;
 # bpf-htab x 2 x 2 x 2, where the kernel has bpf(2) (the debug kernel has
 # not: the tool skips it, said on stderr); 2 baselines x 2 mixes x 2 threads
 # ("kind" is a key of results only: "backend" is a module parameter too)
-cases=58
+cases=66
 nobpf=
 if grep -q "bpf-htab: skipped: this kernel has no bpf(2)" "$tmp/bench.err"; then
-	cases=50
+	cases=58
 	nobpf=1
 fi
 [ "$(grep -c '"kind":' "$tmp/smoke.json")" = $cases ]

@@ -346,17 +346,18 @@ static void test_dist_and_counts(void)
 	   kvb_parse_count("101", 0, 100, &v, err, sizeof(err)) &&
 	   kvb_parse_count("-1", 0, 100, &v, err, sizeof(err)),
 	   "bad counts refused");
-	ok(!kvb_parse_targets("all", &tg, &n, err, sizeof(err)) && n == 9 &&
-	   tg[0].kind == KVB_NOP && tg[6].kind == KVB_PEER &&
-	   !strcmp(tg[6].name, "bpf-htab") && tg[6].ops == &kvb_bpf_htab_ops &&
-	   tg[8].kind == KVB_USER_OWNER && tg[8].ops == &kvb_owner_ops,
-	   "backends all: nop, 5 kernel backends, bpf-htab, 2 userspace maps");
+	ok(!kvb_parse_targets("all", &tg, &n, err, sizeof(err)) && n == 10 &&
+	   tg[0].kind == KVB_NOP && tg[7].kind == KVB_PEER &&
+	   !strcmp(tg[6].name, "combining") &&
+	   !strcmp(tg[7].name, "bpf-htab") && tg[7].ops == &kvb_bpf_htab_ops &&
+	   tg[9].kind == KVB_USER_OWNER && tg[9].ops == &kvb_owner_ops,
+	   "backends all: nop, 6 kernel backends, bpf-htab, 2 userspace maps");
 	if (!n)
 		tg = NULL;
 	free(tg);
 	n = 0;
 	ok(!kvb_parse_targets("nop,rwlock,nop,kernel", &tg, &n, err, sizeof(err)) &&
-	   n == 6 && !strcmp(tg[2].name, "rcu"), "backends deduplicated, kernel expands");
+	   n == 7 && !strcmp(tg[2].name, "rcu"), "backends deduplicated, kernel expands");
 	if (n)
 		free(tg);
 	n = 0;
@@ -866,7 +867,10 @@ static void fake_results(struct kvb_result *r, double *runs)
 	r[1].ns_per_op = 5000;
 	r[1].lat_per_op = 5000;
 	r[1].bstats = (struct kvb_bstats){ .valid = 1, .reset = 1, .queue_hwm = 3,
-					   .drain_mean = 1.5, .queue_full = 4 };
+					   .drain_mean = 1.5, .queue_full = 4,
+					   .requests = 800, .has_sleeps = 1,
+					   .sleeps = 200, .handoffs = 6,
+					   .combine_mean = NAN };
 	r[2] = r[1];
 	snprintf(r[2].target, sizeof(r[2].target), "we\"ird\\\n");
 	r[2].ops_per_sec = 100000;
@@ -993,9 +997,9 @@ static void test_multi(void)
 	f = open_memstream(&buf, &len);
 	kvb_print_csv(f, r, 2);
 	fclose(f);
-	ok(strstr(buf, ",noisy,multi,io,qd,sqpoll\n") && strstr(buf, ",0,0,ioctl,,0\n") &&
-	   strstr(buf, ",0,1,ioctl,,0\n"),
-	   "CSV: a multi column, 0 or 1; then io, qd and sqpoll");
+	ok(strstr(buf, ",noisy,multi,io,qd,sqpoll,wakeups_per_req,combine_mean\n") &&
+	   strstr(buf, ",0,0,ioctl,,0,,\n") && strstr(buf, ",0,1,ioctl,,0,,\n"),
+	   "CSV: a multi column, 0 or 1; then io, qd, sqpoll and the backend's waits");
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
@@ -1039,7 +1043,9 @@ static void test_output(void)
 	   strstr(buf, "\"seed\": 7,") && strstr(buf, "\"seed_given\": true") &&
 	   strstr(buf, "\"provenance\": null") &&
 	   strstr(buf, "\"backend_stats\": { \"reset\": true, \"queue_hwm\": 3, \"drain") &&
-	   strstr(buf, "\"drain_mean\": 1.50, \"queue_full\": 4 }") &&
+	   strstr(buf, "\"drain_mean\": 1.50, \"queue_full\": 4, \"requests\": 800,") &&
+	   strstr(buf, "\"requests\": 800, \"sleeps\": 200, \"wakeups_per_req\": 0.2500,") &&
+	   strstr(buf, "\"wakeups_per_req\": 0.2500, \"handoffs\": 6, \"combine_mean\": null }") &&
 	   strstr(buf, "\"backend_stats\": null"),
 	   "JSON: ns/op (Go's) beside lat/op, run statistics, noisy, seed, backend stats");
 	if (!has_python()) {
@@ -1086,7 +1092,7 @@ static void test_output(void)
 			same = 0;
 		rows++;
 	}
-	ok(rows == 4 && same && cols == 32, "CSV: header + 3 rows, 32 columns each");
+	ok(rows == 4 && same && cols == 34, "CSV: header + 3 rows, 34 columns each");
 	free(buf);
 
 	buf = NULL;
@@ -1204,7 +1210,7 @@ static void test_plan(const char *k)
 		 "%s bench --dry-run -d /nonexistent -b all -t 1,2 -m get,90:10 --batch 1,64 -r 3 2>&1",
 		 k);
 	ok(st == 0 && strstr(out, "kthread-percpu") &&
-	   strstr(out, "kvbench: 58 cases x 3 runs, about "),
+	   strstr(out, "kvbench: 66 cases x 3 runs, about "),
 	   "bench --dry-run prints the plan and its estimate without the device");
 	st = run(out, sizeof(out),
 		 "%s bench --dry-run -b nop,user-rwlock,user-owner,bpf-htab,rcu -t 1,2 -m get,set --batch 1,64 --fd both 2>&1",
@@ -1998,12 +2004,30 @@ static void test_prov(void)
 	put_text(dir, "queue_full", "5\n");
 	put_text(dir, "queue_hwm", "9\n");
 	put_text(dir, "drain_mean", "2.50\n");
+	put_text(dir, "gets", "100\n");
+	put_text(dir, "sets", "10\n");
+	put_text(dir, "dels", "1\n");
 	kvb_bstats_begin(dir, &before);
 	put_text(dir, "queue_full", "12\n");
+	put_text(dir, "gets", "400\n");
 	kvb_bstats_end(dir, &before, &after);
 	ok(after.valid && !after.reset && after.queue_full == 7 && after.queue_hwm == 9 &&
-	   isnan(after.drain_mean),
+	   isnan(after.drain_mean) && after.requests == 300 && !after.has_sleeps &&
+	   isnan(kvb_wakeups_per_req(&after)) && isnan(after.combine_mean),
 	   "backend stats without a reset: queue_full delta, no drain_mean");
+	/* A module with sleeps and handoffs: deltas, wake-ups per request */
+	put_text(dir, "sleeps", "40\n");
+	put_text(dir, "handoffs", "2\n");
+	put_text(dir, "combine_mean", "7.25\n");
+	kvb_bstats_begin(dir, &before);
+	put_text(dir, "gets", "600\n");
+	put_text(dir, "sleeps", "90\n");
+	put_text(dir, "handoffs", "5\n");
+	kvb_bstats_end(dir, &before, &after);
+	ok(after.valid && after.has_sleeps && after.requests == 200 &&
+	   after.sleeps == 50 && after.handoffs == 3 &&
+	   kvb_wakeups_per_req(&after) == 0.25 && isnan(after.combine_mean),
+	   "backend stats: sleeps and handoffs deltas, 0.25 wake-ups per request");
 	/* A reset file that takes the write: the values are the case's */
 	put_text(dir, "reset", "");
 	put_text(dir, "queue_full", "0\n");
@@ -2013,7 +2037,8 @@ static void test_prov(void)
 	snprintf(sub, sizeof(sub), "%s/reset", dir);
 	slurp(sub, out, sizeof(out));
 	ok(after.valid && after.reset && after.queue_full == 3 && after.drain_mean == 2.5 &&
-	   !strcmp(out, "1"), "backend stats after writing 1 to reset: the case's own values");
+	   after.combine_mean == 7.25 && !strcmp(out, "1"),
+	   "backend stats after writing 1 to reset: the case's own values");
 	put_text(dir, "drain_mean", "x\n");
 	kvb_bstats_end(dir, &before, &after);
 	ok(!after.valid, "backend stats: an unreadable value: no statistics, not wrong ones");
