@@ -128,14 +128,14 @@ static void comb_tell(struct kvbench_owner_msg *msg, int state)
 	struct task_struct *task;
 
 	/* Full barrier: the answers come before, as with release. */
-	if (atomic_cmpxchg(&msg->comb_state, COMB_WAITING, state) ==
+	if (atomic_cmpxchg(&msg->state, COMB_WAITING, state) ==
 	    COMB_WAITING)
 		return;
 	/* COMB_SLEEPING: the caller waits until we change it. */
 	task = msg->comb_task;
 	get_task_struct(task);
 	/* Pairs with the acquire in comb_wait(). */
-	atomic_set_release(&msg->comb_state, state);
+	atomic_set_release(&msg->state, state);
 	wake_up_process(task);
 	put_task_struct(task);
 }
@@ -252,7 +252,7 @@ static void comb_sleep(struct comb_map *m, struct kvbench_owner_msg *msg)
 
 	set_current_state(TASK_UNINTERRUPTIBLE);
 	/* Full barrier: pairs with the one in comb_unlock_or_retake(). */
-	if (atomic_try_cmpxchg(&msg->comb_state, &old, COMB_SLEEPING))
+	if (atomic_try_cmpxchg(&msg->state, &old, COMB_SLEEPING))
 		comb_count(m, COMB_SLEEPS, 1);
 	else if (old != COMB_SLEEPING)
 		goto out;
@@ -268,7 +268,7 @@ out:
  */
 static bool comb_spin_on(struct kvbench_owner_msg *msg, u64 end)
 {
-	if (atomic_read(&msg->comb_state) != COMB_WAITING)
+	if (atomic_read(&msg->state) != COMB_WAITING)
 		return false;
 	if (need_resched() || !single_task_running() || local_clock() >= end)
 		return false;
@@ -285,7 +285,7 @@ static void comb_wait(struct comb_map *m, struct kvbench_owner_msg *msg)
 	int state;
 
 	/* Acquire: pairs with comb_tell(); the answers come first. */
-	while ((state = atomic_read_acquire(&msg->comb_state)) != COMB_DONE) {
+	while ((state = atomic_read_acquire(&msg->state)) != COMB_DONE) {
 		if (state == COMB_COMBINE || comb_trylock(m)) {
 			/*
 			 * Only the role holder writes @msg's state, so nobody
@@ -294,8 +294,8 @@ static void comb_wait(struct comb_map *m, struct kvbench_owner_msg *msg)
 			 * stays (overwriting it lost the message, and the loop
 			 * took the free role again and again for ever).
 			 */
-			if (atomic_read(&msg->comb_state) != COMB_DONE)
-				atomic_set(&msg->comb_state, COMB_WAITING);
+			if (atomic_read(&msg->state) != COMB_DONE)
+				atomic_set(&msg->state, COMB_WAITING);
 			/* A handed-over role finds @msg first in the backlog. */
 			comb_pass(m, 0, 0, comb_start());
 			continue;
@@ -334,7 +334,7 @@ static void comb_run(struct comb_map *m, struct kvbench_owner_msg *msg)
 	}
 	msg->comb_task = current;
 	msg->answered = NULL;
-	atomic_set(&msg->comb_state, COMB_WAITING);
+	atomic_set(&msg->state, COMB_WAITING);
 	/* Full barrier (cmpxchg): comb_sleep() relies on it. */
 	llist_add(&msg->comb_node, &m->pending);
 	comb_wait(m, msg);
@@ -376,7 +376,7 @@ static int comb_submit(struct kvbench_backend *b, struct kvbench_owner_msg *msg)
 		return KVBENCH_SUBMIT_RAN;
 	}
 	msg->comb_task = NULL;
-	atomic_set(&msg->comb_state, COMB_WAITING);
+	atomic_set(&msg->state, COMB_WAITING);
 	llist_add(&msg->comb_node, &m->pending);
 	/* The holder may have looked before we published: look again. */
 	if (comb_trylock(m))

@@ -2,24 +2,32 @@
 /*
  * kvbench "kthread-percpu" backend: one owner thread per shard of the keys.
  *
- * The answer to "the owner is a single bottleneck": as many owners as there
- * were online CPUs when the map was created, each owning the keys whose
- * hash falls in its shard, with its own queue and a table no one else
- * touches. A request goes to the owner of its key. A BATCH goes, in array
- * order, as one message per run of consecutive ops on one shard (see
- * percpu_batch()).
+ * The answer to "the owner is a single bottleneck": several owners, each
+ * owning the keys whose hash falls in its shard, with its own queue and a
+ * table no one else touches. A request goes to the owner of its key. A
+ * BATCH goes, in array order, as one message per run of consecutive ops on
+ * one shard (see percpu_batch()).
  *
- * The threads are not bound to CPUs: a shard belongs to a thread, and the
- * scheduler places the threads, so CPU hotplug needs no handling. Owners
- * bound one to a CPU were measured too, and spread from run to run no less
- * (Documentation/design.rst).
+ * How many owners: the owners parameter, by default one per
+ * KVBENCH_CPUS_PER_OWNER online CPUs when the map is created (1 on 2 CPUs,
+ * 16 on 128). An owner answers a request in far less time than a caller
+ * takes to make one (a system call, a copy), so one owner keeps up with
+ * several callers, as ffwd's servers do (Roghanchi et al., SOSP 2017); and
+ * every owner that has a CPU of its own is a CPU the callers do not have.
+ * Where the owners run: the owner_cpus parameter (kvbench_owner.c), by
+ * default anywhere.
  *
- * With as many owners as CPUs, an owner always shares its CPU with callers,
- * so the owners run at SCHED_FIFO priority 1: a woken owner answers at once
- * instead of waiting for the caller's time slice to end. Measured under
- * QEMU this doubled throughput at two threads (Documentation/results.rst);
- * the single "kthread" owner, which can have a CPU of its own, is faster
- * without it.
+ * The threads are not bound to CPUs unless owner_cpus says so, and even
+ * then not one each: the scheduler places them, so CPU hotplug needs no
+ * handling.
+ *
+ * With at least as many owners as online CPUs, an owner always shares its
+ * CPU with callers, so the owners run at SCHED_FIFO priority 1: a woken
+ * owner answers at once instead of waiting for the caller's time slice to
+ * end. Measured under QEMU this doubled throughput at two threads
+ * (Documentation/results.rst). Fewer owners run as normal tasks, as the
+ * single "kthread" owner does: one that can have a CPU of its own is faster
+ * so (kvbench_owner.c, owner_spin()).
  */
 #include <linux/cpumask.h>
 #include <linux/slab.h>
@@ -44,7 +52,9 @@ static unsigned int percpu_shard(const struct percpu_map *m, u32 hash)
 
 static struct kvbench_backend *percpu_create(const struct kvbench_params *p)
 {
-	unsigned int i, nr = num_online_cpus();
+	unsigned int i, cpus = num_online_cpus();
+	unsigned int nr = p->owners ?: DIV_ROUND_UP(cpus,
+						    KVBENCH_CPUS_PER_OWNER);
 	struct percpu_map *m;
 	int ret;
 
@@ -53,7 +63,7 @@ static struct kvbench_backend *percpu_create(const struct kvbench_params *p)
 		return ERR_PTR(-ENOMEM);
 	m->nr = nr;
 	for (i = 0; i < nr; i++) {
-		ret = kvbench_owner_start(&m->owners[i], p, i, true);
+		ret = kvbench_owner_start(&m->owners[i], p, i, nr >= cpus);
 		if (ret)
 			goto stop_owners;
 	}
@@ -198,7 +208,8 @@ static void percpu_reset_stats(struct kvbench_backend *b)
 
 const struct kvbench_backend_ops kvbench_kthread_percpu_ops = {
 	.name		= "kthread-percpu",
-	.params		= KVBENCH_PARAM_HASH_BITS | KVBENCH_PARAM_QUEUE_LEN,
+	.params		= KVBENCH_PARAM_HASH_BITS | KVBENCH_PARAM_QUEUE_LEN |
+			  KVBENCH_PARAM_OWNERS,
 	.create		= percpu_create,
 	.destroy	= percpu_destroy,
 	.get		= percpu_one,

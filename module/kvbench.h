@@ -142,17 +142,26 @@ struct kvbench_owner_msg;
  * @hash_bits:	log2 of the bucket count, for backends with buckets
  * @queue_len:	request queue slots (a power of two), for backends that
  *		queue requests to an owner thread
+ * @owners:	owner threads, for backends with several: 0 for one per
+ *		KVBENCH_CPUS_PER_OWNER online CPUs
  * @entries:	how many entries the map is about to adopt (a hint)
  */
 struct kvbench_params {
 	unsigned int hash_bits;
 	unsigned int queue_len;
+	unsigned int owners;
 	unsigned long entries;
 };
 
 /* Which of struct kvbench_params a backend's ->create uses (->params). */
 #define KVBENCH_PARAM_HASH_BITS	BIT(0)
 #define KVBENCH_PARAM_QUEUE_LEN	BIT(1)
+#define KVBENCH_PARAM_OWNERS	BIT(2)
+
+/* owners=0: one owner thread per this many online CPUs, rounded up. */
+#define KVBENCH_CPUS_PER_OWNER	8
+/* The most owner threads a map may have (the owners parameter). */
+#define KVBENCH_OWNERS_MAX	1024
 
 /* Statistics only some backends keep (see ->stat). */
 enum kvbench_stat {
@@ -164,6 +173,8 @@ enum kvbench_stat {
 	KVBENCH_STAT_COMB_REQS,		/* requests combiners ran */
 	KVBENCH_STAT_HANDOFFS,		/* combiner roles handed to a caller */
 	KVBENCH_STAT_SLEEPS,		/* times a caller slept for its answer */
+	KVBENCH_STAT_OWNERS,		/* owner threads */
+	KVBENCH_STAT_POLL_NS,		/* ns owners spent polling for work */
 };
 
 /**
@@ -291,7 +302,8 @@ kvbench_table_bucket(const struct kvbench_table *t, u32 hash)
 /**
  * struct kvbench_owner_msg - requests queued to an owner thread
  * @head:	the first request; the rest follow through ->next
- * @done:	completed by the owner once every request is answered, unless
+ * @done:	completed by the owner once every request is answered, if
+ *		its caller went to sleep for it (see @state), unless
  *		@answered is set
  * @answered:	NULL, or what the owner calls instead of completing @done:
  *		from the owner thread, once every request is answered; must
@@ -302,10 +314,12 @@ kvbench_table_bucket(const struct kvbench_table *t, u32 hash)
  * @parked_at:	local_clock() when it was parked, for the kvbench_queue_full
  *		event; 0 when the event was off
  * @comb_node:	on a "combining" map's list of published messages
- * @comb_state:	written by its caller and by the combiner (backend_combining.c)
+ * @state:	how the answer reaches a caller that waits: written by it and
+ *		by whoever answers (the owner, kvbench_owner.c, or the
+ *		combiner, backend_combining.c), with values of their own
  * @comb_task:	the caller waiting for it there, NULL with @answered
  *
- * Lives with the caller (usually on its stack) until @done completes: a
+ * Lives with the caller (usually on its stack) until it is answered: a
  * message that kvbench_owner_post() queued must be waited for, and the
  * wait cannot be interrupted. A message with @answered set lives until
  * that call instead (the caller then never waits: see ->submit).
@@ -317,7 +331,7 @@ struct kvbench_owner_msg {
 	struct list_head parked;
 	u64 parked_at;
 	struct llist_node comb_node;
-	atomic_t comb_state;
+	atomic_t state;
 	struct task_struct *comb_task;
 };
 
@@ -358,21 +372,25 @@ struct kvbench_async {
  * @demoted:	owner only: an @rt owner that runs as a normal task until
  *		it next goes idle, because it kept others off its CPU
  * @work_spin_ns: owner only: how long it spins for work before it sleeps
+ * @link:	on the list of live owners, which a change of owner_cpus
+ *		walks (under its mutex, in kvbench_owner.c)
  * @answer_spin_ns: how long its callers spin for an answer before they
  *		sleep; any caller updates it (kvbench_owner_wait())
  * @table:	touched only by the owner thread, or by whoever stopped it
  * @queue_hwm:	written by the owner: most messages seen queued at once
  * @passes:	written by the owner: passes that found messages
  * @drained:	written by the owner: messages answered
+ * @polled_ns:	written by the owner: time it spent spinning for work
  * @passes_base: @passes at the last stats reset (written by the reset)
  * @drained_base: @drained at the last stats reset (written by the reset)
+ * @polled_base: @polled_ns at the last stats reset (written by the reset)
  * @queue_full:	times a message waited for room in @fifo, a caller's
  *		or parked (slow path only)
  *
- * A stats reset never writes what the owner writes: it records @passes and
- * @drained as their baselines, and a read reports the counts above them
- * (kvbench_owner_stat()). It zeroes @queue_hwm, a maximum that the owner
- * only ever raises to what it sees queued.
+ * A stats reset never writes what the owner writes: it records @passes,
+ * @drained and @polled_ns as their baselines, and a read reports the counts
+ * above them (kvbench_owner_stat()). It zeroes @queue_hwm, a maximum that
+ * the owner only ever raises to what it sees queued.
  */
 struct kvbench_owner {
 	spinlock_t in_lock;	/* serialises producers of @fifo; @parked */
@@ -388,12 +406,15 @@ struct kvbench_owner {
 	bool demoted;
 	u32 work_spin_ns;
 	u32 answer_spin_ns;
+	struct list_head link;
 	struct kvbench_table table;
 	unsigned long queue_hwm;
 	unsigned long passes;
 	unsigned long drained;
+	unsigned long polled_ns;
 	unsigned long passes_base;
 	unsigned long drained_base;
+	unsigned long polled_base;
 	atomic_long_t queue_full;
 	atomic_long_t sleeps;	/* callers that stopped spinning to wait */
 };

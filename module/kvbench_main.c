@@ -86,6 +86,7 @@ static char kvbench_backend_name[KVBENCH_NAME_MAX] = "rcu";
 
 static unsigned int hash_bits = 12;
 static unsigned int queue_len = 256;
+static unsigned int owners;
 
 const struct kvbench_backend_ops *kvbench_find_backend(const char *name)
 {
@@ -130,6 +131,7 @@ static void kvbench_params_now(struct kvbench_params *p)
 {
 	p->hash_bits = READ_ONCE(hash_bits);
 	p->queue_len = READ_ONCE(queue_len);
+	p->owners = READ_ONCE(owners);
 	p->entries = kvbench_entries();
 }
 
@@ -206,7 +208,9 @@ static bool kvbench_differs(const struct kvbench_backend *b,
 	return ((used & KVBENCH_PARAM_HASH_BITS) &&
 		p.hash_bits != b->params.hash_bits) ||
 	       ((used & KVBENCH_PARAM_QUEUE_LEN) &&
-		p.queue_len != b->params.queue_len);
+		p.queue_len != b->params.queue_len) ||
+	       ((used & KVBENCH_PARAM_OWNERS) &&
+		p.owners != b->params.owners);
 }
 
 /*
@@ -386,7 +390,7 @@ static const struct kernel_param_ops kvbench_backend_param_ops = {
 };
 module_param_cb(backend, &kvbench_backend_param_ops, NULL, 0644);
 MODULE_PARM_DESC(backend,
-		 "Concurrency backend: rwlock, rcu (default), kthread, kthread-percpu or rhashtable");
+		 "Concurrency backend: rwlock, rcu (default), kthread, kthread-percpu, rhashtable or combining");
 
 static int kvbench_param_hash_bits_set(const char *val,
 				       const struct kernel_param *kp)
@@ -423,6 +427,20 @@ static const struct kernel_param_ops kvbench_queue_len_param_ops = {
 module_param_cb(queue_len, &kvbench_queue_len_param_ops, &queue_len, 0644);
 MODULE_PARM_DESC(queue_len,
 		 "Request queue slots of each owner thread of the kthread backends, a power of two 2..65536 (default 256); applies when a backend is created");
+
+static int kvbench_param_owners_set(const char *val,
+				    const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, KVBENCH_OWNERS_MAX);
+}
+
+static const struct kernel_param_ops kvbench_owners_param_ops = {
+	.set = kvbench_param_owners_set,
+	.get = param_get_uint,
+};
+module_param_cb(owners, &kvbench_owners_param_ops, &owners, 0644);
+MODULE_PARM_DESC(owners,
+		 "Owner threads of the kthread-percpu backend, 1..1024, or 0 (default) for one per 8 online CPUs; applies when a backend is created");
 
 static void kvbench_run_one(struct kvbench_backend *b, struct kvbench_req *req)
 {

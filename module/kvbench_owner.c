@@ -7,21 +7,24 @@
  * The owner is the only task that ever touches its table, so the table
  * needs no lock. A caller, whose keys and values the core has already
  * copied into kernel memory, puts a message into the owner's kfifo, makes
- * sure the owner is awake, and waits on a completion in the message; the
- * owner takes every queued message per pass, runs its requests and
- * completes it.
+ * sure the owner is awake, and waits for the answer; the owner takes every
+ * queued message per pass, runs its requests and answers it.
  *
  * What costs is not the table but the hand-off: a sleep and a wake-up on
  * each side of every request. So both sides first spin for a short, bounded
  * time before they sleep, and only while no other task is runnable on their
  * CPU; the producer skips the wake-up when the owner is known to be awake,
- * and a BATCH travels as one message. An idle owner sleeps: it spins only
- * right after it has done work. How long a spin lasts adapts to how long the
- * waits turn out to be (kvbench_spin_next()).
+ * the owner skips it (and the completion) when the caller is still
+ * spinning (owner_answer()), and a BATCH travels as one message. An idle
+ * owner sleeps: it spins only right after it has done work. How long a
+ * spin lasts adapts to how long the waits turn out to be
+ * (kvbench_spin_next()).
  */
+#include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/stat.h>
@@ -31,6 +34,16 @@
 #include "kvbench_trace.h"
 
 static unsigned int spin_us = 20;
+
+/* A spin reads the clock once in this many turns (owner_spin()). */
+#define KVBENCH_SPIN_CLOCK	32
+
+/* A waiting caller's message's ->state. */
+enum {
+	OWNER_WAITING,		/* queued; its caller spins */
+	OWNER_SLEEPING,		/* its caller sleeps on ->done */
+	OWNER_DONE,		/* answered, ->done untouched: the caller may go */
+};
 
 static int kvbench_param_spin_us_set(const char *val,
 				     const struct kernel_param *kp)
@@ -45,6 +58,69 @@ static const struct kernel_param_ops kvbench_spin_us_param_ops = {
 module_param_cb(kthread_spin_us, &kvbench_spin_us_param_ops, &spin_us, 0644);
 MODULE_PARM_DESC(kthread_spin_us,
 		 "Microseconds an owner thread or a caller waiting for one spins at least before sleeping, and up to 16 times that when its waits end just after the spin, 0..1000 (default 20)");
+
+/*
+ * Where owner threads run: owner_cpus, a CPU list ("2-3,6"), or empty for
+ * anywhere. A change applies at once to every live owner, as taskset
+ * would, and to every owner started later. The scheduler places an owner
+ * within the list; if every CPU of it goes offline, it moves elsewhere
+ * rather than stop. Set it to CPUs that run no callers (isolcpus= users
+ * would name their isolated ones): an owner that has a CPU of its own
+ * answers without a context switch (Documentation/design.rst).
+ */
+static struct cpumask owner_cpus;	/* empty: anywhere; under owners_lock */
+static LIST_HEAD(owners);		/* live owners, by ->link */
+static DEFINE_MUTEX(owners_lock);	/* protects owner_cpus and owners */
+
+static const struct cpumask *owner_cpus_allowed(void)
+{
+	lockdep_assert_held(&owners_lock);
+	return cpumask_empty(&owner_cpus) ? cpu_possible_mask : &owner_cpus;
+}
+
+static int kvbench_param_owner_cpus_set(const char *val,
+					const struct kernel_param *kp)
+{
+	struct kvbench_owner *o;
+	cpumask_var_t mask;
+	int ret = 0;
+
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	/* A list must name a CPU that can run an owner now. */
+	if (cpulist_parse(val, mask) ||
+	    (!cpumask_empty(mask) && !cpumask_intersects(mask, cpu_online_mask))) {
+		ret = -EINVAL;
+		goto out;
+	}
+	mutex_lock(&owners_lock);
+	cpumask_copy(&owner_cpus, mask);
+	list_for_each_entry(o, &owners, link)
+		set_cpus_allowed_ptr(o->task, owner_cpus_allowed());
+	mutex_unlock(&owners_lock);
+out:
+	free_cpumask_var(mask);
+	return ret;
+}
+
+static int kvbench_param_owner_cpus_get(char *buf,
+					const struct kernel_param *kp)
+{
+	int ret;
+
+	mutex_lock(&owners_lock);
+	ret = sysfs_emit(buf, "%*pbl\n", cpumask_pr_args(&owner_cpus));
+	mutex_unlock(&owners_lock);
+	return ret;
+}
+
+static const struct kernel_param_ops kvbench_owner_cpus_param_ops = {
+	.set = kvbench_param_owner_cpus_set,
+	.get = kvbench_param_owner_cpus_get,
+};
+module_param_cb(owner_cpus, &kvbench_owner_cpus_param_ops, NULL, 0644);
+MODULE_PARM_DESC(owner_cpus,
+		 "CPUs the owner threads of the kthread backends run on, a list such as 2-3,6; empty (default) for any");
 
 /*
  * How long to spin next time, after a wait of @waited_ns that began with a
@@ -109,10 +185,16 @@ static bool owner_spin(bool (*done)(void *arg), void *arg, u64 start,
 		       u32 spin_ns)
 {
 	u64 end = start + spin_ns;
+	unsigned int turns = 0;
 
 	while (!done(arg)) {
-		if (need_resched() || !single_task_running() ||
-		    local_clock() >= end)
+		if (need_resched() || !single_task_running())
+			return false;
+		/*
+		 * The clock costs more than a turn (under QEMU it is emulated):
+		 * read it every KVBENCH_SPIN_CLOCK turns, as poll_idle() does.
+		 */
+		if (!(++turns % KVBENCH_SPIN_CLOCK) && local_clock() >= end)
 			return false;
 		cpu_relax();
 	}
@@ -141,7 +223,8 @@ static bool owner_spin(bool (*done)(void *arg), void *arg, u64 start,
  * the owner has read what was in it. Each index has one writer at a time
  * (->in: the producer holding ->in_lock; ->out: the owner), which reads it
  * plainly. What a message points to is ordered by the same pairs, and its
- * answer by its completion (or its ->answered callback's own hand-off).
+ * answer by ->state (owner_answer()), or its ->answered callback's own
+ * hand-off.
  * The indices run freely and wrap; their difference is the fill, at most
  * the ring's size (a power of two, as kfifo_alloc() made it).
  */
@@ -229,6 +312,24 @@ static void owner_yield(struct kvbench_owner *o)
 }
 
 /*
+ * Tell @msg's caller its requests are answered. One that still spins sees
+ * OWNER_DONE and goes: no completion, no wake-up. One that went to sleep
+ * (OWNER_SLEEPING, set before it waits on ->done) is completed and woken.
+ * Either way the caller may return at once and @msg be gone.
+ */
+static void owner_answer(struct kvbench_owner_msg *msg)
+{
+	/*
+	 * Fully ordered: the answers come before OWNER_DONE; pairs with the
+	 * acquire in owner_msg_answered() and with the cmpxchg in
+	 * kvbench_owner_wait(), exactly one of which wins the message.
+	 */
+	if (atomic_cmpxchg(&msg->state, OWNER_WAITING, OWNER_DONE) !=
+	    OWNER_WAITING)
+		complete(&msg->done);
+}
+
+/*
  * Answer the messages queued when the pass starts (at most the queue's
  * size: producers that keep refilling it do not make a pass endless);
  * return how many there were, and add the requests they held to @reqs.
@@ -260,7 +361,7 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 		if (msg->answered)
 			msg->answered(msg);
 		else
-			complete(&msg->done);
+			owner_answer(msg);
 		n++;
 	}
 	return n;
@@ -358,6 +459,7 @@ static int owner_thread(void *data)
 {
 	struct kvbench_owner *o = data;
 	unsigned long n;
+	bool busy;
 	u64 start;
 
 	/* Stop only once every queued request has been answered. */
@@ -371,7 +473,11 @@ static int owner_thread(void *data)
 			continue;
 		}
 		start = local_clock();
-		if (!owner_spin(owner_fifo_busy, o, start, o->work_spin_ns)) {
+		busy = owner_spin(owner_fifo_busy, o, start, o->work_spin_ns);
+		/* Only the owner writes it (see the reset). */
+		WRITE_ONCE(o->polled_ns,
+			   READ_ONCE(o->polled_ns) + local_clock() - start);
+		if (!busy) {
 			owner_sleep(o);
 			o->work_spin_ns = kvbench_spin_next(o->work_spin_ns,
 							    local_clock() - start,
@@ -442,6 +548,7 @@ static void owner_kick(struct kvbench_owner *o)
 int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 {
 	init_completion(&msg->done);
+	atomic_set(&msg->state, OWNER_WAITING);
 
 	if (!owner_try_put(o, msg) && owner_wait_room(o, msg))
 		return -EINTR;
@@ -487,9 +594,12 @@ int kvbench_owner_submit(struct kvbench_owner *o,
 	return 0;
 }
 
-static bool owner_msg_done(void *arg)
+static bool owner_msg_answered(void *arg)
 {
-	return completion_done(arg);
+	struct kvbench_owner_msg *msg = arg;
+
+	/* Acquire: pairs with the cmpxchg in owner_answer(). */
+	return atomic_read_acquire(&msg->state) == OWNER_DONE;
 }
 
 /**
@@ -498,7 +608,7 @@ static bool owner_msg_done(void *arg)
  * @msg:	a message given to kvbench_owner_post()
  *
  * The owner reads and writes @msg and its requests, which live with the
- * caller, until it completes it: the wait cannot be interrupted. It always
+ * caller, until it answers it: the wait cannot be interrupted. It always
  * ends, because the owner answers every message it took.
  *
  * The callers of one owner share how long they spin (->answer_spin_ns): the
@@ -510,10 +620,18 @@ void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 	u32 spin_ns = READ_ONCE(o->answer_spin_ns);
 	u64 start = local_clock();
 
-	if (owner_spin(owner_msg_done, &msg->done, start, spin_ns))
+	if (owner_spin(owner_msg_answered, msg, start, spin_ns))
 		return;
-	atomic_long_inc(&o->sleeps);
-	wait_for_completion(&msg->done);
+	/*
+	 * Fully ordered; pairs with the cmpxchg in owner_answer(): the owner
+	 * either answered first (OWNER_DONE, and its answers are visible),
+	 * or sees OWNER_SLEEPING and completes ->done.
+	 */
+	if (atomic_cmpxchg(&msg->state, OWNER_WAITING, OWNER_SLEEPING) !=
+	    OWNER_DONE) {
+		atomic_long_inc(&o->sleeps);
+		wait_for_completion(&msg->done);
+	}
 	WRITE_ONCE(o->answer_spin_ns,
 		   kvbench_spin_next(spin_ns, local_clock() - start,
 				     kvbench_spin_min_ns()));
@@ -558,6 +676,10 @@ int kvbench_owner_start(struct kvbench_owner *o,
 	o->answer_spin_ns = o->work_spin_ns;
 	if (rt)
 		sched_set_fifo_low(o->task);
+	mutex_lock(&owners_lock);
+	set_cpus_allowed_ptr(o->task, owner_cpus_allowed());
+	list_add(&o->link, &owners);
+	mutex_unlock(&owners_lock);
 	wake_up_process(o->task);
 	return 0;
 
@@ -572,6 +694,9 @@ free_fifo:
 static void kvbench_owner_stop(struct kvbench_owner *o)
 {
 	if (o->task) {
+		mutex_lock(&owners_lock);
+		list_del(&o->link);
+		mutex_unlock(&owners_lock);
 		kthread_stop(o->task);
 		o->task = NULL;
 	}
@@ -588,7 +713,7 @@ void kvbench_owner_free(struct kvbench_owner *o)
 /*
  * Hand the owner's items to @fn. Called with no request in flight, so the
  * owner is not touching its table: it touches it only to answer a message,
- * and the completions of the last ones (then switch_sem) order its last
+ * and its answers to the last ones (then switch_sem) order its last
  * access before ours. The thread lives on: a switch that fails gives the
  * items back through kvbench_owner_adopt().
  */
@@ -637,6 +762,10 @@ unsigned long kvbench_owner_stat(struct kvbench_owner *o,
 		return atomic_long_read(&o->queue_full);
 	case KVBENCH_STAT_SLEEPS:
 		return atomic_long_read(&o->sleeps);
+	case KVBENCH_STAT_OWNERS:
+		return 1;
+	case KVBENCH_STAT_POLL_NS:
+		return owner_count(&o->polled_ns, &o->polled_base);
 	default:
 		return 0;
 	}
@@ -650,6 +779,8 @@ void kvbench_owner_reset_stats(struct kvbench_owner *o)
 	smp_store_release(&o->passes_base, READ_ONCE(o->passes));
 	/* Pairs with smp_load_acquire() in owner_count(). */
 	smp_store_release(&o->drained_base, READ_ONCE(o->drained));
+	/* Pairs with smp_load_acquire() in owner_count(). */
+	smp_store_release(&o->polled_base, READ_ONCE(o->polled_ns));
 	atomic_long_set(&o->queue_full, 0);
 	atomic_long_set(&o->sleeps, 0);
 }

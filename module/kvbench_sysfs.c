@@ -8,6 +8,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sysfs.h>
+#include <linux/time64.h>
 
 #include "kvbench.h"
 
@@ -128,67 +129,83 @@ static unsigned long kvbench_backend_stat1(enum kvbench_stat stat)
 	return val;
 }
 
-static ssize_t queue_hwm_show(struct device *dev,
-			      struct device_attribute *attr, char *buf)
+/*
+ * A backend's statistic, as it keeps it: each file's ->var is its enum
+ * kvbench_stat.
+ */
+static ssize_t kvbench_backend_stat_show(struct device *dev,
+					 struct device_attribute *attr,
+					 char *buf)
 {
-	return sysfs_emit(buf, "%lu\n",
-			  kvbench_backend_stat1(KVBENCH_STAT_QUEUE_HWM));
+	enum kvbench_stat stat = (uintptr_t)container_of(attr,
+							  struct dev_ext_attribute,
+							  attr)->var;
+
+	return sysfs_emit(buf, "%lu\n", kvbench_backend_stat1(stat));
 }
-static DEVICE_ATTR_RO(queue_hwm);
+
+static struct dev_ext_attribute dev_attr_queue_hwm = {
+	__ATTR(queue_hwm, 0444, kvbench_backend_stat_show, NULL),
+	(void *)KVBENCH_STAT_QUEUE_HWM
+};
+
+static struct dev_ext_attribute dev_attr_queue_full = {
+	__ATTR(queue_full, 0444, kvbench_backend_stat_show, NULL),
+	(void *)KVBENCH_STAT_QUEUE_FULL
+};
+
+static struct dev_ext_attribute dev_attr_handoffs = {
+	__ATTR(handoffs, 0444, kvbench_backend_stat_show, NULL),
+	(void *)KVBENCH_STAT_HANDOFFS
+};
+
+static struct dev_ext_attribute dev_attr_sleeps = {
+	__ATTR(sleeps, 0444, kvbench_backend_stat_show, NULL),
+	(void *)KVBENCH_STAT_SLEEPS
+};
+
+static struct dev_ext_attribute dev_attr_owners = {
+	__ATTR(owners, 0444, kvbench_backend_stat_show, NULL),
+	(void *)KVBENCH_STAT_OWNERS
+};
+
+/* @num / @den with two decimals, e.g. "3.25"; "0.00" when @den is 0. */
+static ssize_t kvbench_mean_show(char *buf, enum kvbench_stat den,
+				 enum kvbench_stat num)
+{
+	const enum kvbench_stat which[] = { den, num };
+	unsigned long val[ARRAY_SIZE(which)], x100 = 0;
+
+	kvbench_backend_stats(which, val, ARRAY_SIZE(which));
+	if (val[0])
+		x100 = val[1] * 100 / val[0];
+	return sysfs_emit(buf, "%lu.%02lu\n", x100 / 100, x100 % 100);
+}
 
 static ssize_t drain_mean_show(struct device *dev,
 			       struct device_attribute *attr, char *buf)
 {
-	static const enum kvbench_stat which[] = {
-		KVBENCH_STAT_DRAIN_PASSES, KVBENCH_STAT_DRAINED,
-	};
-	unsigned long val[ARRAY_SIZE(which)], x100 = 0;
-
-	kvbench_backend_stats(which, val, ARRAY_SIZE(which));
-	if (val[0])
-		x100 = val[1] * 100 / val[0];
-	return sysfs_emit(buf, "%lu.%02lu\n", x100 / 100, x100 % 100);
+	return kvbench_mean_show(buf, KVBENCH_STAT_DRAIN_PASSES,
+				 KVBENCH_STAT_DRAINED);
 }
 static DEVICE_ATTR_RO(drain_mean);
-
-static ssize_t queue_full_show(struct device *dev,
-			       struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%lu\n",
-			  kvbench_backend_stat1(KVBENCH_STAT_QUEUE_FULL));
-}
-static DEVICE_ATTR_RO(queue_full);
 
 static ssize_t combine_mean_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	static const enum kvbench_stat which[] = {
-		KVBENCH_STAT_COMB_PASSES, KVBENCH_STAT_COMB_REQS,
-	};
-	unsigned long val[ARRAY_SIZE(which)], x100 = 0;
-
-	kvbench_backend_stats(which, val, ARRAY_SIZE(which));
-	if (val[0])
-		x100 = val[1] * 100 / val[0];
-	return sysfs_emit(buf, "%lu.%02lu\n", x100 / 100, x100 % 100);
+	return kvbench_mean_show(buf, KVBENCH_STAT_COMB_PASSES,
+				 KVBENCH_STAT_COMB_REQS);
 }
 static DEVICE_ATTR_RO(combine_mean);
 
-static ssize_t handoffs_show(struct device *dev,
-			     struct device_attribute *attr, char *buf)
+static ssize_t poll_us_show(struct device *dev,
+			    struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%lu\n",
-			  kvbench_backend_stat1(KVBENCH_STAT_HANDOFFS));
+			  kvbench_backend_stat1(KVBENCH_STAT_POLL_NS) /
+			  NSEC_PER_USEC);
 }
-static DEVICE_ATTR_RO(handoffs);
-
-static ssize_t sleeps_show(struct device *dev,
-			   struct device_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%lu\n",
-			  kvbench_backend_stat1(KVBENCH_STAT_SLEEPS));
-}
-static DEVICE_ATTR_RO(sleeps);
+static DEVICE_ATTR_RO(poll_us);
 
 static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
@@ -237,12 +254,14 @@ static struct attribute *kvbench_attrs[] = {
 	&dev_attr_sets.attr.attr,
 	&dev_attr_dels.attr.attr,
 	&dev_attr_batches.attr.attr,
-	&dev_attr_queue_hwm.attr,
+	&dev_attr_queue_hwm.attr.attr,
 	&dev_attr_drain_mean.attr,
-	&dev_attr_queue_full.attr,
+	&dev_attr_queue_full.attr.attr,
 	&dev_attr_combine_mean.attr,
-	&dev_attr_handoffs.attr,
-	&dev_attr_sleeps.attr,
+	&dev_attr_handoffs.attr.attr,
+	&dev_attr_sleeps.attr.attr,
+	&dev_attr_owners.attr.attr,
+	&dev_attr_poll_us.attr,
 	&dev_attr_reset.attr,
 	NULL,
 };

@@ -393,6 +393,7 @@ FIXTURE(kvbench) {
 	unsigned long long orig_max_value_len;
 	unsigned long long orig_hash_bits;
 	unsigned long long orig_queue_len;	/* 0: no such parameter */
+	unsigned long long orig_owners;
 	long page_size;
 	unsigned char *page;		/* readable and writable */
 	unsigned char *ro;		/* read-only page */
@@ -402,6 +403,7 @@ FIXTURE(kvbench) {
 
 FIXTURE_VARIANT(kvbench) {
 	const char *backend;
+	unsigned int owners;	/* the owners parameter; 0: as it is */
 };
 
 FIXTURE_VARIANT_ADD(kvbench, rwlock) {
@@ -416,8 +418,15 @@ FIXTURE_VARIANT_ADD(kvbench, kthread) {
 	.backend = "kthread",
 };
 
+/*
+ * Two owners, so that every test sees keys in different shards, and a
+ * BATCH split into runs. With two CPUs they are as many as the CPUs, so
+ * SCHED_FIFO; with more, normal tasks. The default, one owner per 8 CPUs,
+ * is what the other suites run, and owner_threads checks.
+ */
 FIXTURE_VARIANT_ADD(kvbench, kthread_percpu) {
 	.backend = "kthread-percpu",
+	.owners = 2,
 };
 
 FIXTURE_VARIANT_ADD(kvbench, rhashtable) {
@@ -478,6 +487,10 @@ FIXTURE_SETUP(kvbench)
 	/* The kthread backend's queue size, if the module has one. */
 	if (sysfs_read_u64(KVB_PARAM("queue_len"), &self->orig_queue_len))
 		self->orig_queue_len = 0;
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("owners"), &self->orig_owners));
+	if (variant->owners)
+		ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("owners"),
+					     variant->owners));
 
 	/*
 	 * [read-write][hole][PROT_NONE][read-only], all from one mapping so
@@ -538,6 +551,7 @@ FIXTURE_TEARDOWN(kvbench)
 		ret = sysfs_write_u64(KVB_PARAM("queue_len"), self->orig_queue_len);
 		EXPECT_EQ(0, ret);
 	}
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("owners"), self->orig_owners));
 	/* Also recreates the backend with the restored parameters. */
 	EXPECT_EQ(0, switch_backend(self->orig_backend));
 	close(self->fd);
@@ -4940,12 +4954,6 @@ TEST_F_TIMEOUT(kvbench, combining_stats, 60)
 	EXPECT_GE(ioctls, handoffs);
 }
 
-/*
- * The owner threads a backend runs: none for the lock and RCU backends,
- * one for kthread, one per online CPU for kthread-percpu (so 4 with 4
- * CPUs); and every shard answers: keys that hash all over are stored and
- * read back.
- */
 /* ------------------------------------------ a fatal signal, queue full */
 
 /*
@@ -5295,10 +5303,17 @@ out:
 	munmap(sh, sizeof(*sh));
 }
 
+/*
+ * The owner threads a backend runs, as the owners file says: none for the
+ * lock, RCU and combining backends, one for kthread, the owners parameter
+ * for kthread-percpu (this suite's variant asks for 2); and every shard
+ * answers: keys that hash all over are stored and read back.
+ */
 TEST_F(kvbench, owner_threads)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	char key[KVBENCH_KEY_MAX + 1], val[32];
+	unsigned long long attr;
 	unsigned int i, klen;
 	int owners, want = 0;
 
@@ -5306,10 +5321,12 @@ TEST_F(kvbench, owner_threads)
 	if (!strcmp(variant->backend, "kthread"))
 		want = 1;
 	else if (!strcmp(variant->backend, "kthread-percpu"))
-		want = cpus;
+		want = variant->owners;
 	owners = owners_affinity(NULL);
 	ASSERT_LE(0, owners) TH_LOG("reading /proc: %s", strerror(-owners));
 	EXPECT_EQ(want, owners) TH_LOG("%s with %ld CPUs online", variant->backend, cpus);
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("owners"), &attr));
+	EXPECT_EQ((unsigned long long)want, attr);
 	TH_LOG("%s: %d owner threads, %ld CPUs online", variant->backend, owners, cpus);
 
 	use_bulk(&self->keys, 256);
@@ -5324,6 +5341,211 @@ TEST_F(kvbench, owner_threads)
 		EXPECT_EQ(0, get_check(self->fd, key, klen, val, strlen(val)))
 			TH_LOG("key %u", i);
 	}
+}
+
+/*
+ * owners: how many owner threads kthread-percpu starts, read when a map
+ * is created. 0 means one per 8 online CPUs; with at least as many owners
+ * as online CPUs they run at SCHED_FIFO, with fewer as normal tasks. Out
+ * of range (over 1024) or not a number: EINVAL, and the map is untouched.
+ */
+static int owner_policy(pid_t pid, const void *arg)
+{
+	const int *want = arg;
+	int policy = sched_getscheduler(pid);
+
+	if (policy < 0)
+		return -1;
+	if (policy != *want) {
+		errno = EPROTO;
+		return -1;
+	}
+	return 0;
+}
+
+TEST_F(kvbench, owners_param)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	static const unsigned int asks[] = { 0, 1, 3 };
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned long long attr;
+	unsigned int i, want;
+	int policy, n;
+
+	if (strcmp(variant->backend, "kthread-percpu"))
+		SKIP(return, "only kthread-percpu has several owners");
+	ASSERT_LT(0, cpus);
+	ASSERT_EQ(0, set_str(self->fd, mkkey(&self->keys, key, "k"), "v"));
+	for (i = 0; i < ARRAY_SIZE(asks); i++) {
+		want = asks[i] ? asks[i] : (cpus + 7) / 8;
+		ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("owners"), asks[i]));
+		ASSERT_EQ(0, switch_backend(variant->backend));
+		ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("owners"), &attr));
+		EXPECT_EQ(want, attr) TH_LOG("owners=%u, %ld CPUs", asks[i], cpus);
+		policy = want >= cpus ? SCHED_FIFO : SCHED_OTHER;
+		n = owners_each(owner_policy, &policy);
+		EXPECT_EQ((int)want, n)
+			TH_LOG("owners=%u: %s", asks[i],
+			       n < 0 ? strerror(-n) : "threads");
+		/* A map of its own kind: the entries came along. */
+		EXPECT_EQ(0, get_check_str(self->fd, key, "v"));
+	}
+	EXPECT_EQ(-EINVAL, sysfs_write(KVB_PARAM("owners"), "1025"));
+	EXPECT_EQ(-EINVAL, sysfs_write(KVB_PARAM("owners"), "two"));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("owners"), &attr));
+	EXPECT_EQ(3ULL, attr);
+}
+
+/* The CPUs a thread may run on, as "0-1"-style bits in @set. */
+static int owner_getaffinity(pid_t pid, const void *arg)
+{
+	return sched_getaffinity(pid, sizeof(cpu_set_t), (cpu_set_t *)arg);
+}
+
+/* Every owner may run on exactly @want's CPUs: how many, or -errno. */
+static int owners_allowed(const cpu_set_t *want)
+{
+	cpu_set_t got;
+	int n;
+
+	CPU_ZERO(&got);
+	n = owners_each(owner_getaffinity, &got);
+	if (n > 0 && !CPU_EQUAL(&got, want))
+		return -EPROTO;
+	return n;
+}
+
+#define CPU_ONLINE_FMT	"/sys/devices/system/cpu/cpu%d/online"
+
+/*
+ * owner_cpus places every owner thread, live ones at once and those of
+ * maps created later; empty lets them run anywhere. A list the kernel
+ * cannot parse, a CPU it does not have, or a list of offline CPUs only:
+ * EINVAL, and the placement is unchanged. An owner whose CPUs all go
+ * offline moves elsewhere and keeps answering.
+ */
+TEST_F_TIMEOUT(kvbench, owner_cpus, 60)
+{
+	char path[64], key[KVBENCH_KEY_MAX + 1], list[16], buf[64];
+	cpu_set_t all, one;
+	int a, b, n;
+
+	if (strcmp(variant->backend, "kthread") &&
+	    strcmp(variant->backend, "kthread-percpu"))
+		SKIP(return, "%s has no owner thread", variant->backend);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	if (!two_cpus(&all, &a, &b))
+		SKIP(return, "needs two CPUs");
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, kvb_set(self->fd, key, strlen(key), "v", 1));
+
+	snprintf(list, sizeof(list), "%d", b);
+	ASSERT_EQ(0, sysfs_write(KVB_PARAM("owner_cpus"), list));
+	ASSERT_EQ(0, sysfs_read(KVB_PARAM("owner_cpus"), buf, sizeof(buf)));
+	EXPECT_STREQ(list, buf);
+	cpu_only(&one, b);
+	n = owners_allowed(&one);
+	EXPECT_LT(0, n) TH_LOG("live owners: %s", strerror(-n));
+	/* A map created now. */
+	ASSERT_EQ(0, switch_backend("rwlock"));
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	n = owners_allowed(&one);
+	EXPECT_LT(0, n) TH_LOG("new owners: %s", strerror(-n));
+	EXPECT_EQ(0, get_check_str(self->fd, key, "v"));
+
+	EXPECT_EQ(-EINVAL, sysfs_write(KVB_PARAM("owner_cpus"), "x"));
+	EXPECT_EQ(-EINVAL, sysfs_write(KVB_PARAM("owner_cpus"), "99999"));
+	ASSERT_EQ(0, sysfs_read(KVB_PARAM("owner_cpus"), buf, sizeof(buf)));
+	EXPECT_STREQ(list, buf);
+
+	/* CPU b offline: the list is refused, the owners move and answer. */
+	snprintf(path, sizeof(path), CPU_ONLINE_FMT, b);
+	if (!access(path, W_OK) && !sysfs_write(path, "0")) {
+		EXPECT_EQ(-EINVAL, sysfs_write(KVB_PARAM("owner_cpus"), list));
+		EXPECT_EQ(0, get_check_str(self->fd, key, "v"));
+		EXPECT_EQ(0, kvb_set(self->fd, key, strlen(key), "w", 1));
+		ASSERT_EQ(0, sysfs_write(path, "1"));
+		EXPECT_EQ(0, get_check_str(self->fd, key, "w"));
+	} else {
+		TH_LOG("CPU %d cannot go offline: that part not run", b);
+	}
+
+	/* An empty line: sysfs passes no empty write on. */
+	ASSERT_EQ(0, sysfs_write(KVB_PARAM("owner_cpus"), "\n"));
+	ASSERT_EQ(0, sysfs_read(KVB_PARAM("owner_cpus"), buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+	n = owners_allowed(&all);
+	EXPECT_LT(0, n) TH_LOG("owners anywhere: %s", strerror(-n));
+}
+
+/* Add a thread's utime + stime (clock ticks) to *@arg. */
+static int owner_ticks(pid_t pid, const void *arg)
+{
+	unsigned long long *sum = (unsigned long long *)arg;
+	unsigned long long ut, st;
+	char path[64], stat[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (sysfs_read(path, stat, sizeof(stat)))
+		return -1;
+	/* After "pid (comm)": fields 3..13, then utime and stime. */
+	p = strrchr(stat, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2) {
+		errno = EPROTO;
+		return -1;
+	}
+	*sum += ut + st;
+	return 0;
+}
+
+#define IDLE_CALLS	2000
+#define IDLE_MS		2000
+
+/*
+ * Owners poll for work only right after work: while the map is idle they
+ * sleep and cost no CPU. After a burst of GETs from a caller on another
+ * CPU than the owners (so they poll between requests: poll_us moves),
+ * the owners use less than a clock tick in IDLE_MS, and poll_us stays.
+ */
+TEST_F_TIMEOUT(kvbench, owners_idle, 60)
+{
+	unsigned long long poll0, poll1, poll2, t1 = 0, t2 = 0;
+	char key[KVBENCH_KEY_MAX + 1], buf[8];
+	cpu_set_t all, one;
+	int a, b, i;
+	__u32 len;
+
+	if (strcmp(variant->backend, "kthread") &&
+	    strcmp(variant->backend, "kthread-percpu"))
+		SKIP(return, "%s has no owner thread", variant->backend);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	if (!two_cpus(&all, &a, &b))
+		SKIP(return, "needs two CPUs");
+	cpu_only(&one, b);
+	ASSERT_LT(0, owners_affinity(&one));
+	cpu_only(&one, a);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, kvb_set(self->fd, key, strlen(key), "v", 1));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("poll_us"), &poll0));
+	for (i = 0; i < IDLE_CALLS; i++) {
+		len = sizeof(buf);
+		ASSERT_EQ(0, kvb_get(self->fd, key, strlen(key), buf, &len));
+	}
+	usleep(200 * 1000);
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("poll_us"), &poll1));
+	ASSERT_LT(0, owners_each(owner_ticks, &t1));
+	usleep(IDLE_MS * 1000);
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("poll_us"), &poll2));
+	ASSERT_LT(0, owners_each(owner_ticks, &t2));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+	ASSERT_LT(0, owners_affinity(&all));
+	TH_LOG("poll_us %llu after %d GETs, then %llu idle; %llu ticks idle",
+	       poll1 - poll0, IDLE_CALLS, poll2 - poll1, t2 - t1);
+	EXPECT_LT(poll0, poll1);
+	EXPECT_GT(1000ULL, poll2 - poll1);
+	EXPECT_GE(1ULL, t2 - t1);
 }
 
 /*
