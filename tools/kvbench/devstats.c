@@ -41,14 +41,16 @@ static const struct {
 	{ "owner queues", "drain_mean", GAUGE, "messages answered per drain pass, mean" },
 	{ "owner queues", "queue_full", COUNTER, "times a caller waited for room in a queue" },
 	{ "waits", "sleeps", COUNTER, "times a caller slept for its answer (one wake-up each)" },
+	{ "owners", "owners", GAUGE, "owner threads the backend runs" },
+	{ "owners", "poll_us", COUNTER, "microseconds the owners spun for work, summed over them" },
 	{ "combining", "combine_mean", GAUGE, "requests a combiner ran per pass, mean" },
 	{ "combining", "handoffs", COUNTER, "times a full pass handed the combiner role on" },
 	{ "controls", "reset", TEXT, "write 1 to zero the counters" },
 };
 
 static const char * const groups[] = {
-	"backend", "map", "operations", "owner queues", "waits", "combining",
-	"controls", "device", "other",
+	"backend", "map", "operations", "owners", "owner queues", "waits",
+	"combining", "controls", "device", "other",
 };
 
 static int known_index(const char *name)
@@ -295,7 +297,8 @@ static const char stats_help[] =
 	"Usage: kvbench stats [OPTIONS]\n"
 	"\n"
 	"Prints the device's sysfs statistics, grouped and labelled: the backend,\n"
-	"the map, the operation counters, the owner queues, and any other file.\n"
+	"the map, the operation counters, the owner threads and their queues, and\n"
+	"any other file.\n"
 	"\n"
 	"      --sysfs DIR       the device's sysfs directory\n"
 	"                        (default " KVB_DEFAULT_SYSFS ")\n"

@@ -254,9 +254,22 @@ struct kvb_bstats {
 	unsigned long long sleeps;
 	unsigned long long handoffs;
 	double combine_mean;
+	/*
+	 * The owner threads' polling for work: poll_us, the microseconds
+	 * they spun (summed over them), a delta over the case; owners, how
+	 * many the backend runs, after it; has_poll: the module has the
+	 * poll_us and owners files. window_s: the wall time between the two
+	 * reads (CLOCK_MONOTONIC), the whole kvb_run_case() (its pre-fill,
+	 * warm-ups and every run); before the case, when the window began.
+	 */
+	int has_poll;
+	unsigned long long poll_us;
+	unsigned long long owners;
+	double window_s;
 };
 
 double kvb_wakeups_per_req(const struct kvb_bstats *b);
+double kvb_poll_cpus(const struct kvb_bstats *b, double seconds);
 
 /* One row of the report: a case, measured params->repeat times. */
 struct kvb_result {

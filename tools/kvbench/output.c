@@ -181,9 +181,9 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 
 	if (p)
 		header(f, p);
-	fprintf(f, "\n%-*s %-*s %5s %5s %-10s %12s %6s %9s %9s %8s %8s %8s %8s %8s %11s %8s\n",
+	fprintf(f, "\n%-*s %-*s %5s %5s %-10s %12s %6s %9s %9s %8s %8s %8s %8s %8s %11s %8s %6s\n",
 		tw, "backend", mw, "mix", "thr", "batch", "fd", "ops/s", "ci95", "ns/op", "lat/op",
-		"spread", "p50", "p99", "p99.9", "cost/nop", "tput/rwlock", "wake/req");
+		"spread", "p50", "p99", "p99.9", "cost/nop", "tput/rwlock", "wake/req", "poll");
 	for (i = 0; i < n; i++) {
 		int over = p && p->ncpus > 0 && r[i].threads > (unsigned int)p->ncpus;
 		char m[32], call[16];
@@ -213,6 +213,7 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		cell(f, r[i].cost_vs_nop, 8, 2);
 		cell(f, r[i].tput_vs_rwlock, 11, 2);
 		cell(f, kvb_wakeups_per_req(&r[i].bstats), 8, 3);
+		cell(f, kvb_poll_cpus(&r[i].bstats, r[i].bstats.window_s), 6, 3);
 		if (r[i].errors)
 			fprintf(f, "  (%llu errors)", r[i].errors);
 		if (r[i].interrupted)
@@ -229,7 +230,9 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		"tput/rwlock = ops/s / rwlock ops/s in the same case; batch = operations per call\n"
 		"(1: single ioctls; M64: packed MGET/MSET/MDEL calls of 64 keys, --multi);\n"
 		"wake/req = wake-ups per request, from the module's own counters: the times a caller\n"
-		"slept for its answer (sysfs sleeps) over the requests it ran (gets + sets + dels).\n",
+		"slept for its answer (sysfs sleeps) over the requests it ran (gets + sets + dels);\n"
+		"poll = CPUs' worth of time the owner threads spent polling for work over the case\n"
+		"(sysfs poll_us over the case's wall time); 0 for backends without owners.\n",
 		p ? p->noisy_pct : KVB_NOISY_PCT);
 	footnotes(f, p, r, n, o);
 }
@@ -327,6 +330,11 @@ static void print_bstats(FILE *f, const struct kvb_bstats *b)
 		fprintf(f, ", \"handoffs\": %llu, \"combine_mean\": ",
 			b->handoffs);
 		jnum(f, b->combine_mean, 2);
+	}
+	if (b->has_poll) {
+		fprintf(f, ", \"owners\": %llu, \"poll_us\": %llu, \"poll_cpus\": ",
+			b->owners, b->poll_us);
+		jnum(f, kvb_poll_cpus(b, b->window_s), 4);
 	}
 	fputs(" }", f);
 }
@@ -496,7 +504,8 @@ static const char * const csv_cols[] = {
 	"p50_ns", "p99_ns", "p999_ns", "samples", "ops", "misses", "errors",
 	"cost_vs_nop", "tput_vs_rwlock", "ops_per_sec_mean", "ops_per_sec_stddev",
 	"ops_per_sec_ci95_low", "ops_per_sec_ci95_high", "noisy", "multi",
-	"io", "qd", "sqpoll", "wakeups_per_req", "combine_mean",
+	"io", "qd", "sqpoll", "wakeups_per_req", "combine_mean", "poll_cpus",
+	"owners",
 };
 
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
@@ -541,6 +550,10 @@ void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
 		cnum(f, kvb_wakeups_per_req(&x->bstats), 4);
 		cnum(f, x->bstats.valid && x->bstats.has_sleeps ?
 		     x->bstats.combine_mean : NAN, 2);
+		cnum(f, kvb_poll_cpus(&x->bstats, x->bstats.window_s), 4);
+		fputc(',', f);
+		if (x->bstats.valid && x->bstats.has_poll)
+			fprintf(f, "%llu", x->bstats.owners);
 		fputc('\n', f);
 	}
 }

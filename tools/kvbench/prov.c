@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kvbench.h"
@@ -223,7 +224,8 @@ static int read_double(const char *sysfs, const char *name, double *v)
 /*
  * The counters a case takes deltas of: its own after a reset, and still
  * right when the reset is refused (queue_full) or when the module is one
- * without the file (sleeps, handoffs: has_sleeps 0).
+ * without the file (sleeps, handoffs: has_sleeps 0; poll_us and the
+ * owners gauge: has_poll 0).
  */
 static int read_counters(const char *sysfs, struct kvb_bstats *b)
 {
@@ -236,7 +238,17 @@ static int read_counters(const char *sysfs, struct kvb_bstats *b)
 	b->requests = gets + sets + dels;
 	b->has_sleeps = !read_ull(sysfs, "sleeps", &b->sleeps) &&
 			!read_ull(sysfs, "handoffs", &b->handoffs);
+	b->has_poll = !read_ull(sysfs, "poll_us", &b->poll_us) &&
+		      !read_ull(sysfs, "owners", &b->owners);
 	return 0;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static unsigned long long delta(unsigned long long now,
@@ -265,6 +277,7 @@ void kvb_bstats_begin(const char *sysfs, struct kvb_bstats *before)
 		close(fd);
 	}
 	before->valid = !read_counters(sysfs, before);
+	before->window_s = mono_s();
 }
 
 /* After it: the values, or the delta for a counter not reset. */
@@ -284,12 +297,17 @@ void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
 	}
 	out->valid = 1;
 	out->reset = before->reset;
+	out->window_s = mono_s() - before->window_s;
 	out->queue_full = delta(out->queue_full, before->queue_full);
 	out->requests = delta(out->requests, before->requests);
 	out->has_sleeps = out->has_sleeps && before->has_sleeps;
 	out->sleeps = out->has_sleeps ? delta(out->sleeps, before->sleeps) : 0;
 	out->handoffs = out->has_sleeps ?
 			delta(out->handoffs, before->handoffs) : 0;
+	out->has_poll = out->has_poll && before->has_poll;
+	out->poll_us = out->has_poll ? delta(out->poll_us, before->poll_us) : 0;
+	if (!out->has_poll)
+		out->owners = 0;
 	if (!out->has_sleeps || read_double(sysfs, "combine_mean",
 					    &out->combine_mean))
 		out->combine_mean = NAN;
@@ -308,6 +326,19 @@ double kvb_wakeups_per_req(const struct kvb_bstats *b)
 	if (!b->valid || !b->has_sleeps || !b->requests)
 		return NAN;
 	return (double)b->sleeps / b->requests;
+}
+
+/*
+ * The owner threads' polling over seconds of wall time (for a case, its
+ * bstats' window_s): how many CPUs' worth of time they spun for work,
+ * 0.45 for 450 ms a second; 0 for a backend without owners, NAN when
+ * unknown.
+ */
+double kvb_poll_cpus(const struct kvb_bstats *b, double seconds)
+{
+	if (!b->valid || !b->has_poll || !(seconds > 0))
+		return NAN;
+	return b->poll_us / 1e6 / seconds;
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped. */

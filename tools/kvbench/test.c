@@ -870,7 +870,9 @@ static void fake_results(struct kvb_result *r, double *runs)
 					   .drain_mean = 1.5, .queue_full = 4,
 					   .requests = 800, .has_sleeps = 1,
 					   .sleeps = 200, .handoffs = 6,
-					   .combine_mean = NAN };
+					   .combine_mean = NAN, .has_poll = 1,
+					   .poll_us = 900000, .owners = 2,
+					   .window_s = 2 };
 	r[2] = r[1];
 	snprintf(r[2].target, sizeof(r[2].target), "we\"ird\\\n");
 	r[2].ops_per_sec = 100000;
@@ -997,9 +999,10 @@ static void test_multi(void)
 	f = open_memstream(&buf, &len);
 	kvb_print_csv(f, r, 2);
 	fclose(f);
-	ok(strstr(buf, ",noisy,multi,io,qd,sqpoll,wakeups_per_req,combine_mean\n") &&
-	   strstr(buf, ",0,0,ioctl,,0,,\n") && strstr(buf, ",0,1,ioctl,,0,,\n"),
-	   "CSV: a multi column, 0 or 1; then io, qd, sqpoll and the backend's waits");
+	ok(strstr(buf, ",noisy,multi,io,qd,sqpoll,wakeups_per_req,combine_mean,") &&
+	   strstr(buf, ",wakeups_per_req,combine_mean,poll_cpus,owners\n") &&
+	   strstr(buf, ",0,0,ioctl,,0,,,,\n") && strstr(buf, ",0,1,ioctl,,0,,,,\n"),
+	   "CSV: a multi column, 0 or 1; then io, qd, sqpoll, the backend's waits and polling");
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
@@ -1009,6 +1012,18 @@ static void test_multi(void)
 	   strstr(buf, "\nrwlock  get    1    M64 per-thread ") && strstr(buf, "M64: packed"),
 	   "table: batch 64 and M64, and what M means");
 	free(buf);
+}
+
+/* How often needle occurs in hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	while ((hay = strstr(hay, needle))) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
 }
 
 static void test_output(void)
@@ -1045,7 +1060,9 @@ static void test_output(void)
 	   strstr(buf, "\"backend_stats\": { \"reset\": true, \"queue_hwm\": 3, \"drain") &&
 	   strstr(buf, "\"drain_mean\": 1.50, \"queue_full\": 4, \"requests\": 800,") &&
 	   strstr(buf, "\"requests\": 800, \"sleeps\": 200, \"wakeups_per_req\": 0.2500,") &&
-	   strstr(buf, "\"wakeups_per_req\": 0.2500, \"handoffs\": 6, \"combine_mean\": null }") &&
+	   strstr(buf, "\"wakeups_per_req\": 0.2500, \"handoffs\": 6, \"combine_mean\": null,") &&
+	   strstr(buf, "\"combine_mean\": null, \"owners\": 2, \"poll_us\": 900000,") &&
+	   strstr(buf, "\"poll_us\": 900000, \"poll_cpus\": 0.4500 }") &&
 	   strstr(buf, "\"backend_stats\": null"),
 	   "JSON: ns/op (Go's) beside lat/op, run statistics, noisy, seed, backend stats");
 	if (!has_python()) {
@@ -1092,7 +1109,15 @@ static void test_output(void)
 			same = 0;
 		rows++;
 	}
-	ok(rows == 4 && same && cols == 34, "CSV: header + 3 rows, 34 columns each");
+	ok(rows == 4 && same && cols == 36, "CSV: header + 3 rows, 36 columns each");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_csv(f, r, 3);
+	fclose(f);
+	ok(strstr(buf, ",combine_mean,poll_cpus,owners\n") && strstr(buf, ",0.2500,,0.4500,2\n") &&
+	   strstr(buf, ",0,,,,\n"),
+	   "CSV: poll_cpus and owners last, empty without the backend's statistics");
 	free(buf);
 
 	buf = NULL;
@@ -1106,6 +1131,33 @@ static void test_output(void)
 	ok(strstr(buf, " lat/op ") && strstr(buf, " ns/op ") && strstr(buf, "%!") &&
 	   strstr(buf, "5000.0") && strstr(buf, "2500.0") && strstr(buf, "above 10%"),
 	   "table: ns/op and lat/op side by side, the noisy case marked");
+	ok(strstr(buf, " wake/req   poll\n") && strstr(buf, "    0.250  0.450\n") &&
+	   strstr(buf, "        -      -\n") &&
+	   strstr(buf, "\npoll = CPUs' worth of time the owner threads spent polling for work") &&
+	   strstr(buf, "(sysfs poll_us over the case's wall time); 0 for backends without owners."),
+	   "table: poll after wake/req, '-' without the backend's statistics, explained");
+	free(buf);
+
+	/* A module without poll_us and owners, and an empty window */
+	r[1].bstats.has_poll = 0;
+	r[2] = r[1];
+	r[2].bstats.has_poll = 1;
+	r[2].bstats.window_s = 0;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_json(f, &p, r + 1, 2, &(struct kvb_outcome){ .complete = 1 });
+	fclose(f);
+	ok(json_valid(buf) && strstr(buf, "\"combine_mean\": null }") &&
+	   strstr(buf, "\"owners\": 2, \"poll_us\": 900000, \"poll_cpus\": null }") &&
+	   count_of(buf, "\"owners\"") == 1,
+	   "JSON: no owners or poll_us from a module without them; poll_cpus null when unknown");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_csv(f, r + 1, 2);
+	fclose(f);
+	ok(count_of(buf, ",0.2500,,,\n") == 1 && count_of(buf, ",0.2500,,,2\n") == 1,
+	   "CSV: poll_cpus empty when unknown, owners empty without the file");
 	free(buf);
 }
 
@@ -1518,18 +1570,6 @@ static void test_table(const char *k)
 	   "bench lists the cases the budget left out");
 }
 
-/* How often needle occurs in hay. */
-static int count_of(const char *hay, const char *needle)
-{
-	int n = 0;
-
-	while ((hay = strstr(hay, needle))) {
-		n++;
-		hay += strlen(needle);
-	}
-	return n;
-}
-
 /* Results of targets x mixes x batches x threads, with nop once per thread count. */
 static int grid(struct kvb_result *r, const unsigned int *thr, int nthr)
 {
@@ -1666,6 +1706,7 @@ static void test_stats_cmd(const char *k)
 		{ "gets", "500\n" }, { "hits", "450\n" }, { "misses", "50\n" },
 		{ "sets", "10\n" }, { "dels", "0\n" }, { "batches", "3\n" },
 		{ "queue_hwm", "7\n" }, { "drain_mean", "3.25\n" }, { "queue_full", "2\n" },
+		{ "owners", "2\n" }, { "poll_us", "450000\n" },
 		{ "uevent", "MAJOR=10\nMINOR=122\nDEVNAME=kvbench\n" },
 		{ "future_file", "42\n" },
 	};
@@ -1689,8 +1730,8 @@ static void test_stats_cmd(const char *k)
 	good &= !mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/subsystem", dir);
 	good &= !symlink("/nonexistent", path);
-	ok(good && !kvb_sysfs_read(dir, &a, err, sizeof(err)) && a.n == 15,
-	   "stats: reads the 15 regular files, not the directory or the link");
+	ok(good && !kvb_sysfs_read(dir, &a, err, sizeof(err)) && a.n == 17,
+	   "stats: reads the 17 regular files, not the directory or the link");
 	f = open_memstream(&buf, &len);
 	kvb_sysfs_print(f, dir, &a, NULL);
 	fclose(f);
@@ -1707,10 +1748,15 @@ static void test_stats_cmd(const char *k)
 	   strstr(buf, "reset                     -  write 1 to zero the counters") &&
 	   !strstr(buf, "power") && !strstr(buf, "subsystem") && !strstr(buf, "/s "),
 	   "stats: hit rate, multi-line files, unknown and write-only files; no rates in one report");
+	ok(strstr(buf, "[owners]\nowners                    2  owner threads the backend runs\n"
+			"poll_us              450000  microseconds the owners spun") &&
+	   strstr(buf, "\n\n[owner queues]\n"),
+	   "stats: the owner threads and their polling, grouped before their queues");
 	free(buf);
 
 	good = !put(dir, "gets", "800\n", 0444) && !put(dir, "entries", "2000\n", 0444) &&
-	       !put(dir, "queue_full", "1\n", 0444) && !kvb_sysfs_read(dir, &b, err, sizeof(err));
+	       !put(dir, "queue_full", "1\n", 0444) && !put(dir, "poll_us", "1350000\n", 0444) &&
+	       !put(dir, "owners", "1\n", 0444) && !kvb_sysfs_read(dir, &b, err, sizeof(err));
 	b.time = a.time + 2;
 	buf = NULL;
 	f = open_memstream(&buf, &len);
@@ -1720,7 +1766,9 @@ static void test_stats_cmd(const char *k)
 	ok(good && strstr(buf, "gets                    800      150.0/s") &&
 	   strstr(buf, "hits                    450        0.0/s") &&
 	   strstr(buf, "entries                2000               keys in the map\n") &&
-	   strstr(buf, "queue_full                1      (reset)"),
+	   strstr(buf, "queue_full                1      (reset)") &&
+	   strstr(buf, "poll_us             1350000   450000.0/s") &&
+	   strstr(buf, "owners                    1               owner threads"),
 	   "stats: per-second rates of the counters, none for gauges, a reset said");
 	free(buf);
 	kvb_sysfs_free(&a);
@@ -2015,6 +2063,32 @@ static void test_prov(void)
 	   isnan(after.drain_mean) && after.requests == 300 && !after.has_sleeps &&
 	   isnan(kvb_wakeups_per_req(&after)) && isnan(after.combine_mean),
 	   "backend stats without a reset: queue_full delta, no drain_mean");
+	ok(!after.has_poll && !after.poll_us && !after.owners &&
+	   after.window_s >= 0 && after.window_s < 60 &&
+	   isnan(kvb_poll_cpus(&after, after.window_s)) && isnan(kvb_poll_cpus(&after, 2)),
+	   "backend stats: a module without poll_us and owners: polling unknown");
+	/* poll_us without owners: not the module that has both */
+	put_text(dir, "poll_us", "100\n");
+	kvb_bstats_begin(dir, &before);
+	kvb_bstats_end(dir, &before, &after);
+	ok(after.valid && !after.has_poll && isnan(kvb_poll_cpus(&after, 2)),
+	   "backend stats: poll_us without owners: polling unknown");
+	/* A module with both: the counter's delta, the gauge after the case */
+	put_text(dir, "owners", "2\n");
+	kvb_bstats_begin(dir, &before);
+	put_text(dir, "poll_us", "500100\n");
+	put_text(dir, "owners", "1\n");
+	kvb_bstats_end(dir, &before, &after);
+	ok(after.valid && after.has_poll && after.poll_us == 500000 && after.owners == 1 &&
+	   after.window_s >= 0 && after.window_s < 60 && kvb_poll_cpus(&after, 2) == 0.25 &&
+	   isnan(kvb_poll_cpus(&after, 0)),
+	   "backend stats: poll_us delta, owners after the case, 0.25 CPUs polling over 2 s");
+	snprintf(sub, sizeof(sub), "%s/owners", dir);
+	unlink(sub);
+	kvb_bstats_end(dir, &before, &after);
+	ok(after.valid && !after.has_poll && !after.poll_us && !after.owners,
+	   "backend stats: owners gone by the end of the case: polling unknown");
+	put_text(dir, "owners", "1\n");
 	/* A module with sleeps and handoffs: deltas, wake-ups per request */
 	put_text(dir, "sleeps", "40\n");
 	put_text(dir, "handoffs", "2\n");
