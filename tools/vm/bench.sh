@@ -33,6 +33,8 @@
 # Environment:
 #   BENCH_ARGS     arguments for one `kvbench bench` instead of the default
 #                  suite (word-split; it still gets --budget first)
+#   BENCH_PARAMS   with BENCH_ARGS: module parameters for that run, as
+#                  NAME=VALUE words (e.g. "owners=2 owner_cpus=1")
 #   BENCH_BUDGET   seconds the benchmark may take in the guest (default 660:
 #                  `make bench` stays under 15 minutes at any CPU count)
 #   BENCH_REPEAT   runs per case (default 3); `kvbench compare` needs 5 or
@@ -252,7 +254,8 @@ plan() {
 	PLAN_CPUS=$cpus
 	PLAN_THREADS=$(pow2_list "$cpus")
 	if [[ -n ${BENCH_ARGS:-} ]]; then
-		PLAN_NAME=(custom) PLAN_WHAT=("kvbench bench $BENCH_ARGS") PLAN_PARAMS=('')
+		PLAN_NAME=(custom) PLAN_WHAT=("kvbench bench $BENCH_ARGS")
+		PLAN_PARAMS=("${BENCH_PARAMS:-}")
 		PLAN_ARGS=("--json @OUT/bench.json $BENCH_ARGS") PLAN_REPEAT=('')
 		PLAN_SECONDS=("$(seconds_of "$BENCH_ARGS" '')")
 		if [[ ${PLAN_SECONDS[0]} -gt $BUDGET ]]; then
