@@ -374,6 +374,7 @@ struct kvbench_async {
  * @work_spin_ns: owner only: how long it spins for work before it sleeps
  * @link:	on the list of live owners, which a change of owner_cpus
  *		walks (under its mutex, in kvbench_owner.c)
+ * @placed:	completed by the thread once it runs on owner_cpus
  * @answer_spin_ns: how long its callers spin for an answer before they
  *		sleep; any caller updates it (kvbench_owner_wait())
  * @table:	touched only by the owner thread, or by whoever stopped it
@@ -407,6 +408,7 @@ struct kvbench_owner {
 	u32 work_spin_ns;
 	u32 answer_spin_ns;
 	struct list_head link;
+	struct completion placed;
 	struct kvbench_table table;
 	unsigned long queue_hwm;
 	unsigned long passes;

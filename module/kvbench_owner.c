@@ -455,12 +455,28 @@ static unsigned long owner_pass(struct kvbench_owner *o)
 	return n;
 }
 
+/*
+ * The new thread places itself within owner_cpus. Not its creator, before
+ * the first wake-up: newer kernels' kthread() (7.2's does) gives a new
+ * thread the housekeeping CPUs once woken, over what was set before.
+ */
+static void owner_place(struct kvbench_owner *o)
+{
+	mutex_lock(&owners_lock);
+	set_cpus_allowed_ptr(current, owner_cpus_allowed());
+	mutex_unlock(&owners_lock);
+	/* kvbench_owner_start() returns once the owner is where it belongs. */
+	complete(&o->placed);
+}
+
 static int owner_thread(void *data)
 {
 	struct kvbench_owner *o = data;
 	unsigned long n;
 	bool busy;
 	u64 start;
+
+	owner_place(o);
 
 	/* Stop only once every queued request has been answered. */
 	while (!kthread_should_stop() || owner_has_work(o)) {
@@ -676,11 +692,12 @@ int kvbench_owner_start(struct kvbench_owner *o,
 	o->answer_spin_ns = o->work_spin_ns;
 	if (rt)
 		sched_set_fifo_low(o->task);
+	init_completion(&o->placed);
 	mutex_lock(&owners_lock);
-	set_cpus_allowed_ptr(o->task, owner_cpus_allowed());
 	list_add(&o->link, &owners);
 	mutex_unlock(&owners_lock);
 	wake_up_process(o->task);
+	wait_for_completion(&o->placed);
 	return 0;
 
 free_table:

@@ -347,8 +347,8 @@ readonly KCSAN_ALLOW='BUG: KCSAN: [^[]*$'
 SMP4_SUITES=(
 	"kselftest: kvbench stress"
 	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES=stress ./kvbench.sh'
-	"kselftest: kvbench switch matrix, owners per CPU, heartbeat"
-	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES=functional ./kvbench.sh -t switch_matrix -t switch_under_load -t owner_threads -t owner_heartbeat'
+	"kselftest: kvbench switch matrix, owner threads, heartbeat"
+	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES=functional ./kvbench.sh -t switch_matrix -t switch_under_load -t owner_threads -t owners_param -t owner_heartbeat'
 	"kselftest: kvbench_bench.sh at 4 threads"
 	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_BENCH_THREADS=4 ./kvbench_bench.sh'
 )
@@ -764,7 +764,7 @@ plan() {
 		fi
 	done < <(boots)
 	if wanted smp4; then
-		printf 'vm smp4 (%s, %d vCPUs): stress, switch matrix, owners per CPU, heartbeat\n' \
+		printf 'vm smp4 (%s, %d vCPUs): stress, switch matrix, owner threads, heartbeat\n' \
 			"$("$VM" kver)" "$SMP4"
 	fi
 	if wanted debug; then
