@@ -5500,7 +5500,7 @@ static int owner_ticks(pid_t pid, const void *arg)
 }
 
 #define IDLE_CALLS	2000
-#define IDLE_MS		2000
+#define IDLE_MS		1000
 
 /*
  * Owners poll for work only right after work: while the map is idle they

@@ -76,7 +76,7 @@ readonly -a STUDIES=(
 	"hot-16|side study: hot-key writes, every thread SETs among 16 keys (module backends)||-b kernel -m set -t @T -k 16 --json @OUT/hot-16.json"
 	"fd|side study: a shared fd against per-thread fds (rcu GET)||-b nop,rcu -m get -t @N --fd both --json @OUT/fd.json"
 	"multi|side study: MGET(64) against BATCH(64) of GETs (kernel backends)||-b kernel -m get -t @N --batch 64 --multi 64 --json @OUT/multi.json"
-	"uring|side study: io_uring at qd 1, 16, 64 against ioctls, BATCH(64) and the NOP floor (GET)||-b nop,rwlock,rcu,kthread,combining -m get -t @N --io both --qd 1,16,64 --batch 1,64 --json @OUT/uring.json"
+	"uring|side study: io_uring at qd 1, 16, 64 against ioctls, BATCH(64) and the NOP floor (GET)||-b nop,rwlock,rcu,kthread,kthread-percpu,combining -m get -t @N --io both --qd 1,16,64 --batch 1,64 --json @OUT/uring.json"
 	"zipf|side study: zipf(0.99) keys against uniform (90:10)||-b kernel -m 90:10 -t @N --dist zipf --json @OUT/zipf.json"
 	"idle|side study: CPU used by idle owner threads (10 s, no requests)||"
 	"keys-1000|side study: GET with 1000 keys (default hash_bits)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000 --json @OUT/keys-1000.json"
