@@ -5499,8 +5499,8 @@ static int owner_ticks(pid_t pid, const void *arg)
 	return 0;
 }
 
-#define IDLE_CALLS	2000
-#define IDLE_MS		1000
+#define IDLE_CALLS	1000
+#define IDLE_MS		500
 
 /*
  * Owners poll for work only right after work: while the map is idle they
@@ -5533,7 +5533,7 @@ TEST_F_TIMEOUT(kvbench, owners_idle, 60)
 		len = sizeof(buf);
 		ASSERT_EQ(0, kvb_get(self->fd, key, strlen(key), buf, &len));
 	}
-	usleep(200 * 1000);
+	usleep(100 * 1000);
 	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("poll_us"), &poll1));
 	ASSERT_LT(0, owners_each(owner_ticks, &t1));
 	usleep(IDLE_MS * 1000);
