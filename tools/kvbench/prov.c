@@ -12,7 +12,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kvbench.h"
@@ -243,14 +242,6 @@ static int read_counters(const char *sysfs, struct kvb_bstats *b)
 	return 0;
 }
 
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static unsigned long long delta(unsigned long long now,
 				unsigned long long then)
 {
@@ -277,7 +268,7 @@ void kvb_bstats_begin(const char *sysfs, struct kvb_bstats *before)
 		close(fd);
 	}
 	before->valid = !read_counters(sysfs, before);
-	before->window_s = mono_s();
+	before->window_s = kvb_now_ns() / 1e9;
 }
 
 /* After it: the values, or the delta for a counter not reset. */
@@ -297,7 +288,7 @@ void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
 	}
 	out->valid = 1;
 	out->reset = before->reset;
-	out->window_s = mono_s() - before->window_s;
+	out->window_s = kvb_now_ns() / 1e9 - before->window_s;
 	out->queue_full = delta(out->queue_full, before->queue_full);
 	out->requests = delta(out->requests, before->requests);
 	out->has_sleeps = out->has_sleeps && before->has_sleeps;
