@@ -28,7 +28,7 @@ static struct kvbench_backend *kthread_map_create(const struct kvbench_params *p
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
-	ret = kvbench_owner_start(&m->owner, p, -1, false);
+	ret = kvbench_owner_start(&m->owner, p, -1, 0);
 	if (ret) {
 		kfree(m);
 		return ERR_PTR(ret);

@@ -3,8 +3,10 @@
  * kvbench "kthread-percpu" backend: one owner thread per shard of the keys.
  *
  * The answer to "the owner is a single bottleneck": several owners, each
- * owning the keys whose hash falls in its shard, with its own queue and a
- * table no one else touches. A request goes to the owner of its key. A
+ * owning the keys whose hash falls in its shard, with its own request
+ * lines, queue and a table no one else touches. A caller hands a request
+ * to an owner on the line of its CPU, without a lock, or through the queue
+ * when another caller on its CPU holds the line (kvbench_owner.c). A request goes to the owner of its key. A
  * BATCH goes, in array order, as one message per run of consecutive ops on
  * one shard (see percpu_batch()).
  *
@@ -55,15 +57,18 @@ static struct kvbench_backend *percpu_create(const struct kvbench_params *p)
 	unsigned int i, cpus = num_online_cpus();
 	unsigned int nr = p->owners ?: DIV_ROUND_UP(cpus,
 						    KVBENCH_CPUS_PER_OWNER);
+	unsigned int flags = KVBENCH_OWNER_LINES;
 	struct percpu_map *m;
 	int ret;
 
+	if (nr >= cpus)
+		flags |= KVBENCH_OWNER_RT;
 	m = kzalloc(struct_size(m, owners, nr), GFP_KERNEL);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
 	m->nr = nr;
 	for (i = 0; i < nr; i++) {
-		ret = kvbench_owner_start(&m->owners[i], p, i, nr >= cpus);
+		ret = kvbench_owner_start(&m->owners[i], p, i, flags);
 		if (ret)
 			goto stop_owners;
 	}

@@ -349,6 +349,8 @@ struct kvbench_async {
 	const char *backend;
 };
 
+struct kvbench_owner_line;
+
 /**
  * struct kvbench_owner - a kernel thread that owns a table (kvbench_owner.c)
  * @in_lock:	serialises producers putting messages into @fifo
@@ -357,6 +359,10 @@ struct kvbench_async {
  *		indices with acquire and release
  * @room:	producers that found @fifo full wait here, exclusively: the
  *		owner wakes one of them per slot it frees
+ * @lines:	NULL, or a request line per possible CPU (kthread-percpu):
+ *		one message slot that callers on that CPU claim with a
+ *		cmpxchg and the owner empties; a caller whose line is taken
+ *		uses @fifo (kvbench_owner.c, "Request lines")
  * @parked:	messages that must not wait (io_uring commands) and found
  *		@fifo full, or other messages parked before them, oldest
  *		first, under @in_lock; the owner moves them into @fifo as it
@@ -397,6 +403,7 @@ struct kvbench_owner {
 	spinlock_t in_lock;	/* serialises producers of @fifo; @parked */
 	DECLARE_KFIFO_PTR(fifo, struct kvbench_owner_msg *);
 	wait_queue_head_t room;
+	struct kvbench_owner_line __percpu *lines;
 	struct list_head parked;
 	unsigned int nr_parked;
 	struct task_struct *task;
@@ -421,8 +428,13 @@ struct kvbench_owner {
 	atomic_long_t sleeps;	/* callers that stopped spinning to wait */
 };
 
+/* How an owner runs (kvbench_owner_start()). */
+#define KVBENCH_OWNER_RT	BIT(0)	/* at SCHED_FIFO priority 1 */
+#define KVBENCH_OWNER_LINES	BIT(1)	/* with per-CPU request lines */
+
 int kvbench_owner_start(struct kvbench_owner *o,
-			const struct kvbench_params *p, int id, bool rt);
+			const struct kvbench_params *p, int id,
+			unsigned int flags);
 void kvbench_owner_free(struct kvbench_owner *o);
 /* Spins grow to at most this many times kthread_spin_us. */
 #define KVBENCH_SPIN_GROW	16

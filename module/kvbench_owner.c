@@ -25,6 +25,7 @@
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/stat.h>
@@ -278,6 +279,68 @@ static bool owner_fifo_put(struct kvbench_owner *o,
 	return true;
 }
 
+/*
+ * Request lines (the owners of kthread-percpu, KVBENCH_OWNER_LINES): besides
+ * its queue, an owner has a line per possible CPU, a cache line of its own in
+ * that CPU's per-CPU memory, which holds one message. A caller claims the
+ * line of the CPU it runs on with a cmpxchg from NULL; the owner empties it.
+ * No lock, and callers on different CPUs write different lines, as ffwd's
+ * clients do (Roghanchi et al., SOSP 2017): many CPUs send to one owner
+ * without meeting on its queue's lock. Callers on one CPU meet only each
+ * other, and the owner.
+ *
+ * A line holds one message. A caller that finds its line taken (another
+ * caller on its CPU waits for an answer, or io_uring has several commands
+ * in flight) uses the queue, with its bound, its waits for room and its
+ * parking, unchanged. The CPU is only where to look first: a caller that
+ * moved since it read it claims another CPU's line, which is correct, only
+ * not local.
+ *
+ *   caller (owner_line_put)             owner (owner_drain_lines)
+ *   write msg                           msg = load_acquire(line)      (F)
+ *   cmpxchg(line, NULL, msg)     (E)    WRITE_ONCE(line, NULL)
+ *                                       run msg, owner_answer(msg)
+ *
+ * (E), fully ordered, pairs with (F): the owner reads the message only after
+ * its caller wrote it. While the line holds a message no claim succeeds, so
+ * only the owner writes it then; once it is NULL the next claim may come,
+ * while the owner still runs the message it took. A caller that sees its
+ * answer finds its line emptied: the store of NULL comes before the answer,
+ * which owner_answer() orders (a full barrier, or complete()'s lock).
+ */
+struct kvbench_owner_line {
+	struct kvbench_owner_msg *msg;
+} ____cacheline_aligned_in_smp;
+
+/* A caller claims its CPU's line for @msg, if the owner has lines. */
+static bool owner_line_put(struct kvbench_owner *o,
+			   struct kvbench_owner_msg *msg)
+{
+	struct kvbench_owner_line *line;
+
+	if (!o->lines)
+		return false;
+	line = per_cpu_ptr(o->lines, raw_smp_processor_id());
+	/* Taken: no atomic that can only fail. */
+	if (READ_ONCE(line->msg))
+		return false;
+	/* (E): pairs with (F) in owner_drain_lines(). */
+	return !cmpxchg(&line->msg, NULL, msg);
+}
+
+/* Does a line hold a message? */
+static bool owner_lines_busy(struct kvbench_owner *o)
+{
+	int cpu;
+
+	if (!o->lines)
+		return false;
+	for_each_possible_cpu(cpu)
+		if (READ_ONCE(per_cpu_ptr(o->lines, cpu)->msg))
+			return true;
+	return false;
+}
+
 /* The owner: everything down to the callers' part runs in the owner thread. */
 
 /*
@@ -330,17 +393,66 @@ static void owner_answer(struct kvbench_owner_msg *msg)
 }
 
 /*
+ * Run @msg's requests, offering the CPU after each (owner_yield()), add
+ * them to @reqs, and answer it.
+ */
+static void owner_run(struct kvbench_owner *o, struct kvbench_owner_msg *msg,
+		      unsigned long *reqs)
+{
+	struct kvbench_req *req, *next;
+
+	for (req = msg->head; req; req = next) {
+		next = req->next;
+		kvbench_table_exec(&o->table, req);
+		(*reqs)++;
+		owner_yield(o);
+	}
+	/* @msg and its requests may be gone once answered. */
+	if (msg->answered)
+		msg->answered(msg);
+	else
+		owner_answer(msg);
+}
+
+/*
+ * Answer the message on each request line: at most one per line and pass,
+ * so callers that keep claiming lines do not make a pass endless. Return
+ * how many there were.
+ */
+static unsigned long owner_drain_lines(struct kvbench_owner *o,
+				       unsigned long *reqs)
+{
+	struct kvbench_owner_line *line;
+	struct kvbench_owner_msg *msg;
+	unsigned long n = 0;
+	int cpu;
+
+	if (!o->lines)
+		return 0;
+	for_each_possible_cpu(cpu) {
+		line = per_cpu_ptr(o->lines, cpu);
+		/* (F): pairs with (E) in owner_line_put(). */
+		msg = smp_load_acquire(&line->msg);
+		if (!msg)
+			continue;
+		/* The line is free for the next claim, which a later pass takes. */
+		WRITE_ONCE(line->msg, NULL);
+		owner_run(o, msg, reqs);
+		n++;
+	}
+	return n;
+}
+
+/*
  * Answer the messages queued when the pass starts (at most the queue's
  * size: producers that keep refilling it do not make a pass endless);
  * return how many there were, and add the requests they held to @reqs.
- * The CPU is offered after every request (owner_yield()).
  */
 static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 				      unsigned long *reqs)
 {
 	unsigned int todo = owner_fifo_len(o);
 	struct kvbench_owner_msg *msg;
-	struct kvbench_req *req, *next;
 	unsigned long n = 0;
 
 	/* Written here and zeroed by a reset: marked on both sides. */
@@ -351,17 +463,7 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 		/* A slot is free: let one waiting producer in. */
 		if (wq_has_sleeper(&o->room))
 			wake_up(&o->room);
-		for (req = msg->head; req; req = next) {
-			next = req->next;
-			kvbench_table_exec(&o->table, req);
-			(*reqs)++;
-			owner_yield(o);
-		}
-		/* @msg and its requests may be gone once answered. */
-		if (msg->answered)
-			msg->answered(msg);
-		else
-			owner_answer(msg);
+		owner_run(o, msg, reqs);
 		n++;
 	}
 	return n;
@@ -398,10 +500,11 @@ static void owner_unpark(struct kvbench_owner *o)
 		wake_up_all(&o->room);
 }
 
-/* Is there work: a message in the ring, or one parked for room? */
+/* Is there work: a message on a line, in the ring, or parked for room? */
 static bool owner_has_work(struct kvbench_owner *o)
 {
-	return !owner_fifo_empty(o) || READ_ONCE(o->nr_parked);
+	return !owner_fifo_empty(o) || READ_ONCE(o->nr_parked) ||
+	       owner_lines_busy(o);
 }
 
 static bool owner_fifo_busy(void *arg)
@@ -421,11 +524,11 @@ static void owner_sleep(struct kvbench_owner *o)
 	WRITE_ONCE(o->idle, true);
 	/*
 	 * set_current_state() orders the ->idle store before the check of
-	 * the fifo and ->nr_parked below; pairs with the smp_mb() in
-	 * owner_kick() between a producer's owner_fifo_put() (or its
-	 * parking, in kvbench_owner_submit()) and its ->idle load. Either
-	 * the producer sees ->idle and wakes us, or we see its message and
-	 * do not sleep.
+	 * the lines, the fifo and ->nr_parked below; pairs with the smp_mb()
+	 * in owner_kick() between a producer's owner_line_put() or
+	 * owner_fifo_put() (or its parking, in kvbench_owner_submit()) and
+	 * its ->idle load. Either the producer sees ->idle and wakes us, or
+	 * we see its message and do not sleep.
 	 */
 	set_current_state(TASK_IDLE);
 	if (!owner_fifo_busy(o))
@@ -446,7 +549,8 @@ static unsigned long owner_pass(struct kvbench_owner *o)
 
 	if (trace_kvbench_owner_pass_enabled())
 		start = local_clock();
-	n = owner_drain_fifo(o, &reqs);
+	n = owner_drain_lines(o, &reqs);
+	n += owner_drain_fifo(o, &reqs);
 	/* Slots are free: parked messages take them first. */
 	owner_unpark(o);
 	if (n && trace_kvbench_owner_pass_enabled())
@@ -566,7 +670,8 @@ int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 	init_completion(&msg->done);
 	atomic_set(&msg->state, OWNER_WAITING);
 
-	if (!owner_try_put(o, msg) && owner_wait_room(o, msg))
+	if (!owner_line_put(o, msg) && !owner_try_put(o, msg) &&
+	    owner_wait_room(o, msg))
 		return -EINTR;
 	owner_kick(o);
 	return 0;
@@ -594,6 +699,12 @@ int kvbench_owner_submit(struct kvbench_owner *o,
 {
 	bool parked = false;
 
+	/*
+	 * A free line takes it even past parked messages: commands have no
+	 * order, and the owner queues the parked ones as room comes.
+	 */
+	if (owner_line_put(o, msg))
+		goto kick;
 	spin_lock(&o->in_lock);
 	if (o->nr_parked || !owner_fifo_put(o, msg)) {
 		msg->parked_at = trace_kvbench_queue_full_enabled() ?
@@ -605,6 +716,7 @@ int kvbench_owner_submit(struct kvbench_owner *o,
 	spin_unlock(&o->in_lock);
 	if (parked)
 		atomic_long_inc(&o->queue_full);
+kick:
 	/* A parked message wakes the owner as a queued one does. */
 	owner_kick(o);
 	return 0;
@@ -658,13 +770,16 @@ void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
  * @o:		zeroed memory for the owner
  * @p:		queue and table sizes
  * @id:		a number for the thread's name, or -1 for none
- * @rt:		run the thread at SCHED_FIFO priority 1
+ * @flags:	KVBENCH_OWNER_RT: run the thread at SCHED_FIFO priority 1;
+ *		KVBENCH_OWNER_LINES: give it request lines
  *
  * Return: 0 or a negative errno, with nothing left to undo.
  */
 int kvbench_owner_start(struct kvbench_owner *o,
-			const struct kvbench_params *p, int id, bool rt)
+			const struct kvbench_params *p, int id,
+			unsigned int flags)
 {
+	bool rt = flags & KVBENCH_OWNER_RT;
 	int ret = -ENOMEM;
 
 	spin_lock_init(&o->in_lock);
@@ -674,6 +789,12 @@ int kvbench_owner_start(struct kvbench_owner *o,
 		return -ENOMEM;
 	if (kvbench_table_init(&o->table, p->hash_bits))
 		goto free_fifo;
+	/* Zeroed: every line empty. */
+	if (flags & KVBENCH_OWNER_LINES) {
+		o->lines = alloc_percpu(struct kvbench_owner_line);
+		if (!o->lines)
+			goto free_table;
+	}
 
 	if (id < 0)
 		o->task = kthread_create(owner_thread, o, "kvbench-owner");
@@ -701,6 +822,7 @@ int kvbench_owner_start(struct kvbench_owner *o,
 	return 0;
 
 free_table:
+	free_percpu(o->lines);
 	kvbench_table_free(&o->table);
 free_fifo:
 	kfifo_free(&o->fifo);
@@ -723,6 +845,8 @@ static void kvbench_owner_stop(struct kvbench_owner *o)
 void kvbench_owner_free(struct kvbench_owner *o)
 {
 	kvbench_owner_stop(o);
+	free_percpu(o->lines);
+	o->lines = NULL;
 	kvbench_table_free(&o->table);
 	kfifo_free(&o->fifo);
 }

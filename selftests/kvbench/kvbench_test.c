@@ -4960,8 +4960,9 @@ TEST_F_TIMEOUT(kvbench, combining_stats, 60)
  * EINTR: a caller that waits for room in a full owner queue gives up on a
  * fatal signal, and neither the op it waited for nor any later op of its
  * call runs. The owners are held off their CPU by a SCHED_FIFO spinner
- * (RT throttling and the fair server off meanwhile), two fillers take the
- * two slots of the queue, and a third process runs a BATCH, MGET, MSET or
+ * (RT throttling and the fair server off meanwhile), three fillers take the
+ * two slots of the queue and the request line of their CPU (kthread-percpu;
+ * on kthread the third waits for room), and another process runs a BATCH, MGET, MSET or
  * MDEL of three ops on the same key (so on the same, full, queue), is
  * SIGKILLed once it found the queue full (the queue_full counter moved),
  * and leaves its results in memory it shares with us: the only way to see
@@ -5047,21 +5048,22 @@ static int intr_fair_server(int cpu, char *old, size_t len, const char *val)
 	return val ? sysfs_write(path, val) : 0;
 }
 
+#define INTR_FILLERS	3
+
 /*
- * Whether both fillers sleep in the module (state D: posted, waiting for
- * an answer that cannot come) twice 50 ms apart.
+ * Whether every filler sleeps in the module (state D: posted, waiting for
+ * an answer that cannot come, or for room) twice 50 ms apart.
  */
 static bool intr_queue_full(struct intr_filler *f)
 {
-	int i, seen = 0;
+	int i, j, seen = 0;
 
 	for (i = 0; i < 100 && seen < 2; i++) {
 		usleep(50000);
-		if (thread_state(atomic_load(&f[0].tid)) == 'D' &&
-		    thread_state(atomic_load(&f[1].tid)) == 'D')
-			seen++;
-		else
-			seen = 0;
+		for (j = 0; j < INTR_FILLERS; j++)
+			if (thread_state(atomic_load(&f[j].tid)) != 'D')
+				break;
+		seen = j == INTR_FILLERS ? seen + 1 : 0;
 	}
 	return seen == 2;
 }
@@ -5127,16 +5129,16 @@ struct intr_shared {
 };
 
 /*
- * Hold the owners off @owner_cpu and fill the queue of @key's owner with
- * two GETs from fillers on @cpu; false, with nothing left running, when
- * that did not work.
+ * Hold the owners off @owner_cpu and fill the 2-slot queue of @key's owner,
+ * and the request line of @cpu, with GETs from fillers on @cpu; NULL, or
+ * why that did not work, with nothing left running.
  */
 struct intr_hold {
 	struct intr_spinner spin;
 	pthread_t spinner;
 	bool spinning;
 	atomic_bool fill_stop;
-	struct intr_filler fill[2];
+	struct intr_filler fill[INTR_FILLERS];
 	unsigned int nfill;
 };
 
@@ -5166,7 +5168,7 @@ static const char *intr_hold(struct intr_hold *h, int fd, const char *key,
 		usleep(1000);
 	usleep(50000);	/* the owners' passes end: off their CPU */
 
-	for (h->nfill = 0; h->nfill < 2; h->nfill++) {
+	for (h->nfill = 0; h->nfill < INTR_FILLERS; h->nfill++) {
 		h->fill[h->nfill] = (struct intr_filler){
 			.fd = fd, .key = key, .stop = &h->fill_stop,
 		};
@@ -5174,10 +5176,10 @@ static const char *intr_hold(struct intr_hold *h, int fd, const char *key,
 			      &h->fill[h->nfill]))
 			break;
 	}
-	if (h->nfill == 2 && intr_queue_full(h->fill))
+	if (h->nfill == INTR_FILLERS && intr_queue_full(h->fill))
 		return NULL;
 	intr_release(h);
-	return "two fillers did not fill the queue";
+	return "the fillers did not fill the queue";
 }
 
 #define INTR_TRIES	3
@@ -5546,6 +5548,56 @@ TEST_F_TIMEOUT(kvbench, owners_idle, 60)
 	EXPECT_LT(poll0, poll1);
 	EXPECT_GT(1000ULL, poll2 - poll1);
 	EXPECT_GE(1ULL, t2 - t1);
+}
+
+/*
+ * How a request reaches its owner. kthread's callers queue every message,
+ * so the queue is seen holding one (queue_hwm >= 1). kthread-percpu's
+ * callers hand theirs over on their CPU's request line: a caller alone on
+ * its CPU finds its line free every time, and nothing enters the queue
+ * (queue_hwm stays 0), single ops or BATCH runs alike, while the owners
+ * answer every one (drain_mean moves off 0).
+ */
+#define LINE_CALLS	1000
+
+TEST_F(kvbench, owner_lines)
+{
+	char key[KVBENCH_KEY_MAX + 1], buf[8], mean[32];
+	bool lines = !strcmp(variant->backend, "kthread-percpu");
+	unsigned long long hwm;
+	struct kvbench_op ops[4];
+	cpu_set_t all, one;
+	__u32 len;
+	int i;
+
+	if (strcmp(variant->backend, "kthread") && !lines)
+		SKIP(return, "%s has no owner thread", variant->backend);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	cpu_only(&one, sched_getcpu());
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	mkkey(&self->keys, key, "k");
+	ASSERT_EQ(0, kvb_set(self->fd, key, strlen(key), "v", 1));
+	for (i = 0; i < 4; i++)
+		op_init(&ops[i], KVBENCH_OP_GET, key, strlen(key), buf,
+			sizeof(buf));
+	ASSERT_EQ(0, sysfs_write(KVB_ATTR("reset"), "1"));
+	for (i = 0; i < LINE_CALLS; i++) {
+		len = sizeof(buf);
+		ASSERT_EQ(0, kvb_get(self->fd, key, strlen(key), buf, &len));
+		if (!(i % 10))
+			ASSERT_EQ(0, kvb_batch(self->fd, ops, 4, 0));
+	}
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("queue_hwm"), &hwm));
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("drain_mean"), mean, sizeof(mean)));
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+	TH_LOG("%s: queue_hwm %llu, drain_mean %s", variant->backend, hwm,
+	       mean);
+	EXPECT_NE(0, strncmp(mean, "0.00", 4));
+	if (lines) {
+		EXPECT_EQ(0ULL, hwm);
+	} else {
+		EXPECT_LE(1ULL, hwm);
+	}
 }
 
 /*
