@@ -310,7 +310,9 @@ kvbench_table_bucket(const struct kvbench_table *t, u32 hash)
  *		not sleep. The owner does not touch @msg after the call.
  *
  * @parked:	on the owner's @parked list while it waits there for room
- *		(kvbench_owner_submit(); under the owner's in_lock)
+ *		(kvbench_owner_submit(); under the owner's in_lock); later,
+ *		with @answered, on the owner's @answers from its run until
+ *		the owner answers it (owner thread only)
  * @parked_at:	local_clock() when it was parked, for the kvbench_queue_full
  *		event; 0 when the event was off
  * @comb_node:	on a "combining" map's list of published messages
@@ -369,6 +371,9 @@ struct kvbench_owner_line;
  *		frees slots, before any other producer gets one
  * @nr_parked:	how many are on @parked: written under @in_lock, read by
  *		the owner without it
+ * @answers:	owner only: messages with ->answered that ran, by ->parked,
+ *		oldest first; answered together (owner_answer_all())
+ * @nr_answers:	owner only: how many are on @answers
  * @task:	the owner thread
  * @id:		the number in the thread's name, -1 for none (trace events)
  * @idle:	set by the owner before it checks @fifo a last time and
@@ -406,6 +411,8 @@ struct kvbench_owner {
 	struct kvbench_owner_line __percpu *lines;
 	struct list_head parked;
 	unsigned int nr_parked;
+	struct list_head answers;
+	unsigned int nr_answers;
 	struct task_struct *task;
 	int id;
 	bool idle;

@@ -39,6 +39,9 @@ static unsigned int spin_us = 20;
 /* A spin reads the clock once in this many turns (owner_spin()). */
 #define KVBENCH_SPIN_CLOCK	32
 
+/* Answers an owner holds at most before it hands them back together. */
+#define KVBENCH_ANSWERS_MAX	16
+
 /* A waiting caller's message's ->state. */
 enum {
 	OWNER_WAITING,		/* queued; its caller spins */
@@ -344,6 +347,28 @@ static bool owner_lines_busy(struct kvbench_owner *o)
 /* The owner: everything down to the callers' part runs in the owner thread. */
 
 /*
+ * Hand back the messages that ran and have an ->answered callback (io_uring
+ * commands): at the end of the pass, once KVBENCH_ANSWERS_MAX are held,
+ * or before the owner may be switched out (owner_yield()). An io_uring
+ * command's ->answered asks for task work in its submitting task, and
+ * io_uring wakes that task for the first of a run of such requests only
+ * (io_req_normal_work_add()): answered together, a pass's commands cost the
+ * task one wake-up. Answered one by one as they ran, the task could be
+ * woken for each, run its one completion, submit, and sleep again before
+ * the next. ffwd answers up to 15 clients with one write the same way.
+ */
+static void owner_answer_all(struct kvbench_owner *o)
+{
+	struct kvbench_owner_msg *msg, *next;
+
+	/* Each @msg may be gone after its call: @next is read before. */
+	list_for_each_entry_safe(msg, next, &o->answers, parked)
+		msg->answered(msg);
+	INIT_LIST_HEAD(&o->answers);
+	o->nr_answers = 0;
+}
+
+/*
  * Let other tasks have this CPU: between two passes that found work, and
  * after every request inside a pass. Work that keeps arriving, or one long
  * pass, must not keep them off it: a pass answers every message queued
@@ -361,6 +386,9 @@ static bool owner_lines_busy(struct kvbench_owner *o)
  */
 static void owner_yield(struct kvbench_owner *o)
 {
+	/* Held answers do not wait for another task's time slice. */
+	if (o->nr_answers && need_resched())
+		owner_answer_all(o);
 	if (o->rt && !o->demoted) {
 		if (single_task_running()) {
 			o->busy_since = jiffies;
@@ -408,10 +436,13 @@ static void owner_run(struct kvbench_owner *o, struct kvbench_owner_msg *msg,
 		owner_yield(o);
 	}
 	/* @msg and its requests may be gone once answered. */
-	if (msg->answered)
-		msg->answered(msg);
-	else
+	if (!msg->answered) {
 		owner_answer(msg);
+		return;
+	}
+	list_add_tail(&msg->parked, &o->answers);
+	if (++o->nr_answers >= KVBENCH_ANSWERS_MAX)
+		owner_answer_all(o);
 }
 
 /*
@@ -551,6 +582,8 @@ static unsigned long owner_pass(struct kvbench_owner *o)
 		start = local_clock();
 	n = owner_drain_lines(o, &reqs);
 	n += owner_drain_fifo(o, &reqs);
+	if (o->nr_answers)
+		owner_answer_all(o);
 	/* Slots are free: parked messages take them first. */
 	owner_unpark(o);
 	if (n && trace_kvbench_owner_pass_enabled())
@@ -785,6 +818,7 @@ int kvbench_owner_start(struct kvbench_owner *o,
 	spin_lock_init(&o->in_lock);
 	init_waitqueue_head(&o->room);
 	INIT_LIST_HEAD(&o->parked);
+	INIT_LIST_HEAD(&o->answers);
 	if (kfifo_alloc(&o->fifo, p->queue_len, GFP_KERNEL))
 		return -ENOMEM;
 	if (kvbench_table_init(&o->table, p->hash_bits))
