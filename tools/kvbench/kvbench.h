@@ -295,6 +295,8 @@ struct kvb_result {
 	unsigned long long ops;	/* all runs */
 	unsigned long long misses;
 	unsigned long long errors;
+	/* the threads' voluntary context switches in the measured parts */
+	unsigned long long vcsw;
 	double seconds;		/* measured time, all runs, mean over threads */
 	unsigned long long samples;
 	double p50, p99, p999;	/* ns, NAN when no samples */

@@ -479,7 +479,9 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		jnum(f, x->p99, 0);
 		fprintf(f, ", \"p99_9\": ");
 		jnum(f, x->p999, 0);
-		fprintf(f, " },\n      \"cost_vs_nop\": ");
+		fprintf(f, " },\n      \"vcsw_per_op\": ");
+		jnum(f, x->ops ? (double)x->vcsw / x->ops : NAN, 4);
+		fprintf(f, ",\n      \"cost_vs_nop\": ");
 		jnum(f, x->cost_vs_nop, 4);
 		fprintf(f, ",\n      \"tput_vs_rwlock\": ");
 		jnum(f, x->tput_vs_rwlock, 4);

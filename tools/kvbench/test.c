@@ -1159,6 +1159,17 @@ static void test_output(void)
 	ok(count_of(buf, ",0.2500,,,\n") == 1 && count_of(buf, ",0.2500,,,2\n") == 1,
 	   "CSV: poll_cpus empty when unknown, owners empty without the file");
 	free(buf);
+	r[1].ops = 1000;
+	r[1].vcsw = 250;
+	r[2].ops = 0;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_json(f, &p, r + 1, 2, &(struct kvb_outcome){ .complete = 1 });
+	fclose(f);
+	ok(json_valid(buf) && count_of(buf, "\"vcsw_per_op\": 0.2500,\n") == 1 &&
+	   count_of(buf, "\"vcsw_per_op\": null,\n") == 1,
+	   "JSON: vcsw_per_op, the threads' voluntary switches per op; null without ops");
+	free(buf);
 }
 
 static void test_plan(const char *k);
