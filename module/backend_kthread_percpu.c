@@ -4,11 +4,11 @@
  *
  * The answer to "the owner is a single bottleneck": several owners, each
  * owning the keys whose hash falls in its shard, with its own request
- * lines, queue and a table no one else touches. A caller hands a request
- * to an owner on the line of its CPU, without a lock, or through the queue
- * when another caller on its CPU holds the line (kvbench_owner.c). A request goes to the owner of its key. A
- * BATCH goes, in array order, as one message per run of consecutive ops on
- * one shard (see percpu_batch()).
+ * lines, queue and a table no one else touches. A request goes to the
+ * owner of its key: on the owner's line for the caller's CPU, without a
+ * lock, or through the queue when another caller on that CPU holds the
+ * line (kvbench_owner.c). A BATCH goes, in array order, as one message per
+ * run of consecutive ops on one shard (see percpu_batch()).
  *
  * How many owners: the owners parameter, by default one per
  * KVBENCH_CPUS_PER_OWNER online CPUs when the map is created (1 on 2 CPUs,
