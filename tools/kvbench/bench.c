@@ -702,6 +702,7 @@ void kvb_params_defaults(struct kvb_params *p)
 	p->warmup = 0.2;
 	p->repeat = 1;
 	p->owner_spin = KVB_OWNER_SPIN;
+	p->sys_module = KVB_SYS_MODULE;
 	p->sample_every = KVB_SAMPLE_EVERY;
 	p->pin = 1;
 	p->format = KVB_TABLE;
@@ -724,7 +725,8 @@ static const char bench_help[] =
 	"  -b, --backends LIST   targets (default nop,current): kernel backends\n"
 	"                        rwlock, rcu, kthread, kthread-percpu, rhashtable,\n"
 	"                        combining (switched through sysfs),\n"
-	"                        current (the loaded backend, not switched);\n"
+	"                        current (the loaded backend, not switched, but\n"
+	"                        rebuilt when hash_bits is set for --keys);\n"
 	"                        baselines nop (the ioctl floor), user-rwlock,\n"
 	"                        user-owner (in-process maps, no fd);\n"
 	"                        peers bpf-htab (a BPF hash map through bpf(2),\n"
@@ -738,6 +740,10 @@ static const char bench_help[] =
 	"  -m, --mix LIST        GET:SET[:DEL] weights, e.g. get,90:10,50:50,set\n"
 	"                        (default get,set)\n"
 	"  -k, --keys N          distinct keys, pre-filled before timing (default 1024)\n"
+	"      --keep-hash-bits  keep the module's hash_bits (to measure the chains\n"
+	"                        of an overfull table); by default the kernel\n"
+	"                        backends run with it set for --keys (2^bits >= N,\n"
+	"                        1..20), put back at the end\n"
 	"      --key-size N      bytes per key (default 16)\n"
 	"      --value-size N    bytes per value (default 64)\n"
 	"      --dist D          uniform, zipf (theta 0.99) or zipf:THETA\n"
@@ -982,6 +988,16 @@ static void print_plan(FILE *f, const struct kvb_params *p)
 		fprintf(f, "%-*s %6d %6d %7.0f s\n", w, t->name, cases_of(p, t),
 			cases_of(p, t) * p->repeat, target_seconds(p, t, p->repeat));
 	}
+	for (i = 0; i < p->ntargets && p->targets[i].kind != KVB_KERNEL; i++)
+		;
+	if (i == p->ntargets)
+		return;
+	if (p->keep_hash_bits)
+		fprintf(f, "hash_bits: the module's (--keep-hash-bits)\n");
+	else
+		fprintf(f,
+			"hash_bits: %u for %lu keys, where the module has it (put back at the end)\n",
+			kvb_hash_bits_for(p->keys), p->keys);
 }
 
 /* Overwrite the progress line only on a real terminal, not a serial log. */
@@ -1088,6 +1104,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "no-pin", no_argument, NULL, 'P' },
 		{ "mix", required_argument, NULL, 'm' },
 		{ "keys", required_argument, NULL, 'k' },
+		{ "keep-hash-bits", no_argument, NULL, 'H' },
 		{ "key-size", required_argument, NULL, 'K' },
 		{ "value-size", required_argument, NULL, 'V' },
 		{ "dist", required_argument, NULL, 'Z' },
@@ -1157,6 +1174,9 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			if (kvb_parse_count(optarg, 1, 1UL << 28, &v, err, sizeof(err)))
 				return bench_usage(opt, err);
 			p->keys = v;
+			break;
+		case 'H':
+			p->keep_hash_bits = 1;
 			break;
 		case 'K':
 			if (kvb_parse_count(optarg, 1, KVBENCH_KEY_MAX, &v, err, sizeof(err)))
@@ -1528,6 +1548,7 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 		struct kvb_result *r = &s->res[s->nres];
 		int idx = s->nres + s->failed + s->skipped + s->unavailable + 1;
 		struct kvb_bstats before;
+		unsigned int hash_bits = 0;
 		struct kvb_case c;
 		char label[160];
 
@@ -1551,10 +1572,15 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 		progress(p, idx, s->total, NULL, label);
 		if (t->ops->flags & KVB_T_BSTATS)
 			kvb_bstats_begin(p->sysfs, &before);
+		/* the size its map was built at, for the report */
+		if (t->ops->kind == KVB_KERNEL)
+			hash_bits = kvb_module_hash_bits(p->sys_module);
 		rc = kvb_run_case(s->b, t, c.mix, c.threads, c.batch, c.multi,
 				  c.fdmode, r);
 		if (!rc && (t->ops->flags & KVB_T_BSTATS))
 			kvb_bstats_end(p->sysfs, &before, &r->bstats);
+		if (!rc)
+			r->hash_bits = hash_bits;
 		if (rc) {
 			if (!p->quiet && interactive())
 				fputc('\n', stderr);
@@ -1608,7 +1634,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	p.clock_ns = clock_cost();
 	if (!p.seed_given)
 		p.seed = draw_seed();
-	kvb_prov_collect(&prov, KVB_SYS_MODULE, argc, argv);
+	kvb_prov_collect(&prov, p.sys_module, argc, argv);
 	p.prov = &prov;
 	s.res = calloc(s.total ? s.total : 1, sizeof(*s.res));
 	s.skips = calloc(s.total ? s.total : 1, sizeof(*s.skips));

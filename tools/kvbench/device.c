@@ -97,11 +97,107 @@ int kvb_switch_backend(const char *sysfs, const char *name, char *why,
 	return 0;
 }
 
-/* Put back the backend the module had before the first switch. */
+/* The module parameter hash_bits takes 1..20 (kvbench_main.c). */
+#define KVB_HASH_BITS_MIN	1
+#define KVB_HASH_BITS_MAX	20
+
+/* The smallest hash_bits b with 2^b >= keys, within what the module takes. */
+unsigned int kvb_hash_bits_for(unsigned long keys)
+{
+	unsigned int b = KVB_HASH_BITS_MIN;
+
+	while (b < KVB_HASH_BITS_MAX && (1UL << b) < keys)
+		b++;
+	return b;
+}
+
+/* The module's hash_bits now; 0 when it has no such parameter (or none). */
+unsigned int kvb_module_hash_bits(const char *sys_module)
+{
+	char path[512], buf[32], *end;
+	unsigned long v;
+
+	snprintf(path, sizeof(path), "%s/parameters/hash_bits", sys_module);
+	if (kvb_read_line(path, buf, sizeof(buf)))
+		return 0;
+	errno = 0;
+	v = strtoul(buf, &end, 10);
+	if (errno || end == buf || *end || v < KVB_HASH_BITS_MIN || v > KVB_HASH_BITS_MAX)
+		return 0;
+	return v;
+}
+
+static int write_hash_bits(const char *sys_module, unsigned int bits)
+{
+	char path[512], buf[16];
+	int fd, err = 0, len = snprintf(buf, sizeof(buf), "%u", bits);
+
+	snprintf(path, sizeof(path), "%s/parameters/hash_bits", sys_module);
+	errno = 0;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (fd < 0 || write(fd, buf, len) != len)
+		err = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	return -err;
+}
+
+/*
+ * Size the hash chain backends' tables for the keys the run loads: they
+ * have 2^hash_bits buckets, fixed when a map is built, so GET at 1,000,000
+ * keys in the default 4,096 buckets walks chains of 244 keys and measures
+ * them rather than the backend. Once, before the first kernel target's
+ * switch (which then builds its map at this size); not with
+ * --keep-hash-bits, nor with a module without the parameter.
+ * kvb_restore_backend() puts the module's value back. Returns 1 when it
+ * changed the parameter, else 0.
+ */
+int kvb_size_hash_bits(struct kvb_bench *b)
+{
+	const struct kvb_params *p = b->p;
+	unsigned int cur, want = kvb_hash_bits_for(p->keys);
+	int err;
+
+	if (b->hash_bits_sized || p->keep_hash_bits)
+		return 0;
+	b->hash_bits_sized = 1;
+	cur = kvb_module_hash_bits(p->sys_module);
+	if (!cur || cur == want)
+		return 0;
+	err = write_hash_bits(p->sys_module, want);
+	if (err) {
+		fprintf(stderr,
+			"kvbench: cannot set hash_bits to %u for %lu keys (%s/parameters/hash_bits): %s; it stays %u\n",
+			want, p->keys, p->sys_module, strerror(-err), cur);
+		return 0;
+	}
+	b->orig_hash_bits = cur;
+	if (!p->quiet)
+		fprintf(stderr,
+			"kvbench: hash_bits %u -> %u for %lu keys, until the end (--keep-hash-bits keeps %u)\n",
+			cur, want, p->keys, cur);
+	return 1;
+}
+
+/*
+ * Put back the module's hash_bits, then the backend it had before the
+ * first switch: that switch rebuilds the map at the user's size.
+ */
 void kvb_restore_backend(struct kvb_bench *b)
 {
+	const struct kvb_params *p = b->p;
+	int err;
+
+	if (b->orig_hash_bits) {
+		err = write_hash_bits(p->sys_module, b->orig_hash_bits);
+		if (err)
+			fprintf(stderr,
+				"kvbench: cannot put hash_bits back to %u (%s/parameters/hash_bits): %s\n",
+				b->orig_hash_bits, p->sys_module, strerror(-err));
+		b->orig_hash_bits = 0;
+	}
 	if (b->orig_backend[0])
-		kvb_switch_backend(b->p->sysfs, b->orig_backend, NULL, 0);
+		kvb_switch_backend(p->sysfs, b->orig_backend, NULL, 0);
 }
 
 static __u64 ptr(const void *p)
@@ -119,8 +215,9 @@ int kvb_dev_begin(struct kvb_bench *b, struct kvb_target *t)
 
 /*
  * A kernel backend: switched to through sysfs ("current": the one loaded,
- * not switched), then the device opened. The switch happens while no fd
- * of ours is open.
+ * not switched, but rebuilt in place when kvb_size_hash_bits() changed
+ * hash_bits), then the device opened. The switch happens while no fd of
+ * ours is open.
  */
 int kvb_kernel_begin(struct kvb_bench *b, struct kvb_target *t)
 {
@@ -128,13 +225,21 @@ int kvb_kernel_begin(struct kvb_bench *b, struct kvb_target *t)
 	char cur[KVB_BASE_MAX];
 
 	if (!strcmp(t->base, "current")) {
-		if (kvb_read_backend(p->sysfs, cur, sizeof(cur)))
+		if (kvb_read_backend(p->sysfs, cur, sizeof(cur))) {
 			snprintf(cur, sizeof(cur), "kernel");
+		} else if (kvb_size_hash_bits(b)) {
+			/* its own name: the map is built again at that size */
+			if (!b->orig_backend[0])
+				snprintf(b->orig_backend, sizeof(b->orig_backend), "%s", cur);
+			if (kvb_switch_backend(p->sysfs, cur, b->why, sizeof(b->why)))
+				return -1;
+		}
 		kvb_target_rename(t, cur);
 	} else {
 		if (!b->orig_backend[0] &&
 		    kvb_read_backend(p->sysfs, b->orig_backend, sizeof(b->orig_backend)))
 			b->orig_backend[0] = 0;
+		kvb_size_hash_bits(b);
 		if (kvb_switch_backend(p->sysfs, t->base, b->why, sizeof(b->why)))
 			return -1;
 	}

@@ -205,6 +205,8 @@ struct kvb_params {
 	unsigned long long ops;	/* per thread, 0 = use duration */
 	unsigned int repeat;
 	unsigned int owner_spin;
+	int keep_hash_bits;	/* --keep-hash-bits: leave the module's hash_bits */
+	const char *sys_module;	/* the module's sysfs: KVB_SYS_MODULE */
 	unsigned int sample_every;	/* 0 = no latency sampling */
 	double clock_ns;	/* cost of one clock read, measured at start */
 	int pin;
@@ -300,6 +302,11 @@ struct kvb_result {
 	double seconds;		/* measured time, all runs, mean over threads */
 	unsigned long long samples;
 	double p50, p99, p999;	/* ns, NAN when no samples */
+	/*
+	 * A kernel target's case: the module's hash_bits when it ran; 0 for
+	 * the other targets, or a module without the parameter
+	 */
+	unsigned int hash_bits;
 	double cost_vs_nop;	/* ns/op over nop's ns/op, NAN when n/a */
 	double tput_vs_rwlock;	/* ops/s over rwlock's ops/s, NAN when n/a */
 	int interrupted;
@@ -459,6 +466,13 @@ struct kvb_bench {
 	int fd;
 	int filled;		/* the target's map holds every key */
 	char orig_backend[KVB_NAME_MAX];	/* before the first switch, or "" */
+	/*
+	 * kvb_size_hash_bits(): done (once, at the first kernel target);
+	 * the module's hash_bits before it changed them, to put back at the
+	 * end, or 0: not changed
+	 */
+	int hash_bits_sized;
+	unsigned int orig_hash_bits;
 	char why[160];		/* why ->begin failed, for the skipped list */
 	/*
 	 * io_uring on the device, without and with SQPOLL: 0 not probed
@@ -564,6 +578,9 @@ int kvb_read_backend(const char *sysfs, char *buf, size_t len);
 int kvb_switch_backend(const char *sysfs, const char *name, char *why,
 		       size_t whylen);
 void kvb_restore_backend(struct kvb_bench *b);
+unsigned int kvb_hash_bits_for(unsigned long keys);
+unsigned int kvb_module_hash_bits(const char *sys_module);
+int kvb_size_hash_bits(struct kvb_bench *b);
 /* uring.c: SQEs queued before one submission, at this depth */
 unsigned int kvb_uring_submit_batch(unsigned int qd, int sqpoll);
 

@@ -67,7 +67,44 @@ void kvb_compute_ratios(struct kvb_result *r, int n)
 	}
 }
 
-static void header(FILE *f, const struct kvb_params *p)
+/*
+ * The hash chain backends' table size (2^hash_bits buckets) the kernel
+ * cases ran at, and why; nothing before one ran, or with a module without
+ * the parameter.
+ */
+static void header_hash_bits(FILE *f, const struct kvb_params *p,
+			     const struct kvb_result *r, int n)
+{
+	unsigned int lo = 0, hi = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!r[i].hash_bits)
+			continue;
+		if (!lo || r[i].hash_bits < lo)
+			lo = r[i].hash_bits;
+		if (r[i].hash_bits > hi)
+			hi = r[i].hash_bits;
+	}
+	if (!lo)
+		return;
+	if (lo != hi)
+		fprintf(f,
+			"hash_bits: %u to %u (it changed during the run: per case in the JSON)\n",
+			lo, hi);
+	else if (p->keep_hash_bits)
+		fprintf(f, "hash_bits: %u (the module's, --keep-hash-bits)\n", lo);
+	else if (lo == kvb_hash_bits_for(p->keys))
+		fprintf(f,
+			"hash_bits: %u (sized for %lu keys; --keep-hash-bits keeps the module's)\n",
+			lo, p->keys);
+	else
+		fprintf(f, "hash_bits: %u (the module's: it could not be set for %lu keys)\n",
+			lo, p->keys);
+}
+
+static void header(FILE *f, const struct kvb_params *p,
+		   const struct kvb_result *r, int n)
 {
 	struct utsname u;
 
@@ -96,6 +133,7 @@ static void header(FILE *f, const struct kvb_params *p)
 	fprintf(f, "seed: %llu (--seed %llu replays the key sequences), kvbench %s%s%s\n",
 		(unsigned long long)p->seed, (unsigned long long)p->seed, kvb_version,
 		kvb_git_describe[0] ? " git " : "", kvb_git_describe);
+	header_hash_bits(f, p, r, n);
 }
 
 static void cell(FILE *f, double v, int width, int prec)
@@ -180,7 +218,7 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 	int i;
 
 	if (p)
-		header(f, p);
+		header(f, p, r, n);
 	fprintf(f, "\n%-*s %-*s %5s %5s %-10s %12s %6s %9s %9s %8s %8s %8s %8s %8s %11s %8s %6s\n",
 		tw, "backend", mw, "mix", "thr", "batch", "fd", "ops/s", "ci95", "ns/op", "lat/op",
 		"spread", "p50", "p99", "p99.9", "cost/nop", "tput/rwlock", "wake/req", "poll");
@@ -444,6 +482,11 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		else
 			fprintf(f, "\"%s\",\n", kvb_fd_name(x->fdmode));
 		print_io(f, x);
+		fputs("      \"hash_bits\": ", f);
+		if (x->hash_bits)
+			fprintf(f, "%u,\n", x->hash_bits);
+		else
+			fputs("null,\n", f);
 		fprintf(f, "      \"runs\": %u,\n      \"ops_per_sec\": ", x->runs);
 		jnum(f, x->ops_per_sec, 1);
 		fprintf(f, ",\n      \"ops_per_sec_runs\": [");

@@ -2490,6 +2490,146 @@ static void test_uring_cli(const char *k)
 	}
 }
 
+/* A report, printed by fn into a string (free it). */
+static char *report(void (*fn)(FILE *, const struct kvb_params *,
+			       const struct kvb_result *, int,
+			       const struct kvb_outcome *),
+		    const struct kvb_params *p, const struct kvb_result *r, int n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fn(f, p, r, n, &(struct kvb_outcome){ .complete = 1 });
+	fclose(f);
+	return buf;
+}
+
+/*
+ * hash_bits: sized for --keys before the kernel targets, put back at the
+ * end (on a fake /sys/module/kvbench), and reported per case and in the
+ * table's header; --keep-hash-bits leaves it alone.
+ */
+static void test_hash_bits(const char *k)
+{
+	static const struct {
+		unsigned long keys;
+		unsigned int bits;
+	} sizes[] = {
+		{ 1, 1 }, { 2, 1 }, { 1000, 10 }, { 1024, 10 }, { 1025, 11 },
+		{ 1000000, 20 }, { 2000000, 20 },
+	};
+	static const char sized[] =
+		"\nhash_bits: 20 (sized for 1000000 keys; --keep-hash-bits keeps the module's)\n";
+	char dir[] = "/tmp/kvbench-test-XXXXXX", sub[64], path[96], out[8192];
+	struct kvb_result r[3];
+	struct kvb_params p;
+	struct kvb_bench *b;
+	double runs[2] = { 1, 2 };
+	char *buf;
+	size_t i;
+	int good = 1, st;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		if (kvb_hash_bits_for(sizes[i].keys) != sizes[i].bits) {
+			printf("# kvb_hash_bits_for(%lu): %u, want %u\n", sizes[i].keys,
+			       kvb_hash_bits_for(sizes[i].keys), sizes[i].bits);
+			good = 0;
+		}
+	}
+	ok(good,
+	   "kvb_hash_bits_for: 1, 2, 1000, 1024, 1025, 1000000, 2000000 keys: 1, 1, 10, 10, 11, 20, 20 bits");
+
+	kvb_params_defaults(&p);
+	p.keys = 1000;
+	p.quiet = 1;
+	b = kvb_bench_new(&p);
+	if (!b || !mkdtemp(dir)) {
+		skip("no memory or temporary directory", "hash_bits sized on a fake module");
+		kvb_bench_free(b);
+		b = NULL;
+	}
+	if (b) {
+		p.sys_module = dir;
+		snprintf(sub, sizeof(sub), "%s/parameters", dir);
+		snprintf(path, sizeof(path), "%s/hash_bits", sub);
+		ok(!kvb_size_hash_bits(b) && !b->orig_hash_bits && !kvb_module_hash_bits(dir),
+		   "hash_bits: a module without the parameter is left alone");
+		b->hash_bits_sized = 0;
+		mkdir(sub, 0700);
+		put_text(sub, "hash_bits", "12\n");
+		ok(kvb_module_hash_bits(dir) == 12 && kvb_size_hash_bits(b) == 1 &&
+		   kvb_module_hash_bits(dir) == 10 && b->orig_hash_bits == 12 &&
+		   !kvb_size_hash_bits(b),
+		   "hash_bits: 12 set to 10 for 1000 keys, once");
+		kvb_restore_backend(b);
+		slurp(path, out, sizeof(out));
+		ok(!strcmp(out, "12") && !b->orig_hash_bits,
+		   "hash_bits: put back to 12 at the end");
+		b->hash_bits_sized = 0;
+		p.keep_hash_bits = 1;
+		ok(!kvb_size_hash_bits(b) && kvb_module_hash_bits(dir) == 12,
+		   "hash_bits: --keep-hash-bits keeps the module's 12");
+		p.keep_hash_bits = 0;
+		b->hash_bits_sized = 0;
+		put_text(sub, "hash_bits", "10\n");
+		ok(!kvb_size_hash_bits(b) && !b->orig_hash_bits && kvb_module_hash_bits(dir) == 10,
+		   "hash_bits: already right for the keys: not written, nothing to put back");
+		put_text(sub, "hash_bits", "x\n");
+		ok(!kvb_module_hash_bits(dir), "hash_bits: an unreadable value is none");
+		kvb_bench_free(b);
+		run(out, sizeof(out), "rm -rf %s", dir);
+	}
+
+	/* the reports: per case in the JSON, once in the table's header */
+	kvb_params_defaults(&p);
+	p.ncpus = 2;
+	p.keys = 1000000;
+	fake_results(r, runs);
+	r[1].hash_bits = 20;
+	r[2].hash_bits = 20;
+	buf = report(kvb_print_json, &p, r, 3);
+	ok(buf && json_valid(buf) && count_of(buf, "\"hash_bits\": 20,\n") == 2 &&
+	   count_of(buf, "\"hash_bits\": null,\n") == 1,
+	   "JSON: hash_bits per case, a number for a kernel target, null for nop");
+	free(buf);
+	buf = report(kvb_print_table, &p, r, 3);
+	ok(buf && count_of(buf, sized) == 1, "table header: hash_bits 20, sized for 1000000 keys");
+	free(buf);
+	p.keep_hash_bits = 1;
+	r[1].hash_bits = 12;
+	r[2].hash_bits = 12;
+	buf = report(kvb_print_table, &p, r, 3);
+	ok(buf && strstr(buf, "\nhash_bits: 12 (the module's, --keep-hash-bits)\n"),
+	   "table header: hash_bits 12, the module's with --keep-hash-bits");
+	free(buf);
+	r[1].hash_bits = 0;
+	r[2].hash_bits = 0;
+	buf = report(kvb_print_table, &p, r, 3);
+	ok(buf && !strstr(buf, "hash_bits"),
+	   "table header: no hash_bits line without the module parameter");
+	free(buf);
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "bench --keep-hash-bits on the command line");
+		return;
+	}
+	st = run(out, sizeof(out), "%s bench --dry-run -b rcu -t 1 -m get -k 1M 2>&1", k);
+	ok(st == 0 && strstr(out, "\nhash_bits: 20 for 1000000 keys, where the module has it"),
+	   "bench --dry-run -k 1M: hash_bits 20 in the plan");
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b rcu -t 1 -m get -k 1M --keep-hash-bits 2>&1", k);
+	ok(st == 0 && strstr(out, "\nhash_bits: the module's (--keep-hash-bits)\n"),
+	   "bench --keep-hash-bits parses: the module's hash_bits in the plan");
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b user-rwlock -t 1 -k 1M --keep-hash-bits 2>&1; %s bench --help",
+		 k, k);
+	ok(st == 0 && !strstr(out, "\nhash_bits:") && strstr(out, "--keep-hash-bits  keep"),
+	   "bench: no hash_bits without a kernel target; --help has --keep-hash-bits");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--check-json"))
@@ -2521,6 +2661,7 @@ int main(int argc, char **argv)
 	test_stats_cmd(kvbench_bin);
 	test_uring_params();
 	test_uring_cli(kvbench_bin);
+	test_hash_bits(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);
