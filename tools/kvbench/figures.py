@@ -65,6 +65,16 @@ def val(r, key):
     return r[key] if r else float("nan")
 
 
+def hash_bits(report, r):
+    """The hash_bits result @r of @report ran at: its own field, or, in a
+    report from before it had one, the module's at the start; "?" when
+    neither is known."""
+    if r and r.get("hash_bits") is not None:
+        return r["hash_bits"]
+    params = (report.get("provenance") or {}).get("module_parameters") or {}
+    return params.get("hash_bits", "?")
+
+
 def ratio(a, b):
     return a / b if a and b else float("nan")
 
@@ -199,22 +209,31 @@ def main():
                   f"{ratio(r['ops_per_sec'], val(u, 'ops_per_sec')):.2f}x ops/s "
                   "(two reports of the same run)")
 
+    # keys-1000000.json: the tables sized for the keys by kvbench bench;
+    # keys-1000000-default.json: at the module's default (--keep-hash-bits).
+    # A run from before kvbench sized them has keys-1000000.json at the
+    # default and keys-1000000-bits20.json at hash_bits=20: each line says
+    # which hash_bits it is.
     k1_path = os.path.join(d, "keys-1000.json")
     k2_path = os.path.join(d, "keys-1000000.json")
-    k3_path = os.path.join(d, "keys-1000000-bits20.json")
+    more = [os.path.join(d, f) for f in ("keys-1000000-default.json",
+                                         "keys-1000000-bits20.json")]
     if os.path.exists(k1_path) and os.path.exists(k2_path):
         k1, k2 = load(k1_path), load(k2_path)
-        k3 = load(k3_path) if os.path.exists(k3_path) else None
+        others = [load(p) for p in more if os.path.exists(p)]
         for b in ("rhashtable", "rcu", "rwlock"):
             a, m = row(k1, b), row(k2, b)
-            line = (f"GET 1,000,000 / 1,000 keys, {b}: "
-                    f"{ratio(val(m, 'ns_per_op'), val(a, 'ns_per_op')):.2f}x ns/op")
+            c = ratio(val(m, 'ns_per_op'), val(a, 'ns_per_op'))
+            line = f"GET 1,000,000 / 1,000 keys, {b}: {c:.2f}x ns/op"
             if b == "rhashtable":
-                c = ratio(val(m, 'ns_per_op'), val(a, 'ns_per_op'))
                 line += f"; aim <= 2x: {verdict(c <= 2)}"
-            elif k3 and row(k3, b):
-                line += (f"; with hash_bits=20: "
-                         f"{ratio(val(row(k3, b), 'ns_per_op'), val(a, 'ns_per_op')):.2f}x")
+            else:
+                line += f" (hash_bits {hash_bits(k2, m)})"
+                for o in others:
+                    r = row(o, b)
+                    if r:
+                        line += (f"; at hash_bits {hash_bits(o, r)}: "
+                                 f"{ratio(val(r, 'ns_per_op'), val(a, 'ns_per_op')):.2f}x")
             print(line)
 
 

@@ -18,8 +18,10 @@
 # side studies at that many threads: what a shared fd costs, a packed MGET of
 # 64 keys against a BATCH of 64 GETs, GET through io_uring at queue depth
 # 1, 16 and 64 against ioctls and BATCH(64) (and, last, with SQPOLL), what
-# zipf keys do to each backend, GET at 1,000 against 1,000,000 keys, and the
-# CPU idle owner threads use. A plot of the main suite goes to bench.png.
+# zipf keys do to each backend, GET at 1,000 against 1,000,000 keys (hash
+# tables sized for them), what an overfull table at the default hash_bits
+# costs, and the CPU idle owner threads use. A plot of the main suite goes
+# to bench.png.
 #
 # The suite is planned before anything boots: each study's time comes from
 # `kvbench bench --dry-run`, and when the whole does not fit BENCH_BUDGET,
@@ -34,7 +36,9 @@
 #   BENCH_ARGS     arguments for one `kvbench bench` instead of the default
 #                  suite (word-split; it still gets --budget first)
 #   BENCH_PARAMS   with BENCH_ARGS: module parameters for that run, as
-#                  NAME=VALUE words (e.g. "owners=2 owner_cpus=1")
+#                  NAME=VALUE words (e.g. "owners=2 owner_cpus=1"); for
+#                  hash_bits, BENCH_ARGS needs --keep-hash-bits, or
+#                  kvbench sets it for its --keys
 #   BENCH_BUDGET   seconds the benchmark may take in the guest (default 660:
 #                  `make bench` stays under 15 minutes at any CPU count)
 #   BENCH_REPEAT   runs per case (default 3); `kvbench compare` needs 5 or
@@ -79,9 +83,9 @@ readonly -a STUDIES=(
 	"uring|side study: io_uring at qd 1, 16, 64 against ioctls, BATCH(64) and the NOP floor (GET)||-b nop,rwlock,rcu,kthread,kthread-percpu,combining -m get -t @N --io both --qd 1,16,64 --batch 1,64 --json @OUT/uring.json"
 	"zipf|side study: zipf(0.99) keys against uniform (90:10)||-b kernel -m 90:10 -t @N --dist zipf --json @OUT/zipf.json"
 	"idle|side study: CPU used by idle owner threads (10 s, no requests)||"
-	"keys-1000|side study: GET with 1000 keys (default hash_bits)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000 --json @OUT/keys-1000.json"
-	"keys-1000000|side study: GET with 1000000 keys (default hash_bits)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000000 --json @OUT/keys-1000000.json"
-	"bits20|side study: GET with 1000000 keys (hash_bits 20)|hash_bits=20|-b rwlock,rcu -m get -t @N -k 1000000 --json @OUT/keys-1000000-bits20.json"
+	"keys-1000|side study: GET with 1000 keys (hash_bits sized by kvbench: 10)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000 --json @OUT/keys-1000.json"
+	"keys-1000000|side study: GET with 1000000 keys (hash_bits sized by kvbench: 20)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000000 --json @OUT/keys-1000000.json"
+	"keys-1000000-default|side study: what an overfull table at the default hash_bits costs (GET, 1000000 keys, --keep-hash-bits)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000000 --keep-hash-bits --json @OUT/keys-1000000-default.json"
 	"uring-sqpoll|side study: io_uring with SQPOLL, an SQ thread per ring (GET)||-b nop,rcu,kthread -m get -t @N --io uring --qd 1,16,64 --sqpoll --json @OUT/uring-sqpoll.json"
 )
 readonly IDLE_SECONDS=25
@@ -327,8 +331,11 @@ guest_deadline() {
 vm_timeout() { echo "${BENCH_TIMEOUT:-$(($(guest_deadline) + VM_OVERHEAD))}"; }
 
 print_plan() {
-	local i runs total
+	local i runs total w=13
 	total=$(plan_total)
+	for i in "${!PLAN_NAME[@]}"; do
+		[[ ${#PLAN_NAME[i]} -le $w ]] || w=${#PLAN_NAME[i]}
+	done
 	printf 'plan: %s CPUs, threads %s, budget %s s\n' "$PLAN_CPUS" "$PLAN_THREADS" "$BUDGET"
 	for i in "${!PLAN_NAME[@]}"; do
 		runs=
@@ -337,7 +344,7 @@ print_plan() {
 			[[ ${PLAN_REPEAT[i]} == 1 ]] || runs+=s
 			runs+=" per case"
 		fi
-		printf '  %-13s about %4s s  %s%s\n' "${PLAN_NAME[i]}" "${PLAN_SECONDS[i]}" \
+		printf '  %-*s about %4s s  %s%s\n' "$w" "${PLAN_NAME[i]}" "${PLAN_SECONDS[i]}" \
 			"${PLAN_WHAT[i]}" "$runs"
 	done
 	for i in "${!DROPPED[@]}"; do
