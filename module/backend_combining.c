@@ -439,7 +439,7 @@ static int comb_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 {
 	struct comb_map *m = to_comb_map(b);
 
-	hlist_add_head(&item->node, kvbench_table_bucket(&m->table, item->hash));
+	kvbench_table_adopt(&m->table, item);
 	return 0;
 }
 
@@ -480,7 +480,7 @@ static unsigned long comb_stat(struct kvbench_backend *b,
 		i = COMB_SLEEPS;
 		break;
 	default:
-		return 0;
+		return kvbench_table_stat(&m->table, stat);
 	}
 	/*
 	 * The baseline first: pairs with smp_store_release() in

@@ -194,7 +194,8 @@ static unsigned long percpu_stat(struct kvbench_backend *b,
 
 	for (i = 0; i < m->nr; i++) {
 		v = kvbench_owner_stat(&m->owners[i], stat);
-		if (stat == KVBENCH_STAT_QUEUE_HWM)
+		if (stat == KVBENCH_STAT_QUEUE_HWM ||
+		    stat == KVBENCH_STAT_LONGEST_CHAIN)
 			sum = max(sum, v);
 		else
 			sum += v;

@@ -35,17 +35,24 @@ static struct rcu_map *to_rcu_map(struct kvbench_backend *b)
 	return container_of(b, struct rcu_map, base);
 }
 
-/* Find @key under rcu_read_lock() or the writers' lock. */
+/*
+ * Find @key under rcu_read_lock() or the writers' lock, counting in
+ * *@walked the items looked at (the whole chain when it is not there).
+ */
 static struct kvbench_item *rcu_find(struct rcu_map *m,
-				     const struct kvbench_key *key)
+				     const struct kvbench_key *key,
+				     unsigned int *walked)
 {
 	struct kvbench_item *item;
 
+	*walked = 0;
 	hlist_for_each_entry_rcu(item,
 				 kvbench_table_bucket(&m->table, key->hash),
-				 node, lockdep_is_held(&m->lock))
+				 node, lockdep_is_held(&m->lock)) {
 		if (kvbench_item_match(item, key))
 			return item;
+		(*walked)++;
+	}
 	return NULL;
 }
 
@@ -76,9 +83,10 @@ static void rcu_get(struct kvbench_backend *b, struct kvbench_req *req)
 {
 	struct rcu_map *m = to_rcu_map(b);
 	struct kvbench_item *item;
+	unsigned int walked;
 
 	rcu_read_lock();
-	item = rcu_find(m, &req->key);
+	item = rcu_find(m, &req->key, &walked);
 	req->result = item ? kvbench_get_fill(&req->get, item) : -ENOENT;
 	rcu_read_unlock();
 }
@@ -89,17 +97,20 @@ static void rcu_set(struct kvbench_backend *b, struct kvbench_req *req)
 	struct kvbench_item *item = req->item;
 	struct kvbench_key key = kvbench_item_key(item);
 	struct kvbench_item *old;
+	unsigned int walked;
 
 	spin_lock(&m->lock);
-	old = rcu_find(m, &key);
+	old = rcu_find(m, &key, &walked);
 	req->result = kvbench_charge(item, old);
 	if (!req->result) {
-		if (old)
+		if (old) {
 			hlist_replace_rcu(&old->node, &item->node);
-		else
+		} else {
 			hlist_add_head_rcu(&item->node,
 					   kvbench_table_bucket(&m->table,
 								key.hash));
+			kvbench_table_linked(&m->table, walked);
+		}
 	}
 	spin_unlock(&m->lock);
 
@@ -111,9 +122,10 @@ static void rcu_del(struct kvbench_backend *b, struct kvbench_req *req)
 {
 	struct rcu_map *m = to_rcu_map(b);
 	struct kvbench_item *item;
+	unsigned int walked;
 
 	spin_lock(&m->lock);
-	item = rcu_find(m, &req->key);
+	item = rcu_find(m, &req->key, &walked);
 	if (item) {
 		hlist_del_rcu(&item->node);
 		kvbench_uncharge(item);
@@ -140,11 +152,19 @@ static int rcu_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 {
 	struct rcu_map *m = to_rcu_map(b);
 
+	struct hlist_head *head = kvbench_table_bucket(&m->table, item->hash);
+
 	spin_lock(&m->lock);
-	hlist_add_head_rcu(&item->node,
-			   kvbench_table_bucket(&m->table, item->hash));
+	kvbench_table_linked(&m->table, kvbench_chain_len(head));
+	hlist_add_head_rcu(&item->node, head);
 	spin_unlock(&m->lock);
 	return 0;
+}
+
+static unsigned long rcu_stat(struct kvbench_backend *b,
+			      enum kvbench_stat stat)
+{
+	return kvbench_table_stat(&to_rcu_map(b)->table, stat);
 }
 
 const struct kvbench_backend_ops kvbench_rcu_ops = {
@@ -157,4 +177,5 @@ const struct kvbench_backend_ops kvbench_rcu_ops = {
 	.del		= rcu_del,
 	.drain		= rcu_drain,
 	.adopt		= rcu_adopt,
+	.stat		= rcu_stat,
 };

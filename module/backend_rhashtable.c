@@ -228,6 +228,25 @@ static int rht_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 	return ret ? -ENOMEM : 0;
 }
 
+/*
+ * Its bucket count, which the table's resizes change: read under RCU, as
+ * readers find the table. The chains are rhashtable's: not counted here
+ * (it grows the table once it is 75% full, so they stay short).
+ */
+static unsigned long rht_stat(struct kvbench_backend *b,
+			      enum kvbench_stat stat)
+{
+	struct rht_map *m = to_rht_map(b);
+	unsigned long size;
+
+	if (stat != KVBENCH_STAT_BUCKETS)
+		return 0;
+	rcu_read_lock();
+	size = rcu_dereference(m->ht.tbl)->size;
+	rcu_read_unlock();
+	return size;
+}
+
 const struct kvbench_backend_ops kvbench_rhashtable_ops = {
 	.name		= "rhashtable",
 	.params		= 0,
@@ -238,4 +257,5 @@ const struct kvbench_backend_ops kvbench_rhashtable_ops = {
 	.del		= rht_del,
 	.drain		= rht_drain,
 	.adopt		= rht_adopt,
+	.stat		= rht_stat,
 };

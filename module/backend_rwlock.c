@@ -64,9 +64,10 @@ static void rwlock_set(struct kvbench_backend *b, struct kvbench_req *req)
 	struct kvbench_item *item = req->item;
 	struct kvbench_key key = kvbench_item_key(item);
 	struct kvbench_item *old;
+	unsigned int walked;
 
 	write_lock(&m->lock);
-	old = kvbench_table_find(&m->table, &key);
+	old = kvbench_table_find_len(&m->table, &key, &walked);
 	req->result = kvbench_charge(item, old);
 	if (!req->result) {
 		if (old) {
@@ -75,6 +76,7 @@ static void rwlock_set(struct kvbench_backend *b, struct kvbench_req *req)
 		} else {
 			hlist_add_head(&item->node,
 				       kvbench_table_bucket(&m->table, key.hash));
+			kvbench_table_linked(&m->table, walked);
 		}
 	}
 	write_unlock(&m->lock);
@@ -115,9 +117,15 @@ static int rwlock_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 	struct rwlock_map *m = to_rwlock_map(b);
 
 	write_lock(&m->lock);
-	hlist_add_head(&item->node, kvbench_table_bucket(&m->table, item->hash));
+	kvbench_table_adopt(&m->table, item);
 	write_unlock(&m->lock);
 	return 0;
+}
+
+static unsigned long rwlock_stat(struct kvbench_backend *b,
+				 enum kvbench_stat stat)
+{
+	return kvbench_table_stat(&to_rwlock_map(b)->table, stat);
 }
 
 const struct kvbench_backend_ops kvbench_rwlock_ops = {
@@ -130,4 +138,5 @@ const struct kvbench_backend_ops kvbench_rwlock_ops = {
 	.del		= rwlock_del,
 	.drain		= rwlock_drain,
 	.adopt		= rwlock_adopt,
+	.stat		= rwlock_stat,
 };

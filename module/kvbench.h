@@ -175,6 +175,8 @@ enum kvbench_stat {
 	KVBENCH_STAT_SLEEPS,		/* times a caller slept for its answer */
 	KVBENCH_STAT_OWNERS,		/* owner threads */
 	KVBENCH_STAT_POLL_NS,		/* ns owners spent polling for work */
+	KVBENCH_STAT_BUCKETS,		/* hash buckets, over every table */
+	KVBENCH_STAT_LONGEST_CHAIN,	/* longest chain a table has had */
 };
 
 /**
@@ -275,19 +277,25 @@ u32 kvbench_hash(const void *data, u32 len);
 /**
  * struct kvbench_table - hash buckets of items, linked through ->node
  * @bits:	log2 of the number of buckets
+ * @longest:	the longest chain a link has made (a high-water mark: an
+ *		unlink does not lower it); written by the table's writer,
+ *		read by anyone (sysfs longest_chain)
  * @buckets:	the chains
  *
  * A table has no lock of its own: each backend documents what protects it.
  */
 struct kvbench_table {
 	unsigned int bits;
+	unsigned int longest;
 	struct hlist_head *buckets;
 };
 
 int kvbench_table_init(struct kvbench_table *t, unsigned int bits);
 void kvbench_table_free(struct kvbench_table *t);
-struct kvbench_item *kvbench_table_find(const struct kvbench_table *t,
-					const struct kvbench_key *key);
+
+struct kvbench_item *kvbench_table_find_len(const struct kvbench_table *t,
+					    const struct kvbench_key *key,
+					    unsigned int *walked);
 void kvbench_table_exec(struct kvbench_table *t, struct kvbench_req *req);
 void kvbench_table_drain(struct kvbench_table *t,
 			 void (*fn)(struct kvbench_item *item, void *arg),
@@ -298,6 +306,31 @@ kvbench_table_bucket(const struct kvbench_table *t, u32 hash)
 {
 	return &t->buckets[hash_32(hash, t->bits)];
 }
+
+/*
+ * An item was linked into a chain that held @others: note the chain's
+ * length. Called by the table's writer, after the link.
+ */
+static inline void kvbench_table_linked(struct kvbench_table *t,
+					unsigned int others)
+{
+	if (others + 1 > t->longest)
+		WRITE_ONCE(t->longest, others + 1);
+}
+
+/* Find @key; the caller excludes writers of the table. */
+static inline struct kvbench_item *
+kvbench_table_find(const struct kvbench_table *t, const struct kvbench_key *key)
+{
+	unsigned int walked;
+
+	return kvbench_table_find_len(t, key, &walked);
+}
+
+unsigned long kvbench_table_stat(const struct kvbench_table *t,
+				 enum kvbench_stat stat);
+unsigned int kvbench_chain_len(const struct hlist_head *head);
+void kvbench_table_adopt(struct kvbench_table *t, struct kvbench_item *item);
 
 /**
  * struct kvbench_owner_msg - requests queued to an owner thread

@@ -96,16 +96,62 @@ void kvbench_table_free(struct kvbench_table *t)
 	t->buckets = NULL;
 }
 
-/* Find @key; the caller excludes writers of the table. */
-struct kvbench_item *kvbench_table_find(const struct kvbench_table *t,
-					const struct kvbench_key *key)
+/*
+ * Find @key, counting in *@walked the items looked at: the whole chain
+ * when @key is not there. The caller excludes writers of the table.
+ */
+struct kvbench_item *kvbench_table_find_len(const struct kvbench_table *t,
+					    const struct kvbench_key *key,
+					    unsigned int *walked)
 {
 	struct kvbench_item *item;
 
-	hlist_for_each_entry(item, kvbench_table_bucket(t, key->hash), node)
+	*walked = 0;
+	hlist_for_each_entry(item, kvbench_table_bucket(t, key->hash), node) {
 		if (kvbench_item_match(item, key))
 			return item;
+		(*walked)++;
+	}
 	return NULL;
+}
+
+/* What a table says of itself: KVBENCH_STAT_BUCKETS, _LONGEST_CHAIN. */
+unsigned long kvbench_table_stat(const struct kvbench_table *t,
+				 enum kvbench_stat stat)
+{
+	switch (stat) {
+	case KVBENCH_STAT_BUCKETS:
+		return 1UL << t->bits;
+	case KVBENCH_STAT_LONGEST_CHAIN:
+		/* Written by the table's writer: marked on both sides. */
+		return READ_ONCE(t->longest);
+	default:
+		return 0;
+	}
+}
+
+/* How many items a chain holds; its table's writer excluded. */
+unsigned int kvbench_chain_len(const struct hlist_head *head)
+{
+	const struct hlist_node *node;
+	unsigned int n = 0;
+
+	hlist_for_each(node, head)
+		n++;
+	return n;
+}
+
+/*
+ * Link @item, during a switch (no reader, no writer), noting its chain:
+ * one walk of the chain per item, so a switch costs the sum of the chain
+ * lengths, about entries x load factor / 2 steps.
+ */
+void kvbench_table_adopt(struct kvbench_table *t, struct kvbench_item *item)
+{
+	struct hlist_head *head = kvbench_table_bucket(t, item->hash);
+
+	kvbench_table_linked(t, kvbench_chain_len(head));
+	hlist_add_head(&item->node, head);
 }
 
 /**
@@ -121,6 +167,7 @@ void kvbench_table_exec(struct kvbench_table *t, struct kvbench_req *req)
 {
 	struct kvbench_item *item;
 	struct kvbench_key key;
+	unsigned int walked;
 
 	switch (req->op) {
 	case KVBENCH_OP_GET:
@@ -130,7 +177,7 @@ void kvbench_table_exec(struct kvbench_table *t, struct kvbench_req *req)
 		break;
 	case KVBENCH_OP_SET:
 		key = kvbench_item_key(req->item);
-		item = kvbench_table_find(t, &key);
+		item = kvbench_table_find_len(t, &key, &walked);
 		req->result = kvbench_charge(req->item, item);
 		if (req->result)
 			break;
@@ -141,6 +188,7 @@ void kvbench_table_exec(struct kvbench_table *t, struct kvbench_req *req)
 		} else {
 			hlist_add_head(&req->item->node,
 				       kvbench_table_bucket(t, key.hash));
+			kvbench_table_linked(t, walked);
 		}
 		break;
 	case KVBENCH_OP_DEL:

@@ -906,7 +906,7 @@ void kvbench_owner_drain(struct kvbench_owner *o,
  */
 void kvbench_owner_adopt(struct kvbench_owner *o, struct kvbench_item *item)
 {
-	hlist_add_head(&item->node, kvbench_table_bucket(&o->table, item->hash));
+	kvbench_table_adopt(&o->table, item);
 }
 
 /* @count less its baseline (see kvbench_owner_reset_stats()). */
@@ -942,7 +942,7 @@ unsigned long kvbench_owner_stat(struct kvbench_owner *o,
 	case KVBENCH_STAT_POLL_NS:
 		return owner_count(&o->polled_ns, &o->polled_base);
 	default:
-		return 0;
+		return kvbench_table_stat(&o->table, stat);
 	}
 }
 

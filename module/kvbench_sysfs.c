@@ -207,6 +207,28 @@ static ssize_t poll_us_show(struct device *dev,
 }
 static DEVICE_ATTR_RO(poll_us);
 
+/*
+ * Entries per bucket, with two decimals: the mean chain a GET of a
+ * present key walks half of, and a miss all of. Read from the limit's
+ * entry count and the backend's bucket count, neither a walk.
+ */
+static ssize_t load_factor_show(struct device *dev,
+				struct device_attribute *attr, char *buf)
+{
+	unsigned long buckets = kvbench_backend_stat1(KVBENCH_STAT_BUCKETS);
+	unsigned long x100 = 0;
+
+	if (buckets)
+		x100 = kvbench_entries() * 100 / buckets;
+	return sysfs_emit(buf, "%lu.%02lu\n", x100 / 100, x100 % 100);
+}
+static DEVICE_ATTR_RO(load_factor);
+
+static struct dev_ext_attribute dev_attr_longest_chain = {
+	__ATTR(longest_chain, 0444, kvbench_backend_stat_show, NULL),
+	(void *)KVBENCH_STAT_LONGEST_CHAIN
+};
+
 static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 			   const char *buf, size_t count)
 {
@@ -262,6 +284,8 @@ static struct attribute *kvbench_attrs[] = {
 	&dev_attr_sleeps.attr.attr,
 	&dev_attr_owners.attr.attr,
 	&dev_attr_poll_us.attr,
+	&dev_attr_load_factor.attr,
+	&dev_attr_longest_chain.attr.attr,
 	&dev_attr_reset.attr,
 	NULL,
 };

@@ -865,6 +865,84 @@ TEST_F(kvbench, tiny_hash_table)
 	}
 }
 
+/* load_factor, as the module prints it: x100, e.g. "2.00" is 200. */
+static unsigned long long load_x100(void)
+{
+	unsigned int whole, frac;
+	char buf[32];
+
+	if (sysfs_read(KVB_ATTR("load_factor"), buf, sizeof(buf)) ||
+	    sscanf(buf, "%u.%2u", &whole, &frac) != 2)
+		return ~0ULL;
+	return whole * 100ULL + frac;
+}
+
+/*
+ * load_factor and longest_chain after known inserts: 64 keys into tables
+ * of 16 buckets (hash_bits 4; kthread-percpu: one table per owner), then
+ * the same keys moved by a rebuild into tables of 64 (hash_bits 6), then
+ * deleted. The load factor is the keys over every table's buckets; the
+ * longest chain holds at least the keys over the buckets (pigeonhole) and
+ * at most every key, is counted both when a SET adds a key and when a
+ * rebuild moves one, and a DEL does not lower it. rhashtable sizes its
+ * own table (under 75% full) and counts no chains.
+ */
+#define LOAD_KEYS	64
+
+static void check_load(struct __test_metadata *_metadata, bool chains,
+		       unsigned long long tables, unsigned int bits,
+		       unsigned long long keys, unsigned long long at_least)
+{
+	unsigned long long buckets = tables << bits, longest;
+
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("longest_chain"), &longest));
+	if (!chains) {
+		EXPECT_GT(100ULL, load_x100()) TH_LOG("%llu keys", keys);
+		EXPECT_EQ(0ULL, longest);
+		return;
+	}
+	EXPECT_EQ(keys * 100 / buckets, load_x100())
+		TH_LOG("%llu keys, %llu buckets", keys, buckets);
+	EXPECT_LE(at_least, longest);
+	EXPECT_GE(LOAD_KEYS + 0ULL, longest);
+}
+
+TEST_F(kvbench, load_factor)
+{
+	bool chains = strcmp(variant->backend, "rhashtable");
+	unsigned long long e0, owners, tables, longest, after;
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned int i, klen;
+
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), 4));
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("entries"), &e0));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("owners"), &owners));
+	tables = strcmp(variant->backend, "kthread-percpu") ? 1 : owners;
+	use_bulk(&self->keys, LOAD_KEYS);
+	for (i = 0; i < LOAD_KEYS; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		ASSERT_EQ(0, kvb_set(self->fd, key, klen, "v", 1));
+	}
+	check_load(_metadata, chains, tables, 4, e0 + LOAD_KEYS,
+		   (LOAD_KEYS + (tables << 4) - 1) / (tables << 4));
+
+	/* A rebuild moves every key: the new tables count their chains. */
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), 6));
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	check_load(_metadata, chains, tables, 6, e0 + LOAD_KEYS, 1);
+
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("longest_chain"), &longest));
+	for (i = 0; i < LOAD_KEYS; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		ASSERT_EQ(0, kvb_del(self->fd, key, klen));
+	}
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("longest_chain"), &after));
+	EXPECT_EQ(longest, after);
+	if (chains)
+		EXPECT_EQ(e0 * 100 / (tables << 6), load_x100());
+}
+
 TEST_F(kvbench, del_then_get_enoent)
 {
 	char key[KVBENCH_KEY_MAX + 1];

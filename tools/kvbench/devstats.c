@@ -21,6 +21,12 @@
 
 enum { GAUGE, COUNTER, TEXT };
 
+/*
+ * A load factor above this is an overfull table (Documentation/kvbench.rst,
+ * "A table's size"): GETs walk chains the table was not sized for.
+ */
+#define KVB_LOAD_WARN	2.0
+
 /* The files Documentation/ABI/testing/sysfs-class-misc-kvbench describes. */
 static const struct {
 	const char *group;
@@ -31,6 +37,8 @@ static const struct {
 	{ "backend", "backend", TEXT, "the backend serving the map" },
 	{ "map", "entries", GAUGE, "keys in the map" },
 	{ "map", "bytes", GAUGE, "bytes charged to max_bytes (key + value + 64 per entry)" },
+	{ "map", "load_factor", GAUGE, "keys per hash bucket" },
+	{ "map", "longest_chain", GAUGE, "longest hash chain the table has had" },
 	{ "operations", "gets", COUNTER, "GETs (hits + misses)" },
 	{ "operations", "hits", COUNTER, "GETs that found their key" },
 	{ "operations", "misses", COUNTER, "GETs that did not (ENOENT)" },
@@ -211,7 +219,7 @@ static void line(FILE *out, const char *name, const char *value,
 	char buf[512];
 	int n;
 
-	n = snprintf(buf, sizeof(buf), "%-12s %14s", name, value);
+	n = snprintf(buf, sizeof(buf), "%-13s %13s", name, value);
 	if (rates && n < (int)sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - n, " %12s", rate);
 	if (what && *what && n < (int)sizeof(buf))
@@ -250,7 +258,8 @@ void kvb_sysfs_print(FILE *out, const char *dir, const struct kvb_sysfs_snap *cu
 {
 	const struct kvb_sysfs_file *gets = find_file(cur, "gets");
 	const struct kvb_sysfs_file *hits = find_file(cur, "hits");
-	double g_v, h_v;
+	const struct kvb_sysfs_file *load = find_file(cur, "load_factor");
+	double g_v, h_v, l_v;
 	int g, i, k;
 
 	fprintf(out, "# kvbench stats: %s\n", dir);
@@ -272,6 +281,14 @@ void kvb_sysfs_print(FILE *out, const char *dir, const struct kvb_sysfs_snap *cu
 				first = 0;
 				print_file(out, f, cur, prev);
 			}
+		}
+		if (!strcmp(groups[g], "map") && load &&
+		    number(load->value, &l_v) && l_v > KVB_LOAD_WARN) {
+			char v[32];
+
+			snprintf(v, sizeof(v), "%.2f", l_v);
+			line(out, "warning", v, "", !!prev,
+			     "keys per bucket: the table is overfull; raise hash_bits or use rhashtable");
 		}
 		if (!strcmp(groups[g], "operations") && gets && hits &&
 		    number(gets->value, &g_v) && number(hits->value, &h_v) && g_v > 0) {

@@ -1718,6 +1718,7 @@ static void test_stats_cmd(const char *k)
 		{ "sets", "10\n" }, { "dels", "0\n" }, { "batches", "3\n" },
 		{ "queue_hwm", "7\n" }, { "drain_mean", "3.25\n" }, { "queue_full", "2\n" },
 		{ "owners", "2\n" }, { "poll_us", "450000\n" },
+		{ "load_factor", "4.25\n" }, { "longest_chain", "11\n" },
 		{ "uevent", "MAJOR=10\nMINOR=122\nDEVNAME=kvbench\n" },
 		{ "future_file", "42\n" },
 	};
@@ -1741,8 +1742,8 @@ static void test_stats_cmd(const char *k)
 	good &= !mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/subsystem", dir);
 	good &= !symlink("/nonexistent", path);
-	ok(good && !kvb_sysfs_read(dir, &a, err, sizeof(err)) && a.n == 17,
-	   "stats: reads the 17 regular files, not the directory or the link");
+	ok(good && !kvb_sysfs_read(dir, &a, err, sizeof(err)) && a.n == 19,
+	   "stats: reads the 19 regular files, not the directory or the link");
 	f = open_memstream(&buf, &len);
 	kvb_sysfs_print(f, dir, &a, NULL);
 	fclose(f);
@@ -1754,7 +1755,7 @@ static void test_stats_cmd(const char *k)
 	   strstr(buf, "drain_mean             3.25") && g && h && bt && g < h && h < bt,
 	   "stats: grouped and labelled, counters in the ABI document's order");
 	ok(strstr(buf, "hit rate              90.0%  hits / gets") &&
-	   strstr(buf, "uevent       MAJOR=10 MINOR=122 DEVNAME=kvbench\n") &&
+	   strstr(buf, "uevent        MAJOR=10 MINOR=122 DEVNAME=kvbench\n") &&
 	   strstr(buf, "[other]\nfuture_file              42\n") &&
 	   strstr(buf, "reset                     -  write 1 to zero the counters") &&
 	   !strstr(buf, "power") && !strstr(buf, "subsystem") && !strstr(buf, "/s "),
@@ -1763,9 +1764,25 @@ static void test_stats_cmd(const char *k)
 			"poll_us              450000  microseconds the owners spun") &&
 	   strstr(buf, "\n\n[owner queues]\n"),
 	   "stats: the owner threads and their polling, grouped before their queues");
+	ok(strstr(buf, "\nload_factor            4.25  keys per hash bucket\n"
+			"longest_chain            11  longest hash chain the table has had\n"
+			"warning                4.25  keys per bucket: the table is overfull;") &&
+	   strstr(buf, "longest_chain") < strstr(buf, "[operations]"),
+	   "stats: load factor and longest chain with the map, a warning above 2.00");
 	free(buf);
+	good = !put(dir, "load_factor", "2.00\n", 0444) &&
+	       !kvb_sysfs_read(dir, &b, err, sizeof(err));
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_sysfs_print(f, dir, &b, NULL);
+	fclose(f);
+	ok(good && strstr(buf, "load_factor            2.00") && !strstr(buf, "warning"),
+	   "stats: no warning at a load factor of 2.00");
+	free(buf);
+	kvb_sysfs_free(&b);
 
-	good = !put(dir, "gets", "800\n", 0444) && !put(dir, "entries", "2000\n", 0444) &&
+	good = !put(dir, "load_factor", "4.25\n", 0444) &&
+	       !put(dir, "gets", "800\n", 0444) && !put(dir, "entries", "2000\n", 0444) &&
 	       !put(dir, "queue_full", "1\n", 0444) && !put(dir, "poll_us", "1350000\n", 0444) &&
 	       !put(dir, "owners", "1\n", 0444) && !kvb_sysfs_read(dir, &b, err, sizeof(err));
 	b.time = a.time + 2;
