@@ -83,8 +83,8 @@ readonly -a STUDIES=(
 	"uring|side study: io_uring at qd 1, 16, 64 against ioctls, BATCH(64) and the NOP floor (GET)||-b nop,rwlock,rcu,kthread,kthread-percpu,combining -m get -t @N --io both --qd 1,16,64 --batch 1,64 --json @OUT/uring.json"
 	"zipf|side study: zipf(0.99) keys against uniform (90:10)||-b kernel -m 90:10 -t @N --dist zipf --json @OUT/zipf.json"
 	"idle|side study: CPU used by idle owner threads (10 s, no requests)||"
-	"keys-1000|side study: GET with 1000 keys (hash_bits sized by kvbench: 10)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000 --json @OUT/keys-1000.json"
-	"keys-1000000|side study: GET with 1000000 keys (hash_bits sized by kvbench: 20)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000000 --json @OUT/keys-1000000.json"
+	"keys-1000|side study: GET with 1000 keys (hash_bits sized by kvbench: 10)||-b kernel -m get -t @N -k 1000 --json @OUT/keys-1000.json"
+	"keys-1000000|side study: GET with 1000000 keys (hash_bits sized by kvbench: 20)||-b kernel -m get -t @N -k 1000000 --json @OUT/keys-1000000.json"
 	"keys-1000000-default|side study: what an overfull table at the default hash_bits costs (GET, 1000000 keys, --keep-hash-bits)||-b rwlock,rcu,rhashtable -m get -t @N -k 1000000 --keep-hash-bits --json @OUT/keys-1000000-default.json"
 	"uring-sqpoll|side study: io_uring with SQPOLL, an SQ thread per ring (GET)||-b nop,rcu,kthread -m get -t @N --io uring --qd 1,16,64 --sqpoll --json @OUT/uring-sqpoll.json"
 )
