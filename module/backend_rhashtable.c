@@ -229,20 +229,26 @@ static int rht_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 }
 
 /*
- * Its bucket count, which the table's resizes change: read under RCU, as
- * readers find the table. The chains are rhashtable's: not counted here
+ * Its bucket count, which the table's resizes change: that of the newest
+ * table (during a resize, the one new keys go to), read under RCU as
+ * readers find the tables. The chains are rhashtable's: not counted here
  * (it grows the table once it is 75% full, so they stay short).
  */
 static unsigned long rht_stat(struct kvbench_backend *b,
 			      enum kvbench_stat stat)
 {
 	struct rht_map *m = to_rht_map(b);
+	struct bucket_table *tbl, *next;
 	unsigned long size;
 
 	if (stat != KVBENCH_STAT_BUCKETS)
 		return 0;
 	rcu_read_lock();
-	size = rcu_dereference(m->ht.tbl)->size;
+	tbl = rcu_dereference(m->ht.tbl);
+	/* Finite: each table links at most one newer one. */
+	while ((next = rcu_dereference(tbl->future_tbl)))
+		tbl = next;
+	size = tbl->size;
 	rcu_read_unlock();
 	return size;
 }

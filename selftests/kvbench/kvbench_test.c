@@ -897,7 +897,8 @@ static void check_load(struct __test_metadata *_metadata, bool chains,
 
 	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("longest_chain"), &longest));
 	if (!chains) {
-		EXPECT_GT(100ULL, load_x100()) TH_LOG("%llu keys", keys);
+		/* Under 75%, or just over while the table grows. */
+		EXPECT_GE(100ULL, load_x100()) TH_LOG("%llu keys", keys);
 		EXPECT_EQ(0ULL, longest);
 		return;
 	}
