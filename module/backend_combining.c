@@ -443,6 +443,11 @@ static int comb_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 	return 0;
 }
 
+static void comb_adopted(struct kvbench_backend *b)
+{
+	kvbench_table_recount(&to_comb_map(b)->table);
+}
+
 static void comb_sum(struct comb_map *m, struct comb_stats *sum)
 {
 	const struct comb_stats *c;
@@ -516,6 +521,7 @@ const struct kvbench_backend_ops kvbench_combining_ops = {
 	.batch		= comb_batch,
 	.drain		= comb_drain,
 	.adopt		= comb_adopt,
+	.adopted	= comb_adopted,
 	.stat		= comb_stat,
 	.reset_stats	= comb_reset_stats,
 	.submit		= comb_submit,

@@ -90,6 +90,11 @@ static int kthread_map_adopt(struct kvbench_backend *b,
 	return 0;
 }
 
+static void kthread_map_adopted(struct kvbench_backend *b)
+{
+	kvbench_owner_adopted(&to_kthread_map(b)->owner);
+}
+
 static unsigned long kthread_map_stat(struct kvbench_backend *b,
 				      enum kvbench_stat stat)
 {
@@ -112,6 +117,7 @@ const struct kvbench_backend_ops kvbench_kthread_ops = {
 	.batch		= kthread_map_batch,
 	.drain		= kthread_map_drain,
 	.adopt		= kthread_map_adopt,
+	.adopted	= kthread_map_adopted,
 	.stat		= kthread_map_stat,
 	.reset_stats	= kthread_map_reset_stats,
 	.submit		= kthread_map_submit,

@@ -185,6 +185,15 @@ static int percpu_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 	return 0;
 }
 
+static void percpu_adopted(struct kvbench_backend *b)
+{
+	struct percpu_map *m = to_percpu_map(b);
+	unsigned int i;
+
+	for (i = 0; i < m->nr; i++)
+		kvbench_owner_adopted(&m->owners[i]);
+}
+
 static unsigned long percpu_stat(struct kvbench_backend *b,
 				 enum kvbench_stat stat)
 {
@@ -224,6 +233,7 @@ const struct kvbench_backend_ops kvbench_kthread_percpu_ops = {
 	.batch		= percpu_batch,
 	.drain		= percpu_drain,
 	.adopt		= percpu_adopt,
+	.adopted	= percpu_adopted,
 	.stat		= percpu_stat,
 	.reset_stats	= percpu_reset_stats,
 	.submit		= percpu_submit,

@@ -152,13 +152,17 @@ static int rcu_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 {
 	struct rcu_map *m = to_rcu_map(b);
 
-	struct hlist_head *head = kvbench_table_bucket(&m->table, item->hash);
-
 	spin_lock(&m->lock);
-	kvbench_table_linked(&m->table, kvbench_chain_len(head));
-	hlist_add_head_rcu(&item->node, head);
+	hlist_add_head_rcu(&item->node,
+			   kvbench_table_bucket(&m->table, item->hash));
 	spin_unlock(&m->lock);
 	return 0;
+}
+
+/* After a switch: no reader, no writer (see rcu_drain()). */
+static void rcu_adopted(struct kvbench_backend *b)
+{
+	kvbench_table_recount(&to_rcu_map(b)->table);
 }
 
 static unsigned long rcu_stat(struct kvbench_backend *b,
@@ -177,5 +181,6 @@ const struct kvbench_backend_ops kvbench_rcu_ops = {
 	.del		= rcu_del,
 	.drain		= rcu_drain,
 	.adopt		= rcu_adopt,
+	.adopted	= rcu_adopted,
 	.stat		= rcu_stat,
 };

@@ -122,6 +122,11 @@ static int rwlock_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 	return 0;
 }
 
+static void rwlock_adopted(struct kvbench_backend *b)
+{
+	kvbench_table_recount(&to_rwlock_map(b)->table);
+}
+
 static unsigned long rwlock_stat(struct kvbench_backend *b,
 				 enum kvbench_stat stat)
 {
@@ -138,5 +143,6 @@ const struct kvbench_backend_ops kvbench_rwlock_ops = {
 	.del		= rwlock_del,
 	.drain		= rwlock_drain,
 	.adopt		= rwlock_adopt,
+	.adopted	= rwlock_adopted,
 	.stat		= rwlock_stat,
 };

@@ -203,6 +203,9 @@ enum kvbench_stat {
  *		then never moves its items into a map of its own kind (see
  *		kvbench_switch()), and a failed switch hands them back to a
  *		map whose @adopt cannot fail.
+ * @adopted:	optional: a switch has linked every item it moved with @adopt
+ *		(or given them back), still with no operation in flight; may
+ *		sleep. For what adopt does not count (the longest chain).
  * @stat:	optional: the value of a backend-specific statistic, summed
  *		over its queues (QUEUE_HWM: the largest), 0 for those it
  *		does not keep
@@ -234,6 +237,7 @@ struct kvbench_backend_ops {
 		      void (*fn)(struct kvbench_item *item, void *arg),
 		      void *arg);
 	int (*adopt)(struct kvbench_backend *b, struct kvbench_item *item);
+	void (*adopted)(struct kvbench_backend *b);
 	unsigned long (*stat)(struct kvbench_backend *b, enum kvbench_stat stat);
 	void (*reset_stats)(struct kvbench_backend *b);
 	int (*submit)(struct kvbench_backend *b, struct kvbench_owner_msg *msg);
@@ -329,8 +333,8 @@ kvbench_table_find(const struct kvbench_table *t, const struct kvbench_key *key)
 
 unsigned long kvbench_table_stat(const struct kvbench_table *t,
 				 enum kvbench_stat stat);
-unsigned int kvbench_chain_len(const struct hlist_head *head);
 void kvbench_table_adopt(struct kvbench_table *t, struct kvbench_item *item);
+void kvbench_table_recount(struct kvbench_table *t);
 
 /**
  * struct kvbench_owner_msg - requests queued to an owner thread
@@ -488,6 +492,7 @@ void kvbench_owner_drain(struct kvbench_owner *o,
 			 void (*fn)(struct kvbench_item *item, void *arg),
 			 void *arg);
 void kvbench_owner_adopt(struct kvbench_owner *o, struct kvbench_item *item);
+void kvbench_owner_adopted(struct kvbench_owner *o);
 unsigned long kvbench_owner_stat(struct kvbench_owner *o,
 				 enum kvbench_stat stat);
 void kvbench_owner_reset_stats(struct kvbench_owner *o);

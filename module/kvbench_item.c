@@ -130,28 +130,39 @@ unsigned long kvbench_table_stat(const struct kvbench_table *t,
 	}
 }
 
-/* How many items a chain holds; its table's writer excluded. */
-unsigned int kvbench_chain_len(const struct hlist_head *head)
-{
-	const struct hlist_node *node;
-	unsigned int n = 0;
-
-	hlist_for_each(node, head)
-		n++;
-	return n;
-}
-
-/*
- * Link @item, during a switch (no reader, no writer), noting its chain:
- * one walk of the chain per item, so a switch costs the sum of the chain
- * lengths, about entries x load factor / 2 steps.
- */
+/* Link @item during a switch: no reader, no writer. */
 void kvbench_table_adopt(struct kvbench_table *t, struct kvbench_item *item)
 {
-	struct hlist_head *head = kvbench_table_bucket(t, item->hash);
+	hlist_add_head(&item->node, kvbench_table_bucket(t, item->hash));
+}
 
-	kvbench_table_linked(t, kvbench_chain_len(head));
-	hlist_add_head(&item->node, head);
+/* Buckets, and items, a recount walks between two scheduling points. */
+#define KVBENCH_RECOUNT_BATCH	256
+
+/*
+ * Count the longest chain anew, once a switch has moved every item in (no
+ * reader, no writer): one walk of the table, not one of a chain per item,
+ * which into an overfull table would cost entries squared over buckets.
+ */
+void kvbench_table_recount(struct kvbench_table *t)
+{
+	const struct hlist_node *node;
+	unsigned int n, longest = 0;
+	unsigned long seen = 0;
+	size_t i;
+
+	for (i = 0; i < (1UL << t->bits); i++) {
+		n = 0;
+		hlist_for_each(node, &t->buckets[i]) {
+			n++;
+			if (++seen % KVBENCH_RECOUNT_BATCH == 0)
+				cond_resched();
+		}
+		longest = max(longest, n);
+		if (i % KVBENCH_RECOUNT_BATCH == 0)
+			cond_resched();
+	}
+	WRITE_ONCE(t->longest, longest);
 }
 
 /**

@@ -290,6 +290,9 @@ static int kvbench_switch(const struct kvbench_backend_ops *ops)
 		}
 		swap(old, new);
 	}
+	/* The map in place has every item: it may count what they make. */
+	if (new->ops->adopted)
+		new->ops->adopted(new);
 	kvbench.backend = new;
 	WRITE_ONCE(kvbench.queues, !!new->ops->submit);
 	percpu_up_write(&kvbench.switch_sem);

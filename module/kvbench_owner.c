@@ -909,6 +909,12 @@ void kvbench_owner_adopt(struct kvbench_owner *o, struct kvbench_item *item)
 	kvbench_table_adopt(&o->table, item);
 }
 
+/* Every item is in, no request in flight (as for kvbench_owner_adopt()). */
+void kvbench_owner_adopted(struct kvbench_owner *o)
+{
+	kvbench_table_recount(&o->table);
+}
+
 /* @count less its baseline (see kvbench_owner_reset_stats()). */
 static unsigned long owner_count(const unsigned long *count,
 				 const unsigned long *base)
