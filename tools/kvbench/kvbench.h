@@ -566,6 +566,27 @@ void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
 void kvb_json_str(FILE *f, const char *s);
 void kvb_print_version(FILE *f);
 
+/* json.c: the reader of the tool's own JSON reports */
+enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
+
+struct jnode {
+	enum jtype type;
+	double num;		/* J_NUM; J_BOOL: 0 or 1 */
+	char *str;		/* J_STR */
+	char *key;		/* the member's name, in an object */
+	struct jnode *kids;	/* J_ARR, J_OBJ */
+	int nkids;
+};
+
+/* 0, or -1 with "line L, column C: what" in err (and *root empty). */
+int kvb_json_parse(const char *text, struct jnode *root, char *err,
+		   size_t errlen);
+void kvb_json_free(struct jnode *n);
+/* obj's member key when it has that type, else NULL */
+const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
+				 enum jtype type);
+char *kvb_slurp(const char *path, char *err, size_t errlen);
+
 /* compare.c: kvbench compare OLD.json NEW.json */
 int kvb_compare_main(int argc, char **argv);
 int kvb_compare_text(FILE *f, const char *old_json, const char *new_json,

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench: a small strict JSON reader for the tool's own reports (compare,
+ * report, plot). It knows nothing beyond RFC 8259: no comments, no trailing
+ * commas, no NaN. A document is parsed into a tree of struct jnode.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvbench.h"
+
+#define JSON_MAX_DEPTH	64
+
+struct jparser {
+	const char *start, *s;
+	char *err;
+	size_t errlen;
+};
+
+static int jfail(struct jparser *jp, const char *what)
+{
+	const char *c;
+	int line = 1, col = 1;
+
+	if (jp->err[0])
+		return -1;
+	for (c = jp->start; c < jp->s; c++) {
+		col++;
+		if (*c == '\n') {
+			line++;
+			col = 1;
+		}
+	}
+	snprintf(jp->err, jp->errlen, "line %d, column %d: %s", line, col, what);
+	return -1;
+}
+
+static void jskip(struct jparser *jp)
+{
+	while (*jp->s == ' ' || *jp->s == '\t' || *jp->s == '\n' || *jp->s == '\r')
+		jp->s++;
+}
+
+void kvb_json_free(struct jnode *n)
+{
+	int i;
+
+	for (i = 0; i < n->nkids; i++)
+		kvb_json_free(&n->kids[i]);
+	free(n->kids);
+	free(n->str);
+	free(n->key);
+	memset(n, 0, sizeof(*n));
+}
+
+static int hex4(const char *s, unsigned int *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < 4; i++) {
+		char c = s[i];
+
+		*v <<= 4;
+		if (c >= '0' && c <= '9')
+			*v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			*v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			*v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+/* A string into *out (malloc'ed, UTF-8); \u escapes of the BMP only. */
+static int jparse_string(struct jparser *jp, char **out)
+{
+	const char *s = jp->s + 1;
+	size_t cap = 16, len = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return jfail(jp, "out of memory");
+	for (;;) {
+		unsigned int c = (unsigned char)*s;
+
+		if (len + 4 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				return jfail(jp, "out of memory");
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		if (c == '"')
+			break;
+		jp->s = s;
+		if (!c) {
+			free(buf);
+			return jfail(jp, "unterminated string");
+		}
+		if (c < 0x20) {
+			free(buf);
+			return jfail(jp, "control character in a string");
+		}
+		s++;
+		if (c != '\\') {
+			buf[len++] = c;
+			continue;
+		}
+		c = (unsigned char)*s++;
+		switch (c) {
+		case '"': case '\\': case '/':
+			buf[len++] = c;
+			break;
+		case 'b':
+			buf[len++] = '\b';
+			break;
+		case 'f':
+			buf[len++] = '\f';
+			break;
+		case 'n':
+			buf[len++] = '\n';
+			break;
+		case 'r':
+			buf[len++] = '\r';
+			break;
+		case 't':
+			buf[len++] = '\t';
+			break;
+		case 'u':
+			if (hex4(s, &c) || (c >= 0xd800 && c <= 0xdfff) || !c) {
+				free(buf);
+				return jfail(jp, "bad or unsupported \\u escape");
+			}
+			s += 4;
+			if (c < 0x80) {
+				buf[len++] = c;
+			} else if (c < 0x800) {
+				buf[len++] = 0xc0 | (c >> 6);
+				buf[len++] = 0x80 | (c & 0x3f);
+			} else {
+				buf[len++] = 0xe0 | (c >> 12);
+				buf[len++] = 0x80 | ((c >> 6) & 0x3f);
+				buf[len++] = 0x80 | (c & 0x3f);
+			}
+			break;
+		default:
+			free(buf);
+			return jfail(jp, "bad escape in a string");
+		}
+	}
+	buf[len] = 0;
+	jp->s = s + 1;
+	*out = buf;
+	return 0;
+}
+
+/* The JSON number grammar, strictly: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int jparse_number(struct jparser *jp, double *v)
+{
+	const char *s = jp->s;
+	char *end;
+
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return jfail(jp, "expected a value");
+	if (*s == '.') {
+		if (*++s < '0' || *s > '9')
+			return jfail(jp, "expected a digit after '.'");
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return jfail(jp, "expected a digit in the exponent");
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	errno = 0;
+	*v = strtod(jp->s, &end);
+	if (end != s || !isfinite(*v))
+		return jfail(jp, "number out of range");
+	jp->s = s;
+	return 0;
+}
+
+static int jparse_value(struct jparser *jp, struct jnode *n, int depth);
+
+static int jparse_container(struct jparser *jp, struct jnode *n, int depth)
+{
+	int object = *jp->s == '{';
+	char close = object ? '}' : ']';
+	int cap = 0;
+
+	n->type = object ? J_OBJ : J_ARR;
+	jp->s++;
+	jskip(jp);
+	if (*jp->s == close) {
+		jp->s++;
+		return 0;
+	}
+	for (;;) {
+		struct jnode *kid;
+		char *key = NULL;
+
+		if (object) {
+			if (*jp->s != '"')
+				return jfail(jp, "expected a member name");
+			if (jparse_string(jp, &key))
+				return -1;
+			jskip(jp);
+			if (*jp->s != ':') {
+				free(key);
+				return jfail(jp, "expected ':'");
+			}
+			jp->s++;
+		}
+		if (n->nkids == cap) {
+			struct jnode *nk;
+
+			cap = cap ? 2 * cap : 8;
+			nk = realloc(n->kids, cap * sizeof(*nk));
+			if (!nk) {
+				free(key);
+				return jfail(jp, "out of memory");
+			}
+			n->kids = nk;
+		}
+		kid = &n->kids[n->nkids++];
+		memset(kid, 0, sizeof(*kid));
+		kid->key = key;
+		if (jparse_value(jp, kid, depth + 1))
+			return -1;
+		jskip(jp);
+		if (*jp->s == close) {
+			jp->s++;
+			return 0;
+		}
+		if (*jp->s != ',')
+			return jfail(jp, object ? "expected ',' or '}'" : "expected ',' or ']'");
+		jp->s++;
+		jskip(jp);
+	}
+}
+
+static int jparse_value(struct jparser *jp, struct jnode *n, int depth)
+{
+	static const struct {
+		const char *word;
+		enum jtype type;
+		double num;
+	} words[] = {
+		{ "null", J_NULL, 0 }, { "true", J_BOOL, 1 }, { "false", J_BOOL, 0 },
+	};
+	size_t i;
+
+	if (depth > JSON_MAX_DEPTH)
+		return jfail(jp, "nested too deep");
+	jskip(jp);
+	switch (*jp->s) {
+	case '{':
+	case '[':
+		return jparse_container(jp, n, depth);
+	case '"':
+		n->type = J_STR;
+		return jparse_string(jp, &n->str);
+	case 0:
+		return jfail(jp, "unexpected end of input");
+	}
+	for (i = 0; i < ARRAY_SIZE(words); i++) {
+		size_t len = strlen(words[i].word);
+
+		if (!strncmp(jp->s, words[i].word, len)) {
+			n->type = words[i].type;
+			n->num = words[i].num;
+			jp->s += len;
+			return 0;
+		}
+	}
+	n->type = J_NUM;
+	return jparse_number(jp, &n->num);
+}
+
+/* Parse text into *root; 0, or -1 with a message in err. */
+int kvb_json_parse(const char *text, struct jnode *root, char *err, size_t errlen)
+{
+	struct jparser jp = { text, text, err, errlen };
+
+	err[0] = 0;
+	memset(root, 0, sizeof(*root));
+	if (jparse_value(&jp, root, 0))
+		goto fail;
+	jskip(&jp);
+	if (*jp.s) {
+		jfail(&jp, "text after the JSON value");
+		goto fail;
+	}
+	return 0;
+fail:
+	kvb_json_free(root);
+	return -1;
+}
+
+const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
+				 enum jtype type)
+{
+	int i;
+
+	if (!obj || obj->type != J_OBJ)
+		return NULL;
+	for (i = 0; i < obj->nkids; i++)
+		if (!strcmp(obj->kids[i].key, key))
+			return obj->kids[i].type == type ? &obj->kids[i] : NULL;
+	return NULL;
+}
+
+/* The whole file at path, NUL-terminated; NULL with a message in err. */
+char *kvb_slurp(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	size_t cap = 65536, len = 0, got;
+	char *buf = NULL, *nb;
+
+	if (!f) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		nb = realloc(buf, cap + 1);
+		if (!nb) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		buf = nb;
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (len < cap)
+			break;
+		cap *= 2;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "read error");
+		goto fail;
+	}
+	fclose(f);
+	buf[len] = 0;
+	if (strlen(buf) != len) {
+		snprintf(err, errlen, "a NUL byte: not JSON");
+		free(buf);
+		return NULL;
+	}
+	return buf;
+fail:
+	free(buf);
+	fclose(f);
+	return NULL;
+}
