@@ -8,7 +8,8 @@
 #                   every commit passes (tools/vm/check.sh says which set
 #                   of suites runs on which kernel)
 #   make check-long the longer tier: the full set on every kernel, the
-#                   fuzzer and the load/unload cycles at their own lengths
+#                   fuzzer and the load/unload cycles at their own lengths,
+#                   the VM runner's own --out test
 #   make bench      build everything and run the benchmark
 #   make profile    one benchmark case under perf in the guest; the report
 #                   comes back to results/ (PROFILE_ARGS="-b rcu -m get
