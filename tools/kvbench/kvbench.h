@@ -234,6 +234,44 @@ struct kvb_summary {
 };
 
 /*
+ * hist.c: a log-linear latency histogram (HdrHistogram's layout) of
+ * nanoseconds. 2^KVB_HIST_SUB_BITS buckets per power of two: a value read
+ * back is within 1 / KVB_HIST_SUB of the exact one (KVB_HIST_PRECISION).
+ */
+#define KVB_HIST_SUB_BITS	7
+#define KVB_HIST_SUB		128	/* 2^KVB_HIST_SUB_BITS */
+#define KVB_HIST_BUCKETS	(KVB_HIST_SUB * (64 - KVB_HIST_SUB_BITS + 1))
+#define KVB_HIST_PRECISION	(1.0 / KVB_HIST_SUB)
+/* A percentile p is given from n samples when n (1 - p) >= KVB_PCT_TAIL. */
+#define KVB_PCT_TAIL		10
+#define KVB_NPCT		5
+
+struct kvb_hist {
+	__u64 count;
+	__u64 sum;		/* exact, for the mean */
+	__u64 min, max;		/* exact; min ~0 while empty */
+	__u64 counts[KVB_HIST_BUCKETS];
+};
+
+/* What the reports give of a histogram, NAN where unknown or insufficient. */
+struct kvb_lat {
+	unsigned long long samples;
+	double min, mean, max;
+	double pct[KVB_NPCT];	/* at kvb_lat_pcts[]; NAN: too few samples */
+};
+
+extern const double kvb_lat_pcts[KVB_NPCT];
+extern const char * const kvb_lat_pct_names[KVB_NPCT];
+void kvb_hist_init(struct kvb_hist *h);
+unsigned int kvb_hist_index(__u64 v);
+void kvb_hist_bounds(unsigned int i, __u64 *lo, __u64 *hi);
+void kvb_hist_add(struct kvb_hist *h, __u64 v);
+void kvb_hist_merge(struct kvb_hist *dst, const struct kvb_hist *src);
+double kvb_hist_value_at(const struct kvb_hist *h, double pct);
+unsigned long long kvb_pct_min_samples(double pct);
+void kvb_hist_summary(const struct kvb_hist *h, struct kvb_lat *l);
+
+/*
  * The kernel backend's statistics over one case (sysfs, see
  * Documentation/ABI/testing/sysfs-class-misc-kvbench). valid: they were
  * read; reset: the counters were zeroed before the case, so queue_hwm and

@@ -1843,6 +1843,166 @@ static void test_stats_cmd(const char *k)
 	   "stats --help exits 0");
 }
 
+/*
+ * The histogram's percentiles against the exact nearest-rank ones of the
+ * same values (kvb_percentile() over them sorted): never below, at most
+ * KVB_HIST_PRECISION above, at every percentile in pcts. Returns the
+ * largest relative error seen, or -1 when one is out of bounds.
+ */
+static double hist_vs_exact(const struct kvb_hist *h, unsigned int *v, size_t n)
+{
+	static const double pcts[] = { 0, 1, 10, 25, 50, 75, 90, 99, 99.5, 99.9, 99.99, 100 };
+	double worst = 0;
+	size_t i;
+
+	kvb_sort_u32(v, n);
+	for (i = 0; i < ARRAY_SIZE(pcts); i++) {
+		double exact = kvb_percentile(v, n, pcts[i]);
+		double got = kvb_hist_value_at(h, pcts[i]);
+		double rel = (got - exact) / exact;
+
+		if (got < exact || rel > KVB_HIST_PRECISION) {
+			printf("# p%g: %.0f, exact %.0f (%+.4f%%)\n", pcts[i], got, exact,
+			       rel * 100);
+			return -1;
+		}
+		if (rel > worst)
+			worst = rel;
+	}
+	return worst;
+}
+
+static void test_hist(void)
+{
+	struct kvb_hist *h = malloc(sizeof(*h)), *a = malloc(sizeof(*a));
+	struct kvb_hist *b = malloc(sizeof(*b));
+	unsigned int *v = malloc(100000 * sizeof(*v));
+	__u64 rng = 12345, lo, hi, sum = 0, vmin = ~0ULL, vmax = 0;
+	unsigned int i, idx, bad = 0;
+	struct kvb_lat l;
+	double worst;
+
+	if (!h || !a || !b || !v) {
+		free(h);
+		free(a);
+		free(b);
+		free(v);
+		ok(0, "histogram: memory for the tests");
+		return;
+	}
+	/* the layout: every value in its bucket, buckets contiguous, narrow */
+	for (i = 0; i < KVB_HIST_BUCKETS; i++) {
+		kvb_hist_bounds(i, &lo, &hi);
+		if (kvb_hist_index(lo) != i || kvb_hist_index(hi) != i ||
+		    (i && kvb_hist_index(lo - 1) != i - 1) ||
+		    (double)(hi - lo) > lo * KVB_HIST_PRECISION)
+			bad++;
+	}
+	kvb_hist_bounds(KVB_HIST_BUCKETS - 1, &lo, &hi);
+	ok(!bad && hi == ~0ULL && kvb_hist_index(127) == 127 && kvb_hist_index(128) == 128 &&
+	   kvb_hist_index(1ULL << 40) < KVB_HIST_BUCKETS && KVB_HIST_PRECISION == 1.0 / 128,
+	   "histogram: %u buckets cover 0..2^64-1, each at most 1/128 of its lowest value wide",
+	   KVB_HIST_BUCKETS);
+
+	/* 1..100000 ns, uniform, in a shuffled order */
+	kvb_hist_init(h);
+	for (i = 0; i < 100000; i++)
+		v[i] = i + 1;
+	for (i = 99999; i > 0; i--) {
+		unsigned int j = kvb_rand(&rng) % (i + 1), t = v[i];
+
+		v[i] = v[j];
+		v[j] = t;
+	}
+	for (i = 0; i < 100000; i++)
+		kvb_hist_add(h, v[i]);
+	worst = hist_vs_exact(h, v, 100000);
+	ok(worst >= 0 && kvb_hist_value_at(h, 50) >= 50000 &&
+	   kvb_hist_value_at(h, 50) <= 50000 * (1 + 1.0 / 128) &&
+	   kvb_hist_value_at(h, 99.9) >= 99900 && kvb_hist_value_at(h, 100) == 100000,
+	   "histogram of 1..100000 ns: percentiles within 0.78%% of the exact ones (worst %.3f%%)",
+	   worst * 100);
+	kvb_hist_summary(h, &l);
+	ok(l.samples == 100000 && l.min == 1 && l.max == 100000 && l.mean == 50000.5 &&
+	   isfinite(l.pct[3]) && isfinite(l.pct[4]) && kvb_lat_pcts[4] == 99.99,
+	   "histogram: exact count, min, max and mean; p99.99 from 100000 samples");
+
+	/* bimodal: 90% near 1 us, 10% near 1 ms */
+	kvb_hist_init(h);
+	for (i = 0; i < 100000; i++) {
+		v[i] = i % 10 ? 900 + kvb_rand(&rng) % 200 : 900000 + kvb_rand(&rng) % 200000;
+		kvb_hist_add(h, v[i]);
+	}
+	worst = hist_vs_exact(h, v, 100000);
+	ok(worst >= 0 && kvb_hist_value_at(h, 89) < 1200 && kvb_hist_value_at(h, 91) > 800000,
+	   "histogram of a bimodal set (1 us, 1 ms): within 0.78%% (worst %.3f%%)", worst * 100);
+
+	/* 1 ns .. 1 s, log-uniform; two halves merged against all in one */
+	kvb_hist_init(h);
+	kvb_hist_init(a);
+	kvb_hist_init(b);
+	for (i = 0; i < 100000; i++) {
+		v[i] = (unsigned int)llround(pow(10, 9 * kvb_rand_double(&rng)));
+		if (i == 7)
+			v[i] = 1;
+		if (i == 8)
+			v[i] = 1000000000;
+		kvb_hist_add(h, v[i]);
+		kvb_hist_add(i % 3 ? a : b, v[i]);
+		sum += v[i];
+		vmin = v[i] < vmin ? v[i] : vmin;
+		vmax = v[i] > vmax ? v[i] : vmax;
+	}
+	worst = hist_vs_exact(h, v, 100000);
+	ok(worst >= 0 && h->min == 1 && h->max == 1000000000,
+	   "histogram of 1 ns .. 1 s: within 0.78%% at every percentile (worst %.3f%%)",
+	   worst * 100);
+	kvb_hist_merge(a, b);
+	ok(a->count == h->count && a->sum == h->sum && a->sum == sum && a->min == vmin &&
+	   a->max == vmax && !memcmp(a->counts, h->counts, sizeof(h->counts)),
+	   "histogram: merging two parts equals adding everything to one");
+	kvb_hist_init(b);
+	kvb_hist_merge(a, b);
+	kvb_hist_merge(b, h);
+	ok(a->count == h->count && !memcmp(b, h, sizeof(*h)),
+	   "histogram: an empty one merges as nothing, into an empty one as a copy");
+
+	/* the insufficient-sample rule: n (1 - p) >= 10 */
+	ok(kvb_pct_min_samples(50) == 20 && kvb_pct_min_samples(90) == 100 &&
+	   kvb_pct_min_samples(99) == 1000 && kvb_pct_min_samples(99.9) == 10000 &&
+	   kvb_pct_min_samples(99.99) == 100000,
+	   "a percentile p needs n (1 - p) >= 10: 20, 100, 1000, 10000, 100000 samples");
+	kvb_hist_init(h);
+	for (i = 0; i < 23; i++)
+		kvb_hist_add(h, 1000 + i);
+	kvb_hist_summary(h, &l);
+	ok(l.samples == 23 && l.min == 1000 && l.max == 1022 && l.mean == 1011 &&
+	   isfinite(l.pct[0]) && isnan(l.pct[1]) && isnan(l.pct[2]) && isnan(l.pct[3]),
+	   "23 samples give p50 only: p90, p99, p99.9 are not theirs to give");
+	for (i = 23; i < 999; i++)
+		kvb_hist_add(h, 1000);
+	kvb_hist_summary(h, &l);
+	bad = isfinite(l.pct[2]);
+	kvb_hist_add(h, 5000);
+	kvb_hist_summary(h, &l);
+	ok(!bad && isfinite(l.pct[2]) && isnan(l.pct[3]) && l.max == 5000,
+	   "p99 from the 1000th sample on, not before; p99.9 still not");
+	kvb_hist_init(h);
+	kvb_hist_summary(h, &l);
+	ok(l.samples == 0 && isnan(l.min) && isnan(l.mean) && isnan(l.max) && isnan(l.pct[0]) &&
+	   isnan(kvb_hist_value_at(h, 50)), "an empty histogram: nothing known");
+	kvb_hist_add(h, 0);
+	kvb_hist_add(h, ~0ULL);
+	idx = kvb_hist_index(~0ULL);
+	ok(h->min == 0 && h->max == ~0ULL && idx == KVB_HIST_BUCKETS - 1 &&
+	   kvb_hist_value_at(h, 100) == (double)~0ULL && kvb_hist_value_at(h, 50) == 0,
+	   "histogram: 0 and 2^64 - 1 ns, the ends of its range");
+	free(h);
+	free(a);
+	free(b);
+	free(v);
+}
+
 static void test_summary(void)
 {
 	double v[] = { 1, 2, 3, 4, 5 }, one = 7;
@@ -2665,6 +2825,7 @@ int main(int argc, char **argv)
 	test_multi();
 	test_fdless();
 	test_summary();
+	test_hist();
 	test_mwu();
 	test_compare();
 	test_prov();
