@@ -226,11 +226,20 @@ struct kvb_params {
 	const struct kvb_prov *prov;	/* what produced the report, or NULL */
 };
 
-/* Mean, median, sample standard deviation and 95% CI of a sample. */
+/*
+ * Mean, median and sample standard deviation of a sample; the mean's 95%
+ * interval and the median's own (kvb_median_ci()).
+ */
 struct kvb_summary {
 	unsigned int n;
 	double mean, median, stddev;
 	double ci_lo, ci_hi;	/* Student's t interval of the mean; NAN for n < 2 */
+	/*
+	 * The median's distribution-free interval, from order statistics:
+	 * 95% or more from 6 values; min..max below, med_level its actual
+	 * coverage (0.9375 for 5). NAN for n < 2.
+	 */
+	double med_lo, med_hi, med_level;
 };
 
 /*
@@ -403,6 +412,8 @@ double kvb_percentile(const unsigned int *sorted, size_t n, double pct);
 double kvb_median(const double *v, size_t n);
 double kvb_spread_pct(const double *v, size_t n);
 double kvb_t95(unsigned int df);
+int kvb_median_ci(const double *v, unsigned int n, double level, double *lo,
+		  double *hi, double *cover);
 void kvb_summarize(const double *v, unsigned int n, struct kvb_summary *s);
 __u64 kvb_thread_seed(__u64 run_seed, unsigned int thread);
 int kvb_mwu(const double *a, unsigned int na, const double *b, unsigned int nb,

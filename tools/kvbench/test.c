@@ -2003,6 +2003,49 @@ static void test_hist(void)
 	free(v);
 }
 
+/*
+ * The median's order-statistic interval, against the binomial by hand:
+ * n = 5: no 95% interval, min..max covers 1 - 2/32 = 0.9375; n = 10:
+ * x(2)..x(9), 1 - 2 (1 + 10) / 1024 = 0.978515625 (x(3)..x(8) would be
+ * 1 - 2 * 56 / 1024 = 0.890625); n = 20: x(6)..x(15), 1 - 2 * 21700 /
+ * 2^20 = 0.958610535 (x(7)..x(14): 0.884689331).
+ */
+static void test_median_ci(void)
+{
+	double v[20], lo, hi, cover;
+	struct kvb_summary s;
+	int k, i;
+
+	for (i = 0; i < 20; i++)
+		v[i] = 100 - i * 3;	/* unsorted: 100, 97, ... 43 */
+	k = kvb_median_ci(v, 5, 0.95, &lo, &hi, &cover);
+	ok(k == 1 && lo == 88 && hi == 100 && cover == 0.9375,
+	   "median CI of 5: min..max, coverage 0.9375 (got k %d, %g..%g, %g)", k, lo, hi, cover);
+	k = kvb_median_ci(v, 10, 0.95, &lo, &hi, &cover);
+	ok(k == 2 && lo == 76 && hi == 97 && cover == 1 - 22.0 / 1024,
+	   "median CI of 10: x(2)..x(9), coverage 0.978515625 (got k %d, %g..%g, %.9f)",
+	   k, lo, hi, cover);
+	k = kvb_median_ci(v, 20, 0.95, &lo, &hi, &cover);
+	ok(k == 6 && lo == 43 + 5 * 3 && hi == 43 + 14 * 3 &&
+	   fabs(cover - (1 - 43400.0 / 1048576)) < 0.000000001,
+	   "median CI of 20: x(6)..x(15), coverage 0.958610535 (got k %d, %g..%g, %.9f)",
+	   k, lo, hi, cover);
+	k = kvb_median_ci(v, 6, 0.95, &lo, &hi, &cover);
+	ok(k == 1 && cover == 1 - 2.0 / 64 && kvb_median_ci(v, 2, 0.95, &lo, &hi, &cover) == 1 &&
+	   cover == 0.5 && !kvb_median_ci(v, 1, 0.95, &lo, &hi, &cover) && isnan(lo) &&
+	   isnan(hi) && isnan(cover),
+	   "median CI: 95%% from 6 values (0.96875), 0.5 for 2, none for 1");
+	/* the case: a mean CI below zero; the median's cannot be */
+	{
+		double runs[] = { 100, 120, 90, 110, 9000 };
+
+		kvb_summarize(runs, 5, &s);
+		ok(s.ci_lo < 0 && s.med_lo == 90 && s.med_hi == 9000 && s.med_level == 0.9375 &&
+		   s.median == 110,
+		   "summary: the mean's t interval goes below 0, the median's stays in the data");
+	}
+}
+
 static void test_summary(void)
 {
 	double v[] = { 1, 2, 3, 4, 5 }, one = 7;
@@ -2826,6 +2869,7 @@ int main(int argc, char **argv)
 	test_fdless();
 	test_summary();
 	test_hist();
+	test_median_ci();
 	test_mwu();
 	test_compare();
 	test_prov();
