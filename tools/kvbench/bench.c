@@ -11,7 +11,9 @@
  * per thread) timed. Each thread keeps its counters in locals and writes
  * them back once at the end; each thread times its own window with
  * CLOCK_MONOTONIC. One operation in --sample-every (64) is timed on its own
- * for the latency percentiles.
+ * for the latency percentiles: each timed op goes into the thread's
+ * histogram (hist.c), and the histograms of every thread and run of a case
+ * add up to the case's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,12 +73,9 @@ struct worker {
 	struct kvb_ctx ctx;	/* what the row's operations act on */
 	int cpu;
 	__u64 rng;		/* operations and keys: kvb_thread_seed() */
-	__u64 srng;		/* the latency reservoir's own draws */
 	char *val;		/* value_size bytes: SET source, GET buffer */
 	struct kvbench_op *ops;	/* batch */
-	unsigned int *samples;
-	unsigned int nsamples;
-	unsigned long long seen;
+	struct kvb_hist *hist;	/* every timed op of this thread's run */
 	struct counts c;	/* written back once, at the end */
 	double elapsed;
 	long vcsw;		/* voluntary context switches, measured part */
@@ -135,20 +134,10 @@ static unsigned long pick_key(struct worker *w, __u64 x)
 	return (unsigned long)(((x >> 32) * b->p->keys) >> 32);
 }
 
-/* Keep a uniform sample of all timed steps (reservoir sampling). */
+/* Every timed step counts: a histogram has room for all of them. */
 static void record(struct worker *w, __u64 ns)
 {
-	unsigned int v = ns > UINT_MAX ? UINT_MAX : (unsigned int)ns;
-
-	if (w->nsamples < KVB_SAMPLE_CAP) {
-		w->samples[w->nsamples++] = v;
-	} else {
-		__u64 j = kvb_rand(&w->srng) % (w->seen + 1);
-
-		if (j < KVB_SAMPLE_CAP)
-			w->samples[j] = v;
-	}
-	w->seen++;
+	kvb_hist_add(w->hist, ns);
 }
 
 /*
@@ -355,8 +344,9 @@ struct run_out {
 	int first_err;
 	double ops_per_sec;
 	double seconds;
-	unsigned int *samples;
-	size_t nsamples;
+	struct kvb_hist *hist;	/* the threads' histograms, added up */
+	/* the slowest and fastest thread's ops over its own window */
+	double thr_min, thr_max;
 	int interrupted;
 	unsigned long long vcsw;	/* the threads' voluntary switches */
 };
@@ -376,7 +366,6 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	sigset_t block, old;
 	unsigned int i, created = 0;
 	int ret = -1;
-	size_t ns = 0;
 	int err;
 	char *pval;
 
@@ -431,12 +420,12 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		w[i].run = r;
 		/* --seed: the same keys and operations, run after run */
 		w[i].rng = kvb_thread_seed(p->seed, i);
-		w[i].srng = kvb_thread_seed(~p->seed, i);
 		w[i].val = malloc(p->value_size + 1);
-		w[i].samples = malloc(KVB_SAMPLE_CAP * sizeof(*w[i].samples));
+		w[i].hist = malloc(sizeof(*w[i].hist));
 		w[i].ops = r->call ? calloc(batch, sizeof(*w[i].ops)) : NULL;
-		if (!w[i].val || !w[i].samples || (r->call && !w[i].ops))
+		if (!w[i].val || !w[i].hist || (r->call && !w[i].ops))
 			goto out_nomem_workers;
+		kvb_hist_init(w[i].hist);
 		memset(w[i].val, 'v', p->value_size + 1);
 		err = ops->thread_init(&w[i].ctx, fdmode);
 		if (err == -ENOMEM)
@@ -494,25 +483,28 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		goto out_workers;
 
 	out->interrupted = atomic_load(&kvb_interrupted);
-	for (i = 0; i < threads; i++)
-		ns += w[i].nsamples;
-	out->samples = malloc((ns ? ns : 1) * sizeof(*out->samples));
-	if (!out->samples)
+	out->hist = malloc(sizeof(*out->hist));
+	if (!out->hist)
 		goto out_nomem_workers;
+	kvb_hist_init(out->hist);
+	out->thr_min = NAN;
+	out->thr_max = NAN;
 	for (i = 0; i < threads; i++) {
 		struct worker *x = &w[i];
+		double rate = x->elapsed > 0 ? x->c.ops / x->elapsed : 0;
 
-		memcpy(out->samples + out->nsamples, x->samples,
-		       x->nsamples * sizeof(*x->samples));
-		out->nsamples += x->nsamples;
+		kvb_hist_merge(out->hist, x->hist);
+		if (!i || rate < out->thr_min)
+			out->thr_min = rate;
+		if (!i || rate > out->thr_max)
+			out->thr_max = rate;
 		out->ops += x->c.ops;
 		out->vcsw += x->vcsw > 0 ? x->vcsw : 0;
 		out->misses += x->c.misses;
 		out->errors += x->c.errors;
 		if (!out->first_err)
 			out->first_err = x->c.first_err;
-		if (x->elapsed > 0)
-			out->ops_per_sec += x->c.ops / x->elapsed;
+		out->ops_per_sec += rate;
 		out->seconds += x->elapsed / threads;
 	}
 	if (mix->del)
@@ -527,7 +519,7 @@ out_workers:
 		if (ops->thread_fini)
 			ops->thread_fini(&w[i].ctx);
 		free(w[i].val);
-		free(w[i].samples);
+		free(w[i].hist);
 		free(w[i].ops);
 	}
 	free(w);
@@ -560,8 +552,10 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 		 struct kvb_result *res)
 {
 	const struct kvb_params *p = b->p;
-	unsigned int *all = NULL;
-	size_t nall = 0;
+	struct kvb_hist *all = malloc(sizeof(*all));
+	double *tmin = calloc(p->repeat, sizeof(*tmin));
+	double *tmax = calloc(p->repeat, sizeof(*tmax));
+	double *tratio = calloc(p->repeat, sizeof(*tratio));
 	unsigned int i;
 	int first_err = 0, ret = 0;
 
@@ -581,30 +575,32 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 	res->p999 = NAN;
 	res->cost_vs_nop = NAN;
 	res->tput_vs_rwlock = NAN;
+	res->thr_min = NAN;
+	res->thr_max = NAN;
+	res->thr_ratio = NAN;
 	res->run_ops = calloc(p->repeat, sizeof(*res->run_ops));
-	if (!res->run_ops)
-		return -1;
+	if (!res->run_ops || !all || !tmin || !tmax || !tratio) {
+		fprintf(stderr, "kvbench: out of memory\n");
+		ret = -1;
+		goto out_free;
+	}
+	kvb_hist_init(all);
 
 	for (i = 0; i < p->repeat && !atomic_load(&kvb_interrupted); i++) {
 		struct run_out o;
-		unsigned int *na;
 
 		ret = run_once(b, t, mix, threads, batch, multi, fdmode, &o);
 		if (ret)
 			break;
 		if (!o.ops) {
-			free(o.samples);
+			free(o.hist);
 			break;
 		}
-		na = realloc(all, (nall + o.nsamples + 1) * sizeof(*all));
-		if (!na) {
-			free(o.samples);
-			break;
-		}
-		all = na;
-		memcpy(all + nall, o.samples, o.nsamples * sizeof(*all));
-		nall += o.nsamples;
-		free(o.samples);
+		kvb_hist_merge(all, o.hist);
+		free(o.hist);
+		tmin[res->runs] = o.thr_min;
+		tmax[res->runs] = o.thr_max;
+		tratio[res->runs] = o.thr_max > 0 ? o.thr_min / o.thr_max : NAN;
 		res->run_ops[res->runs++] = o.ops_per_sec;
 		res->ops += o.ops;
 		res->misses += o.misses;
@@ -616,9 +612,8 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 			first_err = o.first_err;
 	}
 	if (!res->runs) {
-		free(all);
-		kvb_result_free(res);
-		return ret < 0 ? ret : -1;
+		ret = ret < 0 ? ret : -1;
+		goto out_free;
 	}
 	res->ops_per_sec = kvb_median(res->run_ops, res->runs);
 	/* ns/op as Go's testing package: wall time per op over all threads */
@@ -627,12 +622,18 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 	res->spread_pct = kvb_spread_pct(res->run_ops, res->runs);
 	kvb_summarize(res->run_ops, res->runs, &res->sum);
 	res->noisy = res->runs > 1 && res->spread_pct > p->noisy_pct;
-	res->samples = nall;
-	kvb_sort_u32(all, nall);
-	res->p50 = kvb_percentile(all, nall, 50);
-	res->p99 = kvb_percentile(all, nall, 99);
-	res->p999 = kvb_percentile(all, nall, 99.9);
-	free(all);
+	kvb_hist_summary(all, &res->lat);
+	res->samples = res->lat.samples;
+	res->p50 = res->lat.pct[0];
+	res->p99 = res->lat.pct[2];
+	res->p999 = res->lat.pct[3];
+	/*
+	 * Fairness within a run, then its median over the runs (as ops/s):
+	 * the runs' drift is not a thread's starvation.
+	 */
+	res->thr_min = kvb_median(tmin, res->runs);
+	res->thr_max = kvb_median(tmax, res->runs);
+	res->thr_ratio = kvb_median(tratio, res->runs);
 	if (res->errors) {
 		char m[32];
 
@@ -642,7 +643,15 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 			t->name, m, threads, multi ? "multi" : "batch", batch,
 			res->errors, res->ops, strerror(first_err));
 	}
-	return 0;
+	ret = 0;
+out_free:
+	if (ret)
+		kvb_result_free(res);
+	free(all);
+	free(tmin);
+	free(tmax);
+	free(tratio);
+	return ret;
 }
 
 struct kvb_bench *kvb_bench_new(const struct kvb_params *p)

@@ -4,7 +4,7 @@
 
 Usage: figures.py RESULTS_DIR
 
-Reads the JSON reports (schema kvbench-bench/2, or /1, see README.md) that
+Reads the JSON reports (schema kvbench-bench/3, /2 or /1, see README.md) that
 tools/vm/bench.sh leaves in RESULTS_DIR and prints each figure that
 Documentation/results.rst discusses, every ratio taken within one report,
 with the rows it comes from. Nothing here is a pass/fail test: a figure
@@ -18,8 +18,12 @@ from statistics import median
 
 
 def load(path):
-    """A report, in schema kvbench-bench/2 terms: in /1, ns_per_op was per
-    thread (what /2 calls lat_per_op_ns); /2's ns_per_op is 1e9 / ops/s."""
+    """A report, in schema kvbench-bench/3 terms: in /1, ns_per_op was per
+    thread (what /2 calls lat_per_op_ns); /2's ns_per_op is 1e9 / ops/s.
+    /3 kept every field read here: latency_ns p50 and p99 are there, null
+    when too few samples were timed for them (as when none were), which
+    the tail figures skip; ops_per_sec_stats' ci95_low/high became
+    mean_ci95_low/high, which nothing here reads."""
     with open(path) as f:
         report = json.load(f)
     schema = report.get("schema")
@@ -28,8 +32,8 @@ def load(path):
             lat = r["ns_per_op"]
             r["lat_per_op_ns"] = lat
             r["ns_per_op"] = lat / r["threads"] if lat is not None else None
-    elif schema != "kvbench-bench/2":
-        sys.exit(f"{path}: schema {schema}: figures.py reads kvbench-bench/1 and /2")
+    elif schema not in ("kvbench-bench/2", "kvbench-bench/3"):
+        sys.exit(f"{path}: schema {schema}: figures.py reads kvbench-bench/1, /2 and /3")
     return report
 
 

@@ -26,9 +26,10 @@
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 /* By default one operation in 64 is timed for the latency columns. */
 #define KVB_SAMPLE_EVERY	64
-#define KVB_SAMPLE_CAP		65536
 /* A case whose runs' spread is above this many percent is flagged noisy. */
 #define KVB_NOISY_PCT		10
+/* A case whose slowest thread ran below this share of the fastest's: starved. */
+#define KVB_STARVED		0.5
 
 /* Exit codes, as for any Unix tool. */
 #define KVB_EXIT_OK		0
@@ -348,7 +349,18 @@ struct kvb_result {
 	unsigned long long vcsw;
 	double seconds;		/* measured time, all runs, mean over threads */
 	unsigned long long samples;
-	double p50, p99, p999;	/* ns, NAN when no samples */
+	/*
+	 * ns, from the case's histogram (every timed op of every thread and
+	 * run): NAN when not sampled or too few samples (kvb_pct_min_samples)
+	 */
+	double p50, p99, p999;
+	struct kvb_lat lat;	/* min, mean, max and every kvb_lat_pcts[] */
+	/*
+	 * Fairness: each thread's ops / its own window; per run the min and
+	 * max over its threads and their ratio, then the median of each over
+	 * the runs. NAN before a run.
+	 */
+	double thr_min, thr_max, thr_ratio;
 	/*
 	 * A kernel target's case: the module's hash_bits when it ran; 0 for
 	 * the other targets, or a module without the parameter

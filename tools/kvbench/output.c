@@ -13,7 +13,7 @@
 
 #include "kvbench.h"
 
-#define KVB_SCHEMA	"kvbench-bench/2"
+#define KVB_SCHEMA	"kvbench-bench/3"
 
 /* A target without an fd is set beside the per-thread fd rows. */
 static enum kvb_fd fd_like(enum kvb_fd fd)
@@ -144,6 +144,48 @@ static void cell(FILE *f, double v, int width, int prec)
 		fprintf(f, " %*s", width, "-");
 }
 
+/*
+ * The median's interval as the table shows it: half its width in % of the
+ * median, and '~' when it is the min..max of fewer than 6 runs (below 95%).
+ */
+static void ci_cell(FILE *f, const struct kvb_result *x)
+{
+	const struct kvb_summary *s = &x->sum;
+	char buf[16];
+
+	if (x->runs < 2 || !isfinite(s->med_lo) || !(s->median > 0)) {
+		fprintf(f, " %7s", "-");
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%.1f%%%s",
+		 (s->med_hi - s->med_lo) / 2 / s->median * 100,
+		 s->med_level < 0.95 ? "~" : "");
+	fprintf(f, " %7s", buf);
+}
+
+/*
+ * A latency percentile: "-" when nothing was timed, "n<1k" when fewer
+ * samples were timed than it needs (kvb_pct_min_samples()), never a number
+ * it cannot stand behind.
+ */
+static void pct_cell(FILE *f, const struct kvb_result *x, double v, double pct)
+{
+	unsigned long long need = kvb_pct_min_samples(pct);
+	char buf[32];
+
+	if (isfinite(v)) {
+		fprintf(f, " %8.0f", v);
+		return;
+	}
+	if (!x->samples)
+		snprintf(buf, sizeof(buf), "-");
+	else if (need >= 1000 && !(need % 1000))
+		snprintf(buf, sizeof(buf), "n<%lluk", need / 1000);
+	else
+		snprintf(buf, sizeof(buf), "n<%llu", need);
+	fprintf(f, " %8s", buf);
+}
+
 /* The widest of a title and a column's cells, so every row lines up. */
 static int col_width(const char *title, const struct kvb_result *r, int n,
 		     int mix)
@@ -219,8 +261,8 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 
 	if (p)
 		header(f, p, r, n);
-	fprintf(f, "\n%-*s %-*s %5s %5s %-10s %12s %6s %9s %9s %8s %8s %8s %8s %8s %11s %8s %6s\n",
-		tw, "backend", mw, "mix", "thr", "batch", "fd", "ops/s", "ci95", "ns/op", "lat/op",
+	fprintf(f, "\n%-*s %-*s %5s %5s %-10s %12s %7s %9s %9s %8s %8s %8s %8s %8s %11s %8s %6s\n",
+		tw, "backend", mw, "mix", "thr", "batch", "fd", "ops/s", "ci", "ns/op", "lat/op",
 		"spread", "p50", "p99", "p99.9", "cost/nop", "tput/rwlock", "wake/req", "poll");
 	for (i = 0; i < n; i++) {
 		int over = p && p->ncpus > 0 && r[i].threads > (unsigned int)p->ncpus;
@@ -234,24 +276,22 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		fprintf(f, "%-*s %-*s %4u%s %5s %-10s %12.0f", tw, r[i].target,
 			mw, m, r[i].threads, over ? "*" : " ", call,
 			kvb_fd_name(r[i].fdmode), r[i].ops_per_sec);
-		if (r[i].runs > 1 && isfinite(r[i].sum.ci_hi) && r[i].sum.mean > 0)
-			fprintf(f, " %5.1f%%", (r[i].sum.ci_hi - r[i].sum.mean) /
-				r[i].sum.mean * 100);
-		else
-			fprintf(f, " %6s", "-");
+		ci_cell(f, &r[i]);
 		cell(f, r[i].ns_per_op, 9, 1);
 		cell(f, r[i].lat_per_op, 9, 1);
 		if (r[i].runs > 1)
 			fprintf(f, " %6.1f%%%c", r[i].spread_pct, r[i].noisy ? '!' : ' ');
 		else
 			fprintf(f, " %7s ", "-");
-		cell(f, r[i].p50, 8, 0);
-		cell(f, r[i].p99, 8, 0);
-		cell(f, r[i].p999, 8, 0);
+		pct_cell(f, &r[i], r[i].p50, 50);
+		pct_cell(f, &r[i], r[i].p99, 99);
+		pct_cell(f, &r[i], r[i].p999, 99.9);
 		cell(f, r[i].cost_vs_nop, 8, 2);
 		cell(f, r[i].tput_vs_rwlock, 11, 2);
 		cell(f, kvb_wakeups_per_req(&r[i].bstats), 8, 3);
 		cell(f, kvb_poll_cpus(&r[i].bstats, r[i].bstats.window_s), 6, 3);
+		if (r[i].threads > 1 && r[i].thr_max > 0 && r[i].thr_ratio < KVB_STARVED)
+			fprintf(f, "  (starved: %.2f)", r[i].thr_ratio);
 		if (r[i].errors)
 			fprintf(f, "  (%llu errors)", r[i].errors);
 		if (r[i].interrupted)
@@ -263,8 +303,13 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 	fprintf(f,
 		"\nns/op = 1e9 / ops/s, wall time per operation over all threads (Go's ns/op);\n"
 		"lat/op = threads x 1e9 / ops/s and p50..p99.9 (ns) are per operation of one thread;\n"
-		"ci95 = half the 95%% confidence interval of the mean ops/s, in %% of it; spread = (max-min)/median,\n"
-		"! = noisy: spread above %.0f%%; cost/nop = ns/op / nop ns/op at the same threads;\n"
+		"ci = half the width of the median's 95%% confidence interval (order statistics), in %% of\n"
+		"the median; ~: 2 to 5 runs have none, it is their min..max (93.75%% sure with 5, 87.5%% with 4);\n"
+		"p50..p99.9 from a histogram of every timed op, at most 0.78%% above the exact value;\n"
+		"n<1k: too few timed ops for it (n x (1 - p) >= 10: 20 for p50, 1k for p99, 10k for p99.9);\n"
+		"(starved: r) = the slowest thread's ops/s was r times the fastest's, below 0.5 (median of runs);\n"
+		"spread = (max-min)/median, ! = noisy: spread above %.0f%%;\n"
+		"cost/nop = ns/op / nop ns/op at the same threads;\n"
 		"tput/rwlock = ops/s / rwlock ops/s in the same case; batch = operations per call\n"
 		"(1: single ioctls; M64: packed MGET/MSET/MDEL calls of 64 keys, --multi);\n"
 		"wake/req = wake-ups per request, from the module's own counters: the times a caller\n"
@@ -400,6 +445,43 @@ static void print_io(FILE *f, const struct kvb_result *x)
 		fputs("null,\n", f);
 }
 
+/*
+ * "latency_ns": exact samples, min, mean, max; each percentile of
+ * kvb_lat_pcts[] from the histogram, null and named in "insufficient" when
+ * there are too few samples for it; the old p50, p99, p99_9 under the same
+ * rule, for readers of /2.
+ */
+static void print_latency(FILE *f, const struct kvb_result *x)
+{
+	const struct kvb_lat *l = &x->lat;
+	int i, k = 0, any = x->samples > 0;
+
+	fprintf(f, "{\n        \"samples\": %llu, \"min\": ", x->samples);
+	jnum(f, any ? l->min : NAN, 0);
+	fprintf(f, ", \"mean\": ");
+	jnum(f, any ? l->mean : NAN, 1);
+	fprintf(f, ", \"max\": ");
+	jnum(f, any ? l->max : NAN, 0);
+	fprintf(f, ",\n        \"percentiles\": { ");
+	for (i = 0; i < KVB_NPCT; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : "", kvb_lat_pct_names[i]);
+		jnum(f, any ? l->pct[i] : NAN, 0);
+	}
+	fprintf(f, " },\n        \"insufficient\": [");
+	for (i = 0; i < KVB_NPCT; i++) {
+		if (any && isfinite(l->pct[i]))
+			continue;
+		fprintf(f, "%s\"%s\"", k++ ? ", " : "", kvb_lat_pct_names[i]);
+	}
+	fprintf(f, "], \"precision\": %.7f,\n        \"p50\": ", KVB_HIST_PRECISION);
+	jnum(f, x->p50, 0);
+	fprintf(f, ", \"p99\": ");
+	jnum(f, x->p99, 0);
+	fprintf(f, ", \"p99_9\": ");
+	jnum(f, x->p999, 0);
+	fputs(" }", f);
+}
+
 void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_result *r, int n,
 		    const struct kvb_outcome *o)
@@ -500,10 +582,22 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		jnum(f, x->sum.median, 1);
 		fprintf(f, ", \"stddev\": ");
 		jnum(f, x->sum.stddev, 1);
-		fprintf(f, ", \"ci95_low\": ");
+		fprintf(f, ",\n        \"mean_ci95_low\": ");
 		jnum(f, x->sum.ci_lo, 1);
-		fprintf(f, ", \"ci95_high\": ");
+		fprintf(f, ", \"mean_ci95_high\": ");
 		jnum(f, x->sum.ci_hi, 1);
+		fprintf(f, ",\n        \"median_ci_low\": ");
+		jnum(f, x->sum.med_lo, 1);
+		fprintf(f, ", \"median_ci_high\": ");
+		jnum(f, x->sum.med_hi, 1);
+		fprintf(f, ", \"median_ci_level\": ");
+		jnum(f, x->sum.med_level, 6);
+		fprintf(f, " },\n      \"per_thread_ops_per_sec\": { \"min\": ");
+		jnum(f, x->thr_min, 1);
+		fprintf(f, ", \"max\": ");
+		jnum(f, x->thr_max, 1);
+		fprintf(f, ", \"min_max_ratio\": ");
+		jnum(f, x->thr_ratio, 4);
 		fprintf(f, " },\n      \"spread_pct\": ");
 		jnum(f, x->spread_pct, 2);
 		fprintf(f, ",\n      \"noisy\": %s,\n      \"ns_per_op\": ",
@@ -516,13 +610,9 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 			x->ops, x->misses, x->errors);
 		fprintf(f, "      \"seconds\": ");
 		jnum(f, x->seconds, 6);
-		fprintf(f, ",\n      \"latency_ns\": { \"samples\": %llu, \"p50\": ", x->samples);
-		jnum(f, x->p50, 0);
-		fprintf(f, ", \"p99\": ");
-		jnum(f, x->p99, 0);
-		fprintf(f, ", \"p99_9\": ");
-		jnum(f, x->p999, 0);
-		fprintf(f, " },\n      \"vcsw_per_op\": ");
+		fprintf(f, ",\n      \"latency_ns\": ");
+		print_latency(f, x);
+		fprintf(f, ",\n      \"vcsw_per_op\": ");
 		jnum(f, x->ops ? (double)x->vcsw / x->ops : NAN, 4);
 		fprintf(f, ",\n      \"cost_vs_nop\": ");
 		jnum(f, x->cost_vs_nop, 4);
@@ -550,7 +640,10 @@ static const char * const csv_cols[] = {
 	"cost_vs_nop", "tput_vs_rwlock", "ops_per_sec_mean", "ops_per_sec_stddev",
 	"ops_per_sec_ci95_low", "ops_per_sec_ci95_high", "noisy", "multi",
 	"io", "qd", "sqpoll", "wakeups_per_req", "combine_mean", "poll_cpus",
-	"owners",
+	"owners", "lat_min_ns", "lat_mean_ns", "lat_max_ns", "p90_ns", "p9999_ns",
+	"ops_per_sec_median_ci_low", "ops_per_sec_median_ci_high",
+	"ops_per_sec_median_ci_level", "thread_ops_per_sec_min",
+	"thread_ops_per_sec_max", "thread_min_max_ratio",
 };
 
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
@@ -599,6 +692,17 @@ void kvb_print_csv(FILE *f, const struct kvb_result *r, int n)
 		fputc(',', f);
 		if (x->bstats.valid && x->bstats.has_poll)
 			fprintf(f, "%llu", x->bstats.owners);
+		cnum(f, x->samples ? x->lat.min : NAN, 0);
+		cnum(f, x->samples ? x->lat.mean : NAN, 1);
+		cnum(f, x->samples ? x->lat.max : NAN, 0);
+		cnum(f, x->samples ? x->lat.pct[1] : NAN, 0);
+		cnum(f, x->samples ? x->lat.pct[4] : NAN, 0);
+		cnum(f, x->sum.med_lo, 1);
+		cnum(f, x->sum.med_hi, 1);
+		cnum(f, x->sum.med_level, 6);
+		cnum(f, x->thr_min, 1);
+		cnum(f, x->thr_max, 1);
+		cnum(f, x->thr_ratio, 4);
 		fputc('\n', f);
 	}
 }

@@ -580,9 +580,15 @@ static void test_engine(void)
 	for (i = 0; i < 2; i++) {
 		int rc = kvb_run_case(b, &t[i], &mix, 2, 1, 0, KVB_FD_NONE, &r);
 
+		/* a percentile is there when its samples are, and they are in order */
 		ok(!rc && r.runs == 2 && r.ops > 0 && !r.errors && r.samples > 0 &&
-		   r.ops_per_sec > 0 && isfinite(r.ns_per_op) && r.p50 <= r.p99 &&
-		   r.p99 <= r.p999 && r.misses > 0,
+		   r.ops_per_sec > 0 && isfinite(r.ns_per_op) && !(r.p50 > r.p99) &&
+		   !(r.p99 > r.p999) && r.misses > 0 && r.lat.samples == r.samples &&
+		   isfinite(r.p99) == (r.samples >= 1000) &&
+		   isfinite(r.p999) == (r.samples >= 10000) &&
+		   r.lat.min <= r.lat.mean && r.lat.mean <= r.lat.max &&
+		   (isnan(r.p50) || (r.lat.min <= r.p50 && r.p50 <= r.lat.max)) &&
+		   r.thr_min <= r.thr_max && r.thr_ratio > 0 && r.thr_ratio <= 1,
 		   "engine runs %s, 2 threads, 80:15:5 zipf (%llu ops, %llu misses)",
 		   t[i].name, r.ops, r.misses);
 		ok(!rc && fabs(r.ns_per_op * r.ops_per_sec - 1e9) < 1 &&
@@ -859,6 +865,12 @@ static void fake_results(struct kvb_result *r, double *runs)
 	r[0].p50 = 2400;
 	r[0].p99 = 3000;
 	r[0].p999 = 9000;
+	r[0].samples = 20000;
+	r[0].lat = (struct kvb_lat){ 20000, 2000, 2550.5, 9500,
+				     { 2400, 2800, 3000, 9000, NAN } };
+	r[0].thr_min = 400000;
+	r[0].thr_max = 400000;
+	r[0].thr_ratio = 1;
 	r[1] = r[0];
 	snprintf(r[1].target, sizeof(r[1].target), "rwlock");
 	r[1].kind = KVB_KERNEL;
@@ -880,6 +892,8 @@ static void fake_results(struct kvb_result *r, double *runs)
 	r[2].p50 = NAN;
 	r[2].p99 = NAN;
 	r[2].p999 = NAN;
+	r[2].samples = 5;
+	r[2].lat = (struct kvb_lat){ 5, 1000, 1200, 1500, { NAN, NAN, NAN, NAN, NAN } };
 	r[2].runs = 2;
 	r[2].spread_pct = INFINITY;
 	r[2].noisy = 1;
@@ -1000,8 +1014,8 @@ static void test_multi(void)
 	kvb_print_csv(f, r, 2);
 	fclose(f);
 	ok(strstr(buf, ",noisy,multi,io,qd,sqpoll,wakeups_per_req,combine_mean,") &&
-	   strstr(buf, ",wakeups_per_req,combine_mean,poll_cpus,owners\n") &&
-	   strstr(buf, ",0,0,ioctl,,0,,,,\n") && strstr(buf, ",0,1,ioctl,,0,,,,\n"),
+	   strstr(buf, ",wakeups_per_req,combine_mean,poll_cpus,owners,") &&
+	   strstr(buf, ",0,0,ioctl,,0,,,,,") && strstr(buf, ",0,1,ioctl,,0,,,,,"),
 	   "CSV: a multi column, 0 or 1; then io, qd, sqpoll, the backend's waits and polling");
 	free(buf);
 	buf = NULL;
@@ -1050,8 +1064,23 @@ static void test_output(void)
 	kvb_print_json(f, &p, r, 3, &(struct kvb_outcome){ .complete = 1 });
 	fclose(f);
 	ok(json_valid(buf), "JSON output is well-formed (NaN, infinity, quotes escaped)");
-	ok(strstr(buf, "\"schema\": \"kvbench-bench/2\"") && strstr(buf, "\"p99_9\": 9000") &&
+	ok(strstr(buf, "\"schema\": \"kvbench-bench/3\"") && strstr(buf, "\"p99_9\": 9000") &&
 	   strstr(buf, "\"p50\": null"), "JSON carries schema, latencies, nulls");
+	ok(strstr(buf, "\"samples\": 20000, \"min\": 2000, \"mean\": 2550.5, \"max\": 9500,") &&
+	   strstr(buf, "\"percentiles\": { \"50\": 2400, \"90\": 2800, \"99\": 3000, ") &&
+	   strstr(buf, "\"99\": 3000, \"99.9\": 9000, \"99.99\": null }") &&
+	   strstr(buf, "\"insufficient\": [\"99.99\"], \"precision\": 0.0078125,") &&
+	   strstr(buf, "\"insufficient\": [\"50\", \"90\", \"99\", \"99.9\", \"99.99\"]") &&
+	   strstr(buf, "\"samples\": 5, \"min\": 1000, \"mean\": 1200.0, \"max\": 1500,") &&
+	   strstr(buf, "\"p50\": 2400, \"p99\": 3000, \"p99_9\": 9000 }") &&
+	   strstr(buf, "\"per_thread_ops_per_sec\": { \"min\": 400000.0, \"max\": 400000.0, ") &&
+	   strstr(buf, "\"max\": 400000.0, \"min_max_ratio\": 1.0000 }"),
+	   "JSON latency_ns: exact min/mean/max, percentiles, the insufficient ones null and listed");
+	ok(strstr(buf, "\"mean_ci95_low\": null, \"mean_ci95_high\": null") &&
+	   strstr(buf, "\"median_ci_low\": 1.0, \"median_ci_high\": 2.0, ") &&
+	   strstr(buf, "\"median_ci_high\": 2.0, \"median_ci_level\": 0.500000 }") &&
+	   !strstr(buf, "\"ci95_low\""),
+	   "JSON ops_per_sec_stats: the mean's interval renamed, the median's with its level");
 	ok(strstr(buf, "\"ns_per_op\": 2500.00") && strstr(buf, "\"lat_per_op_ns\": 5000.00") &&
 	   strstr(buf, "\"noisy\": true") && strstr(buf, "\"noisy\": false") &&
 	   strstr(buf, "\"ops_per_sec_stats\": { \"mean\": 1.5, \"median\": 1.5") &&
@@ -1109,15 +1138,23 @@ static void test_output(void)
 			same = 0;
 		rows++;
 	}
-	ok(rows == 4 && same && cols == 36, "CSV: header + 3 rows, 36 columns each");
+	ok(rows == 4 && same && cols == 47, "CSV: header + 3 rows, 47 columns each");
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
 	kvb_print_csv(f, r, 3);
 	fclose(f);
-	ok(strstr(buf, ",combine_mean,poll_cpus,owners\n") && strstr(buf, ",0.2500,,0.4500,2\n") &&
-	   strstr(buf, ",0,,,,\n"),
-	   "CSV: poll_cpus and owners last, empty without the backend's statistics");
+	ok(strstr(buf, ",combine_mean,poll_cpus,owners,lat_min_ns,") &&
+	   strstr(buf, ",0.2500,,0.4500,2,2000,") && strstr(buf, ",0,,,,,2000,"),
+	   "CSV: poll_cpus and owners, empty without the backend's statistics");
+	ok(strstr(buf, ",owners,lat_min_ns,lat_mean_ns,lat_max_ns,p90_ns,p9999_ns,ops_per") &&
+	   strstr(buf, ",p9999_ns,ops_per_sec_median_ci_low,ops_per_sec_median_ci_high,") &&
+	   strstr(buf, ",ops_per_sec_median_ci_high,ops_per_sec_median_ci_level,thread") &&
+	   strstr(buf, ",ops_per_sec_median_ci_level,thread_ops_per_sec_min,thread_ops") &&
+	   strstr(buf, ",thread_ops_per_sec_min,thread_ops_per_sec_max,thread_min_max_ratio\n") &&
+	   strstr(buf, ",2,2000,2550.5,9500,2800,,,,,400000.0,400000.0,1.0000\n") &&
+	   strstr(buf, ",1000,1200.0,1500,,,1.0,2.0,0.500000,400000.0,400000.0,1.0000\n"),
+	   "CSV: the latency, median interval and fairness columns come last");
 	free(buf);
 
 	buf = NULL;
@@ -1156,7 +1193,7 @@ static void test_output(void)
 	f = open_memstream(&buf, &len);
 	kvb_print_csv(f, r + 1, 2);
 	fclose(f);
-	ok(count_of(buf, ",0.2500,,,\n") == 1 && count_of(buf, ",0.2500,,,2\n") == 1,
+	ok(count_of(buf, ",0.2500,,,,2000,") == 1 && count_of(buf, ",0.2500,,,2,2000,") == 1,
 	   "CSV: poll_cpus empty when unknown, owners empty without the file");
 	free(buf);
 	r[1].ops = 1000;
