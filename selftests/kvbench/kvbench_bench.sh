@@ -5,9 +5,10 @@
 # backend plus the NOP floor, each case reported as a KTAP test line with a
 # diagnostic line before it that carries ops/s, ns/op, p99 and the ratio to
 # NOP. A case passes when it ran and its numbers are sane (ops/s and ns/op
-# finite and > 0, no failed operation, a p99 when latency was sampled, a
-# ratio to NOP); speed is never a pass/fail criterion. A case missing from
-# the report fails, and a last test line checks the tool's exit status.
+# finite and > 0, no failed operation, a p99 when 1,000 operations or more
+# were timed and none below, a ratio to NOP); speed is never a pass/fail
+# criterion. A case missing from the report fails, and a last test line
+# checks the tool's exit status.
 # Only busybox is needed besides the kvbench tool: awk reads the JSON report.
 #
 # Environment:
@@ -237,7 +238,8 @@ function add(line, d) {
 /"ops_per_sec":/ { ops = val($0, "ops_per_sec") }
 /"ns_per_op":/ { ns = val($0, "ns_per_op") }
 /"errors":/ { errs = val($0, "errors") }
-/"latency_ns":/ { samples = val($0, "samples"); p99 = val($0, "p99") }
+/"samples":/ { samples = val($0, "samples") }
+/"p99":/ { p99 = val($0, "p99") }
 /"cost_vs_nop":/ { ratio = val($0, "cost_vs_nop") }
 /"interrupted":/ && backend != "" {
 	intr = val($0, "interrupted")
@@ -256,8 +258,9 @@ function add(line, d) {
 		why = why ", ns/op is " ns
 	if (errs != "0")
 		why = why ", " errs " operations failed"
-	if (pos(samples) && !pos(p99))
-		why = why ", p99 is " p99
+	# p99 is a number from 1,000 timed operations on, null below
+	if (samples + 0 >= 1000 ? !pos(p99) : p99 != "null" && samples != "")
+		why = why ", p99 is " p99 " from " samples " samples"
 	if (!pos(ratio))
 		why = why ", ratio to NOP is " ratio
 	if (intr != "false")
