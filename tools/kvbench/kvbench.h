@@ -648,6 +648,88 @@ const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
 				 enum jtype type);
 char *kvb_slurp(const char *path, char *err, size_t errlen);
 
+/*
+ * verdict.c: which target is the fastest in each workload group, and how
+ * the others compare with it (Hodges-Lehmann ratio, Moses' interval, the
+ * Mann-Whitney p). Filled by output.c from the results and by report.c
+ * from a JSON report.
+ */
+struct kvb_vkey {
+	char mix[32];		/* the mix's name, or the workload's */
+	int workload;		/* mix[] is a workload's name ("ycsb-a") */
+	char dist[32];		/* "uniform", "zipf:0.99": kvb_verdict_dist() */
+	unsigned int threads;
+	unsigned int batch;
+	int multi;
+	enum kvb_fd fd;		/* per-thread or shared: kvb_vkey_normalize() */
+	enum kvb_io io;		/* ioctl or uring */
+	unsigned int qd;	/* uring only */
+	int sqpoll;
+};
+
+/* One case: a target's runs in a group */
+struct kvb_vcase {
+	char target[KVB_NAME_MAX];
+	enum kvb_kind kind;
+	struct kvb_vkey key;
+	const double *runs;	/* ops/s of each run, all > 0 */
+	unsigned int n;
+};
+
+/* x against y: the ratio x/y, its interval, the test */
+struct kvb_hl {
+	double ratio;		/* Hodges-Lehmann: median of the pairwise ratios */
+	double lo, hi;		/* Moses' interval; NAN when !can_tell */
+	double p;		/* two-sided Mann-Whitney, ties against a difference */
+	double alpha;
+	int crit;		/* largest U with 2 P(U <= crit) <= alpha; -1: none */
+	int can_tell;		/* crit >= 0: these runs can show a difference */
+	int significant;	/* p <= alpha: lo > 1 or hi < 1 */
+};
+
+enum { KVB_V_FASTEST, KVB_V_TIED, KVB_V_DIFFERENT, KVB_V_CANNOT };
+
+struct kvb_vtarget {
+	const struct kvb_vcase *c;
+	double median;		/* ops/s */
+	struct kvb_hl hl;	/* against the fastest; ratio 1 for itself */
+	int mark;		/* KVB_V_* */
+};
+
+struct kvb_vgroup {
+	struct kvb_vkey key;
+	double alpha;
+	struct kvb_vtarget *t;	/* by median ops/s, the fastest first */
+	int n;
+	int ntied;		/* the fastest and those tied with it */
+	int ncannot;		/* those too few runs cannot tell */
+};
+
+double kvb_mwu_cdf(unsigned int n, unsigned int m, double u);
+int kvb_mwu_crit(unsigned int n, unsigned int m, double alpha);
+unsigned int kvb_verdict_needs(double alpha);
+int kvb_hl_ratio(const double *x, unsigned int n, const double *y,
+		 unsigned int m, double alpha, struct kvb_hl *h);
+void kvb_verdict_dist(char *buf, size_t len, const char *dist, double theta);
+void kvb_vkey_normalize(struct kvb_vkey *k);
+int kvb_verdict(const struct kvb_vcase *c, int n, double alpha,
+		struct kvb_vgroup **out);
+void kvb_verdict_free(struct kvb_vgroup *g, int n);
+void kvb_verdict_label(char *buf, size_t len, const struct kvb_vkey *k);
+void kvb_verdict_mark(char *buf, size_t len, const struct kvb_vtarget *t,
+		      unsigned int fastest_runs);
+void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g);
+void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
+		      const int *sel, int ind);
+void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g);
+void kvb_verdict_legend(FILE *f, double alpha);
+#define KVB_VERDICT_ALPHA	0.05
+
+/* report.c: kvbench report RUN.json ... */
+int kvb_report_main(int argc, char **argv);
+int kvb_report_text(FILE *f, const char *json, const char *name, int all,
+		    unsigned int threads, int as_json, char *err, size_t errlen);
+
 /* compare.c: kvbench compare OLD.json NEW.json */
 int kvb_compare_main(int argc, char **argv);
 int kvb_compare_text(FILE *f, const char *old_json, const char *new_json,

@@ -29,6 +29,7 @@ static const char help_text[] =
 	"  plot CSV OUT    draw a 'bench -f csv' report with gnuplot (.png/.svg)\n"
 	"  stats [OPTS]    the device's sysfs statistics ('kvbench stats --help')\n"
 	"  compare OLD NEW compare two 'bench' JSON reports ('kvbench compare --help')\n"
+	"  report RUN...   the fastest backend per workload ('kvbench report --help')\n"
 	"  version         print the tool's version (and git describe)\n"
 	"\n"
 	"Options:\n"
@@ -235,6 +236,8 @@ int main(int argc, char **argv)
 		kvb_print_version(stdout);
 		return KVB_EXIT_OK;
 	}
+	if (!strcmp(cmd, "report"))
+		return kvb_report_main(argc - optind + 1, argv + optind - 1);
 	if (!strcmp(cmd, "compare"))
 		return kvb_compare_main(argc - optind + 1, argv + optind - 1);
 	if (!strcmp(cmd, "bench"))

@@ -252,6 +252,79 @@ static void footnotes(FILE *f, const struct kvb_params *p,
 		fprintf(f, "  %-48s %s\n", o->skips[i].label, o->skips[i].why);
 }
 
+/*
+ * The verdict over the results (verdict.c): the map targets, not the nop
+ * floor, nor a case with errors. Returns the number of groups (*g, and the
+ * cases they point into, *cases: free both), or -1 (out of memory).
+ */
+static int verdict_of(const struct kvb_params *p, const struct kvb_result *r,
+		      int n, struct kvb_vcase **cases, struct kvb_vgroup **g)
+{
+	struct kvb_vcase *c = calloc(n + 1, sizeof(*c));
+	int i, nc = 0, ng;
+
+	*cases = c;
+	*g = NULL;
+	if (!c)
+		return -1;
+	for (i = 0; i < n; i++) {
+		const struct kvb_result *x = &r[i];
+		struct kvb_vcase *v = &c[nc];
+
+		if (x->kind == KVB_NOP || !x->runs || x->errors)
+			continue;
+		snprintf(v->target, sizeof(v->target), "%s", x->target);
+		v->kind = x->kind;
+		kvb_mix_name(&x->mix, v->key.mix, sizeof(v->key.mix));
+		kvb_verdict_dist(v->key.dist, sizeof(v->key.dist),
+				 p && p->dist == KVB_ZIPF ? "zipf" : "uniform", p ? p->theta : 0);
+		v->key.threads = x->threads;
+		v->key.batch = x->batch;
+		v->key.multi = x->multi;
+		v->key.fd = x->fdmode;
+		v->key.io = x->io;
+		v->key.qd = x->qd;
+		v->key.sqpoll = x->sqpoll;
+		kvb_vkey_normalize(&v->key);
+		v->runs = x->run_ops;
+		v->n = x->runs;
+		nc++;
+	}
+	ng = kvb_verdict(c, nc, KVB_VERDICT_ALPHA, g);
+	if (ng < 0) {
+		free(c);
+		*cases = NULL;
+	}
+	return ng;
+}
+
+/*
+ * Under the table, one line per workload group with more than one target:
+ * the fastest, and how the others compare (kvbench report has the ratios).
+ */
+static void verdict_lines(FILE *f, const struct kvb_params *p,
+			  const struct kvb_result *r, int n)
+{
+	struct kvb_vcase *c;
+	struct kvb_vgroup *g;
+	char line[1024];
+	int ng = verdict_of(p, r, n, &c, &g), i, shown = 0;
+
+	for (i = 0; i < ng; i++) {
+		if (g[i].n < 2)
+			continue;
+		if (!shown++)
+			fprintf(f,
+				"\nverdict: the fastest by median ops/s in each workload, against the others'\n"
+				"runs (Mann-Whitney, p <= %.2g; 'kvbench report --all' on the JSON shows the ratios):\n",
+				KVB_VERDICT_ALPHA);
+		kvb_verdict_line(line, sizeof(line), &g[i]);
+		fprintf(f, "  %s\n", line);
+	}
+	kvb_verdict_free(g, ng);
+	free(c);
+}
+
 void kvb_print_table(FILE *f, const struct kvb_params *p,
 		     const struct kvb_result *r, int n,
 		     const struct kvb_outcome *o)
@@ -318,6 +391,7 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		"(sysfs poll_us over the case's wall time); 0 for backends without owners.\n",
 		p ? p->noisy_pct : KVB_NOISY_PCT);
 	footnotes(f, p, r, n, o);
+	verdict_lines(f, p, r, n);
 }
 
 static void jstr(FILE *f, const char *s)
@@ -490,7 +564,9 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 	char date[32] = "";
 	time_t now = time(NULL);
 	struct tm tm;
-	int i;
+	struct kvb_vcase *vc;
+	struct kvb_vgroup *g;
+	int i, ng;
 	unsigned int j;
 
 	if (uname(&u))
@@ -623,7 +699,12 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		fprintf(f, ",\n      \"interrupted\": %s\n    }",
 			x->interrupted ? "true" : "false");
 	}
-	fprintf(f, "%s]\n}\n", n ? "\n  " : "");
+	fprintf(f, "%s],\n  \"verdict\": ", n ? "\n  " : "");
+	ng = verdict_of(p, r, n, &vc, &g);
+	kvb_verdict_json(f, g, ng > 0 ? ng : 0, NULL, 2);
+	kvb_verdict_free(g, ng);
+	free(vc);
+	fputs("\n}\n", f);
 }
 
 static void cnum(FILE *f, double v, int prec)

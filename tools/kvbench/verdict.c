@@ -1,0 +1,573 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench: the verdict. Which target is the fastest for a workload, and by
+ * how much the others trail it, with an interval and a test that do not
+ * assume the runs are normal (ops/s of repeated runs are skewed: a busy host
+ * makes a run slower, never faster).
+ *
+ * A workload group is the cases of one report that share the mix (or the
+ * workload), the key distribution, threads, batch (or multi), fd mode and
+ * io. In each group the target with the highest median ops/s is the
+ * fastest; every other one is set against it by
+ *
+ *   - the Hodges-Lehmann estimate of the ratio other/fastest: the median of
+ *     the n * m ratios of a run of one to a run of the other (on the log
+ *     scale, so the two middle ratios of an even count meet at their
+ *     geometric mean);
+ *   - Moses' distribution-free confidence interval for that ratio: the k-th
+ *     smallest and the k-th largest of the same n * m ratios, k = c + 1,
+ *     where c is the largest U with 2 P(U <= c) <= alpha under the exact
+ *     Mann-Whitney null distribution (5 runs against 5 at 0.05: c = 2, the
+ *     3rd smallest and 3rd largest of 25);
+ *   - the Mann-Whitney p of the same pairs: 2 P(U <= min(a, b)), a the pairs
+ *     with the other at most the fastest, b those with it at least: a tie
+ *     counts on both sides, against a difference.
+ *
+ * Counted that way the test and the interval are one: p <= alpha exactly
+ * when the interval leaves 1.0 out (a <= c: the (c+1)-th smallest ratio is
+ * above 1; b <= c: the (c+1)-th largest is below 1). Without ties p is the
+ * usual exact two-sided Mann-Whitney p (kvb_mwu()'s).
+ *
+ * Both `kvbench bench` (output.c, from its results) and `kvbench report`
+ * (report.c, from a JSON report) fill an array of struct kvb_vcase and call
+ * kvb_verdict(): one computation, two readers.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvbench.h"
+
+/* Exact U distribution up to this many runs in all: C(50, 25) < 2^53. */
+#define KVB_U_EXACT_MAX	50
+
+/*
+ * P(U <= u) for n runs against m under the null: the count of U = j is the
+ * coefficient of q^j of the Gaussian binomial [n + m choose n]_q, built as
+ * the product over i of (1 - q^(m+i)) / (1 - q^i); every count is an
+ * integer below C(n + m, n), exact in a double up to 50 runs in all. Beyond,
+ * the normal approximation with a continuity correction.
+ */
+double kvb_mwu_cdf(unsigned int n, unsigned int m, double u)
+{
+	unsigned int nm = n * m, i, j, top;
+	double *a, below = 0, all = 0;
+
+	if (!n || !m)
+		return 1;
+	if (u < 0)
+		return 0;
+	if (u >= nm)
+		return 1;
+	if (n + m > KVB_U_EXACT_MAX) {
+		double sd = sqrt(nm * (n + m + 1.0) / 12);
+
+		return 0.5 * erfc(-(floor(u) + 0.5 - nm / 2.0) / sd / sqrt(2));
+	}
+	/* the product is of degree nm + n before its last division */
+	a = calloc(nm + n + 1, sizeof(*a));
+	if (!a)
+		return NAN;
+	a[0] = 1;
+	for (i = 1, top = 0; i <= n; i++) {
+		/* times (1 - q^(m+i)), from the top down */
+		for (j = top + m + i; j >= m + i; j--)
+			a[j] -= a[j - (m + i)];
+		/* over (1 - q^i): a running sum with stride i; it divides exactly */
+		top = i * m;
+		for (j = i; j <= top; j++)
+			a[j] += a[j - i];
+		for (j = top + 1; j <= top + i; j++)
+			a[j] = 0;
+	}
+	for (j = 0; j <= nm; j++) {
+		all += a[j];
+		if (j <= u)
+			below += a[j];
+	}
+	free(a);
+	return below / all;
+}
+
+/*
+ * The largest U with 2 P(U <= c) <= alpha: the two-sided critical value
+ * (reject when U <= c or U >= nm - c); -1 when no U is that unlikely, so
+ * that no difference can be significant with these runs.
+ */
+int kvb_mwu_crit(unsigned int n, unsigned int m, double alpha)
+{
+	int c = -1;
+
+	while (c + 1 < (int)(n * m) / 2 + 1 && 2 * kvb_mwu_cdf(n, m, c + 1) <= alpha)
+		c++;
+	return c;
+}
+
+/* Runs per target that can show a difference at alpha, the same on both sides. */
+unsigned int kvb_verdict_needs(double alpha)
+{
+	unsigned int r;
+
+	for (r = 2; r < 100 && kvb_mwu_crit(r, r, alpha) < 0; r++)
+		;
+	return r;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * x (n runs) against y (m runs): the Hodges-Lehmann ratio x/y, Moses'
+ * interval and the p (above). -1 when a sample is empty or a run is not
+ * positive. With too few runs for any p to reach alpha, h->can_tell is 0,
+ * the interval NAN; the estimate and p are still given.
+ */
+int kvb_hl_ratio(const double *x, unsigned int n, const double *y,
+		 unsigned int m, double alpha, struct kvb_hl *h)
+{
+	unsigned int nm = n * m, i, j, le = 0, ge = 0;
+	double *r;
+
+	memset(h, 0, sizeof(*h));
+	h->alpha = alpha;
+	h->ratio = NAN;
+	h->lo = NAN;
+	h->hi = NAN;
+	h->p = NAN;
+	if (!n || !m)
+		return -1;
+	r = malloc(nm * sizeof(*r));
+	if (!r)
+		return -1;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < m; j++) {
+			if (!(x[i] > 0) || !(y[j] > 0)) {
+				free(r);
+				return -1;
+			}
+			r[i * m + j] = x[i] / y[j];
+			le += x[i] <= y[j];
+			ge += x[i] >= y[j];
+		}
+	}
+	qsort(r, nm, sizeof(*r), cmp_double);
+	h->ratio = nm % 2 ? r[nm / 2] : sqrt(r[nm / 2 - 1] * r[nm / 2]);
+	h->p = 2 * kvb_mwu_cdf(n, m, le < ge ? le : ge);
+	if (h->p > 1)
+		h->p = 1;
+	h->crit = kvb_mwu_crit(n, m, alpha);
+	h->can_tell = h->crit >= 0;
+	if (h->can_tell) {
+		h->lo = r[h->crit];
+		h->hi = r[nm - 1 - h->crit];
+		h->significant = h->p <= alpha;
+	}
+	free(r);
+	return 0;
+}
+
+static int same_key(const struct kvb_vkey *a, const struct kvb_vkey *b)
+{
+	return !strcmp(a->mix, b->mix) && a->workload == b->workload &&
+	       !strcmp(a->dist, b->dist) && a->threads == b->threads &&
+	       a->batch == b->batch && a->multi == b->multi && a->fd == b->fd &&
+	       a->io == b->io && a->qd == b->qd && a->sqpoll == b->sqpoll;
+}
+
+/* The distribution as the key has it: "uniform", "zipf:0.99", "latest" */
+void kvb_verdict_dist(char *buf, size_t len, const char *dist, double theta)
+{
+	if (!strcmp(dist, "zipf") && isfinite(theta))
+		snprintf(buf, len, "zipf:%.2f", theta);
+	else
+		snprintf(buf, len, "%s", dist);
+}
+
+/*
+ * A target without an fd is set beside the per-thread rows, one without
+ * the device beside the ioctl rows, as kvb_compute_ratios() does: the
+ * userspace baselines and bpf-htab join rwlock's group.
+ */
+void kvb_vkey_normalize(struct kvb_vkey *k)
+{
+	if (k->fd == KVB_FD_NONE)
+		k->fd = KVB_FD_PER_THREAD;
+	if (k->io == KVB_IO_NONE)
+		k->io = KVB_IO_IOCTL;
+	if (k->io != KVB_IO_URING) {
+		k->qd = 0;
+		k->sqpoll = 0;
+	}
+}
+
+static int cmp_target(const void *a, const void *b)
+{
+	const struct kvb_vtarget *x = a, *y = b;
+
+	return (x->median < y->median) - (x->median > y->median);
+}
+
+/* One group: its targets by median, fastest first, each set against it. */
+static int judge(struct kvb_vgroup *g, double alpha)
+{
+	struct kvb_vtarget *f;
+	int i;
+
+	qsort(g->t, g->n, sizeof(*g->t), cmp_target);
+	f = &g->t[0];
+	f->mark = KVB_V_FASTEST;
+	f->hl.ratio = 1;
+	f->hl.lo = NAN;
+	f->hl.hi = NAN;
+	f->hl.p = NAN;
+	g->ntied = 1;
+	for (i = 1; i < g->n; i++) {
+		struct kvb_vtarget *t = &g->t[i];
+
+		if (kvb_hl_ratio(t->c->runs, t->c->n, f->c->runs, f->c->n, alpha, &t->hl))
+			return -1;
+		if (!t->hl.can_tell) {
+			t->mark = KVB_V_CANNOT;
+			g->ncannot++;
+		} else if (t->hl.significant) {
+			t->mark = KVB_V_DIFFERENT;
+		} else {
+			t->mark = KVB_V_TIED;
+			g->ntied++;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Group the cases and judge each group; the groups in the order their
+ * first case comes. A target repeated in a group counts once (the first).
+ * Returns the number of groups, -1 on a bad run (not positive) or no memory.
+ */
+int kvb_verdict(const struct kvb_vcase *c, int n, double alpha,
+		struct kvb_vgroup **out)
+{
+	struct kvb_vgroup *g = NULL;
+	int ng = 0, i, j, k;
+
+	*out = NULL;
+	for (i = 0; i < n; i++) {
+		struct kvb_vgroup *x;
+
+		if (!c[i].n)
+			continue;
+		for (j = 0; j < ng && !same_key(&g[j].key, &c[i].key); j++)
+			;
+		if (j == ng) {
+			x = realloc(g, (ng + 1) * sizeof(*g));
+			if (!x)
+				goto fail;
+			g = x;
+			memset(&g[ng], 0, sizeof(*g));
+			g[ng].key = c[i].key;
+			g[ng].alpha = alpha;
+			ng++;
+		}
+		x = &g[j];
+		for (k = 0; k < x->n && strcmp(x->t[k].c->target, c[i].target); k++)
+			;
+		if (k < x->n)
+			continue;
+		if (!x->t) {
+			x->t = calloc(n, sizeof(*x->t));
+			if (!x->t)
+				goto fail;
+		}
+		x->t[x->n].c = &c[i];
+		x->t[x->n].median = kvb_median(c[i].runs, c[i].n);
+		x->n++;
+	}
+	for (j = 0; j < ng; j++)
+		if (judge(&g[j], alpha))
+			goto fail;
+	*out = g;
+	return ng;
+fail:
+	kvb_verdict_free(g, ng);
+	return -1;
+}
+
+void kvb_verdict_free(struct kvb_vgroup *g, int n)
+{
+	int i;
+
+	for (i = 0; g && i < n; i++)
+		free(g[i].t);
+	free(g);
+}
+
+/* "ycsb-b, zipf:0.99, 2 threads, batch 1" (+ ", shared fd", ", uring qd16") */
+void kvb_verdict_label(char *buf, size_t len, const struct kvb_vkey *k)
+{
+	char call[16];
+	size_t n;
+
+	kvb_call_name(k->batch, k->multi, call, sizeof(call));
+	n = snprintf(buf, len, "%s", k->mix);
+	if (strcmp(k->dist, "uniform") && n < len)
+		n += snprintf(buf + n, len - n, ", %s", k->dist);
+	if (n < len)
+		n += snprintf(buf + n, len - n, ", %u thread%s, %s %s", k->threads,
+			      k->threads == 1 ? "" : "s", k->multi ? "multi" : "batch",
+			      k->multi ? call + 1 : call);
+	if (k->fd == KVB_FD_SHARED && n < len)
+		n += snprintf(buf + n, len - n, ", shared fd");
+	if (k->io == KVB_IO_URING && n < len)
+		snprintf(buf + n, len - n, ", uring qd%u%s", k->qd, k->sqpoll ? " sqpoll" : "");
+}
+
+/* "-12% ±3%": the estimate and half the interval, in percent of the fastest */
+void kvb_verdict_mark(char *buf, size_t len, const struct kvb_vtarget *t,
+		      unsigned int fastest_runs)
+{
+	switch (t->mark) {
+	case KVB_V_FASTEST:
+		snprintf(buf, len, "fastest");
+		break;
+	case KVB_V_TIED:
+		snprintf(buf, len, "tied: no significant difference");
+		break;
+	case KVB_V_DIFFERENT:
+		snprintf(buf, len, "%+.0f%% ±%.0f%%", (t->hl.ratio - 1) * 100,
+			 (t->hl.hi - t->hl.lo) / 2 * 100);
+		break;
+	default:
+		if (t->c->n == fastest_runs)
+			snprintf(buf, len, "cannot tell: %u run%s, needs %u", t->c->n,
+				 t->c->n == 1 ? "" : "s", kvb_verdict_needs(t->hl.alpha));
+		else
+			snprintf(buf, len, "cannot tell: %u+%u runs, needs %u each",
+				 t->c->n, fastest_runs, kvb_verdict_needs(t->hl.alpha));
+		break;
+	}
+}
+
+/* "a", "a and b", "a, b and c": the targets of g with this mark */
+static size_t names(char *buf, size_t len, const struct kvb_vgroup *g, int mark)
+{
+	size_t n = 0;
+	int i, seen = 0, total = 0;
+
+	for (i = 0; i < g->n; i++)
+		total += g->t[i].mark == mark;
+	buf[0] = 0;
+	for (i = 0; i < g->n && n < len; i++) {
+		if (g->t[i].mark != mark)
+			continue;
+		seen++;
+		n += snprintf(buf + n, len - n, "%s%s", seen == 1 ? "" :
+			      seen == total ? " and " : ", ", g->t[i].c->target);
+	}
+	return n < len ? n : len - 1;
+}
+
+/*
+ * One line: "ycsb-b, 2 threads, batch 1: rcu; rwlock and rhashtable are
+ * not significantly slower". The line names the fastest (all of them, when
+ * some are tied with it), the next one when it is significantly slower,
+ * and what cannot be told.
+ */
+void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
+{
+	const struct kvb_vtarget *f = &g->t[0];
+	char who[512], mark[64];
+	size_t n;
+	int i, ndiff = g->n - g->ntied - g->ncannot;
+
+	kvb_verdict_label(buf, len, &g->key);
+	n = strlen(buf);
+	if (g->n == 1) {
+		snprintf(buf + n, len - n, ": %s (the only target)", f->c->target);
+		return;
+	}
+	if (g->ncannot == g->n - 1) {
+		kvb_verdict_mark(mark, sizeof(mark), &g->t[1], f->c->n);
+		snprintf(buf + n, len - n, ": %s has the highest median; %s", f->c->target, mark);
+		return;
+	}
+	n += snprintf(buf + n, len - n, ": %s", f->c->target);
+	if (g->ntied > 1 && n < len) {
+		names(who, sizeof(who), g, KVB_V_TIED);
+		n += snprintf(buf + n, len - n, "; %s %s not significantly slower (the fastest, tied)",
+			      who, g->ntied > 2 ? "are" : "is");
+	}
+	for (i = 1; i < g->n && g->t[i].mark != KVB_V_DIFFERENT; i++)
+		;
+	if (i < g->n && n < len) {
+		kvb_verdict_mark(mark, sizeof(mark), &g->t[i], f->c->n);
+		n += snprintf(buf + n, len - n, "; %s%s %s", ndiff > 1 ? "next: " : "",
+			      g->t[i].c->target, mark);
+		if (ndiff > 1 && n < len)
+			n += snprintf(buf + n, len - n, ", %d more significantly slower",
+				      ndiff - 1);
+	}
+	if (g->ncannot && n < len) {
+		names(who, sizeof(who), g, KVB_V_CANNOT);
+		for (i = 1; g->t[i].mark != KVB_V_CANNOT; i++)
+			;
+		kvb_verdict_mark(mark, sizeof(mark), &g->t[i], f->c->n);
+		snprintf(buf + n, len - n, "; %s: %s", who, mark);
+	}
+}
+
+static const char * const mark_names[] = {
+	[KVB_V_FASTEST] = "fastest", [KVB_V_TIED] = "tied",
+	[KVB_V_DIFFERENT] = "different", [KVB_V_CANNOT] = "cannot tell",
+};
+
+static void jnum(FILE *f, double v, int prec)
+{
+	if (isfinite(v))
+		fprintf(f, "%.*f", prec, v);
+	else
+		fputs("null", f);
+}
+
+/*
+ * The groups as a JSON array (no newline after it), each line indented by
+ * ind spaces: what "verdict" holds in a bench report and in `kvbench report
+ * --json`. sel, when not NULL, says which groups to print.
+ */
+void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
+		      const int *sel, int ind)
+{
+	char buf[1024];
+	int i, j, first = 1;
+
+	fputc('[', f);
+	for (i = 0; i < n; i++) {
+		const struct kvb_vkey *k = &g[i].key;
+
+		if (sel && !sel[i])
+			continue;
+		fprintf(f, "%s\n%*s{ \"group\": ", first ? "" : ",", ind + 2, "");
+		first = 0;
+		kvb_verdict_label(buf, sizeof(buf), k);
+		kvb_json_str(f, buf);
+		fprintf(f, ",\n%*s\"mix\": ", ind + 4, "");
+		if (k->workload)
+			fputs("null", f);
+		else
+			kvb_json_str(f, k->mix);
+		fprintf(f, ", \"workload\": ");
+		if (k->workload)
+			kvb_json_str(f, k->mix);
+		else
+			fputs("null", f);
+		fprintf(f, ", \"dist\": ");
+		kvb_json_str(f, k->dist);
+		fprintf(f, ", \"threads\": %u, \"batch\": %u, \"multi\": %s,\n", k->threads,
+			k->batch, k->multi ? "true" : "false");
+		fprintf(f, "%*s\"fd\": \"%s\", \"io\": \"%s\", \"qd\": ", ind + 4, "",
+			kvb_fd_name(k->fd), kvb_io_name(k->io));
+		if (k->io == KVB_IO_URING)
+			fprintf(f, "%u", k->qd);
+		else
+			fputs("null", f);
+		fprintf(f, ", \"sqpoll\": %s, \"alpha\": %.3g,\n%*s\"fastest\": [",
+			k->sqpoll ? "true" : "false", g[i].alpha, ind + 4, "");
+		for (j = 0; j < g[i].n; j++) {
+			if (g[i].t[j].mark != KVB_V_FASTEST && g[i].t[j].mark != KVB_V_TIED)
+				continue;
+			fputs(j ? ", " : "", f);
+			kvb_json_str(f, g[i].t[j].c->target);
+		}
+		fprintf(f, "],\n%*s\"targets\": [", ind + 4, "");
+		for (j = 0; j < g[i].n; j++) {
+			const struct kvb_vtarget *t = &g[i].t[j];
+
+			fprintf(f, "%s\n%*s{ \"target\": ", j ? "," : "", ind + 6, "");
+			kvb_json_str(f, t->c->target);
+			fprintf(f, ", \"kind\": \"%s\", \"runs\": %u, \"ops_per_sec\": ",
+				kvb_kind_name(t->c->kind), t->c->n);
+			jnum(f, t->median, 1);
+			fprintf(f, ",\n%*s\"ratio\": ", ind + 8, "");
+			jnum(f, t->hl.ratio, 4);
+			fprintf(f, ", \"ci_low\": ");
+			jnum(f, t->hl.lo, 4);
+			fprintf(f, ", \"ci_high\": ");
+			jnum(f, t->hl.hi, 4);
+			fprintf(f, ", \"p\": ");
+			jnum(f, t->hl.p, 4);
+			fprintf(f, ", \"mark\": \"%s\", \"text\": ", mark_names[t->mark]);
+			kvb_verdict_mark(buf, sizeof(buf), t, g[i].t[0].c->n);
+			kvb_json_str(f, buf);
+			fputs(" }", f);
+		}
+		fprintf(f, "\n%*s],\n%*s\"verdict\": ", ind + 4, "", ind + 4, "");
+		kvb_verdict_line(buf, sizeof(buf), &g[i]);
+		kvb_json_str(f, buf);
+		fputs(" }", f);
+	}
+	if (!first)
+		fprintf(f, "\n%*s", ind, "");
+	fputc(']', f);
+}
+
+/* ops/s with an SI suffix: 1234567 -> "1.235M" */
+static void si(char *buf, size_t len, double v)
+{
+	if (v >= 1e9)
+		snprintf(buf, len, "%.3fG", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(buf, len, "%.3fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(buf, len, "%.3fk", v / 1e3);
+	else
+		snprintf(buf, len, "%.1f", v);
+}
+
+/* The table of one group, and its verdict line. */
+void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g)
+{
+	char buf[1024], ops[32], ci[48];
+	int tw = 6, i;
+
+	for (i = 0; i < g->n; i++)
+		if ((int)strlen(g->t[i].c->target) > tw)
+			tw = strlen(g->t[i].c->target);
+	kvb_verdict_label(buf, sizeof(buf), &g->key);
+	fprintf(f, "%s\n  %-*s %4s %10s %7s %17s %6s  %s\n", buf, tw, "target", "runs",
+		"ops/s", "ratio", "95% CI", "p", "mark");
+	for (i = 0; i < g->n; i++) {
+		const struct kvb_vtarget *t = &g->t[i];
+
+		si(ops, sizeof(ops), t->median);
+		fprintf(f, "  %-*s %4u %10s", tw, t->c->target, t->c->n, ops);
+		if (t->mark == KVB_V_FASTEST) {
+			fprintf(f, " %7s %17s %6s", "1", "-", "-");
+		} else {
+			if (isfinite(t->hl.lo))
+				snprintf(ci, sizeof(ci), "[%.3f, %.3f]", t->hl.lo, t->hl.hi);
+			else
+				snprintf(ci, sizeof(ci), "-");
+			fprintf(f, " %7.3f %17s %6.3f", t->hl.ratio, ci, t->hl.p);
+		}
+		kvb_verdict_mark(buf, sizeof(buf), t, g->t[0].c->n);
+		fprintf(f, "  %s\n", buf);
+	}
+	kvb_verdict_line(buf, sizeof(buf), g);
+	fprintf(f, "verdict: %s\n", buf);
+}
+
+/* What the columns mean, under the tables. */
+void kvb_verdict_legend(FILE *f, double alpha)
+{
+	fprintf(f,
+		"\nratio: ops/s of the target over the fastest's (highest median), the Hodges-Lehmann\n"
+		"estimate (median of the ratios of every pair of runs); 95%% CI: Moses' distribution-free\n"
+		"interval of that ratio; p: exact two-sided Mann-Whitney test over the runs (ties count\n"
+		"against a difference). tied: no significant difference (p > %.3g, the CI covers 1);\n"
+		"-12%% ±3%%: significantly slower, the estimate and half the CI. cannot tell: too few runs\n"
+		"for any p to reach %.3g (3 against 3 can give no p below 0.1): use -r 5.\n",
+		alpha, alpha);
+}
