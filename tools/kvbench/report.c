@@ -220,7 +220,7 @@ static unsigned int choose(const struct rep *r, const struct kvb_vgroup *g, int 
 	if (o->all && !thr)
 		snprintf(why, len, "every workload group");
 	else if (o->all)
-		snprintf(why, len, "every workload group at %u threads", thr);
+		snprintf(why, len, "every workload group at %u thread%s", thr, thr == 1 ? "" : "s");
 	else if (o->threads)
 		snprintf(why, len, "batch 1, ioctl, per-thread fd, %u threads (--all: every group)",
 			 thr);

@@ -2274,6 +2274,200 @@ static void test_compare(void)
 	   "compare: packed calls are matched with packed calls, not with a BATCH (no \"multi\": a BATCH)");
 }
 
+/* A test that hay has needle (printed when it has not) */
+static void ok_has(const char *hay, const char *needle, const char *name)
+{
+	ok(!!strstr(hay, needle), "%s", name);
+	if (!strstr(hay, needle))
+		printf("# wanted: %s\n# in: %s\n", needle, hay);
+}
+
+/*
+ * The verdict (verdict.c): the exact U distribution and its critical
+ * values against the published tables, the Hodges-Lehmann ratio and
+ * Moses' interval against order statistics counted by hand, the marks.
+ */
+static void vcase(struct kvb_vcase *c, const char *target, const char *mix,
+		  unsigned int threads, const double *runs, unsigned int n)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->target, sizeof(c->target), "%s", target);
+	c->kind = KVB_KERNEL;
+	snprintf(c->key.mix, sizeof(c->key.mix), "%s", mix);
+	snprintf(c->key.dist, sizeof(c->key.dist), "uniform");
+	c->key.threads = threads;
+	c->key.batch = 1;
+	c->key.fd = KVB_FD_PER_THREAD;
+	c->key.io = KVB_IO_IOCTL;
+	c->runs = runs;
+	c->n = n;
+}
+
+static void test_verdict_stats(void)
+{
+	static const double x[] = { 90, 92, 94, 96, 98 }, y[] = { 100, 101, 102, 103, 104 };
+	static const double u2a[] = { 1, 2, 3, 4, 7 }, u2b[] = { 5, 6, 8, 9, 10 };
+	static const double u3a[] = { 1, 2, 3, 5, 7 }, u3b[] = { 4, 6, 8, 9, 10 };
+	static const double ta[] = { 1, 2, 5, 5, 5 }, tb[] = { 5, 6, 7, 8, 9 };
+	static const double same[] = { 7, 7, 7, 7, 7 };
+	double big[30], u, p, total = 0;
+	struct kvb_hl h;
+	int i, agree = 1;
+
+	/* 252 splits of 5 + 5: U = 0 once, 1 once, 2 twice, 3 three times */
+	ok(fabs(kvb_mwu_cdf(5, 5, 0) - 1.0 / 252) < TINY &&
+	   fabs(kvb_mwu_cdf(5, 5, 2) - 4.0 / 252) < TINY &&
+	   fabs(kvb_mwu_cdf(5, 5, 3) - 7.0 / 252) < TINY &&
+	   fabs(kvb_mwu_cdf(3, 3, 0) - 1.0 / 20) < TINY && kvb_mwu_cdf(5, 5, 25) == 1 &&
+	   kvb_mwu_cdf(5, 5, -1) == 0 &&
+	   fabs(kvb_mwu_cdf(4, 6, 11) + kvb_mwu_cdf(4, 6, 12) - 1) < TINY,
+	   "exact U distribution: 5+5 P(U<=0,2,3) = 1, 4, 7 / 252; 3+3 P(U<=0) = 1/20; symmetric");
+	ok(fabs(kvb_mwu_cdf(30, 30, 449) + kvb_mwu_cdf(30, 30, 450) - 1) < TINY &&
+	   kvb_mwu_cdf(30, 30, 150) < 0.0001 && kvb_mwu_cdf(30, 30, 750) > 0.9999,
+	   "beyond 50 runs in all: the normal approximation, centred on nm/2");
+	/* two-sided critical values at 0.05 of the Mann-Whitney tables */
+	ok(kvb_mwu_crit(3, 3, 0.05) == -1 && kvb_mwu_crit(3, 4, 0.05) == -1 &&
+	   kvb_mwu_crit(4, 4, 0.05) == 0 && kvb_mwu_crit(5, 5, 0.05) == 2 &&
+	   kvb_mwu_crit(6, 6, 0.05) == 5 && kvb_mwu_crit(8, 8, 0.05) == 13 &&
+	   kvb_mwu_crit(10, 10, 0.05) == 23 && kvb_mwu_crit(5, 8, 0.05) == 6,
+	   "U critical values: 4+4 0, 5+5 2, 6+6 5, 8+8 13, 10+10 23, 5+8 6; 3+3 none");
+	ok(kvb_verdict_needs(0.05) == 4, "runs needed for any difference at 0.05: 4 each");
+
+	/*
+	 * 90..98 against 100..104: of the 25 ratios the 3rd smallest is 90/102
+	 * (after 90/104 and 90/103), the 3rd largest 98/102 (after 98/100 and
+	 * 98/101), the 13th 94/102; every x below every y: U = 0, p = 2/252.
+	 */
+	ok(!kvb_hl_ratio(x, 5, y, 5, 0.05, &h) && h.crit == 2 && h.can_tell &&
+	   fabs(h.lo - 90.0 / 102) < TINY && fabs(h.hi - 98.0 / 102) < TINY &&
+	   fabs(h.ratio - 94.0 / 102) < TINY && fabs(h.p - 2.0 / 252) < TINY && h.significant,
+	   "5 vs 5: HL ratio 94/102, Moses' CI [90/102, 98/102] (3rd smallest, 3rd largest)");
+	/* 4 + 4 runs of 1..4 against 5..8: 16 ratios, even: the middle two meet */
+	ok(!kvb_hl_ratio(y, 4, x, 4, 0.05, &h) && h.crit == 0 &&
+	   fabs(h.lo - 100.0 / 96) < TINY && fabs(h.hi - 103.0 / 90) < TINY &&
+	   fabs(h.ratio - sqrt(101.0 / 92 * 102.0 / 94)) < 0.002 && h.significant,
+	   "4 vs 4: the CI is the smallest and largest ratio, the estimate on the log scale");
+	ok(!kvb_hl_ratio(u2a, 5, u2b, 5, 0.05, &h) && fabs(h.p - 8.0 / 252) < TINY &&
+	   h.significant && h.hi < 1 && fabs(h.hi - 7.0 / 8) < TINY,
+	   "U = 2 of 25: p = 8/252, significant, and the CI stops below 1 (7/8)");
+	ok(!kvb_hl_ratio(u3a, 5, u3b, 5, 0.05, &h) && fabs(h.p - 14.0 / 252) < TINY &&
+	   !h.significant && h.lo < 1 && h.hi > 1,
+	   "U = 3 of 25: p = 14/252, no significant difference, and the CI covers 1");
+	ok(!kvb_hl_ratio(same, 5, same, 5, 0.05, &h) && h.ratio == 1 && h.p == 1 &&
+	   !h.significant && h.lo == 1 && h.hi == 1,
+	   "identical runs: ratio 1, p = 1, CI [1, 1]: no difference");
+	/* three ties (5 = 5) count against a difference: U 3, not 1.5 */
+	ok(!kvb_hl_ratio(ta, 5, tb, 5, 0.05, &h) && fabs(h.p - 14.0 / 252) < TINY &&
+	   !h.significant && h.hi == 1, "ties count against a difference, and the CI ends at 1");
+	ok(!kvb_hl_ratio(x, 3, y, 3, 0.05, &h) && !h.can_tell && !h.significant &&
+	   isnan(h.lo) && fabs(h.p - 0.1) < TINY && h.ratio < 1,
+	   "3 vs 3: cannot tell (p >= 0.1), no interval, still an estimate");
+	ok(kvb_hl_ratio(x, 0, y, 5, 0.05, &h) == -1 &&
+	   kvb_hl_ratio(same, 1, (double[]){ 0 }, 1, 0.05, &h) == -1,
+	   "HL ratio: an empty sample or a run of 0 ops/s is an error");
+	/* without ties, the p is kvb_mwu()'s, and p <= 0.05 exactly outside the CI */
+	for (i = 0; i < 30; i++) {
+		double a[6], b[6];
+		__u64 s = kvb_thread_seed(i, 1);
+		int j;
+
+		for (j = 0; j < 6; j++) {
+			a[j] = 100 + kvb_rand_double(&s) * 10;
+			b[j] = 100 + kvb_rand_double(&s) * 10 + i % 5;
+		}
+		kvb_hl_ratio(a, 6, b, 6, 0.05, &h);
+		kvb_mwu(a, 6, b, 6, &u, &p);
+		agree &= fabs(h.p - p) < TINY && h.significant == (h.lo > 1 || h.hi < 1);
+		total += h.significant;
+	}
+	ok(agree && total > 0 && total < 30,
+	   "random 6 vs 6: p equals kvb_mwu's, significant exactly when the CI leaves 1 out");
+	for (i = 0; i < 30; i++)
+		big[i] = 1000 + i;
+	ok(!kvb_hl_ratio(big, 30, big, 30, 0.05, &h) && h.crit > 0 && h.lo < 1 && h.hi > 1 &&
+	   !h.significant, "30 vs 30 (normal approximation): the same sample is no difference");
+}
+
+static void test_verdict_groups(void)
+{
+	static const double fast[] = { 200, 202, 204, 206, 208 };
+	static const double tie[] = { 199, 201, 203, 205, 209 };
+	static const double slow[] = { 170, 172, 174, 176, 178 };
+	static const double three[] = { 100, 110, 120 };
+	struct kvb_vcase c[12];
+	struct kvb_vgroup *g;
+	char line[1024], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ng;
+
+	/* two mixes, two thread counts; a baseline without fd or device */
+	vcase(&c[0], "rwlock", "get", 1, slow, 5);
+	vcase(&c[1], "rcu", "get", 1, fast, 5);
+	vcase(&c[2], "rwlock", "get", 2, fast, 5);
+	vcase(&c[3], "rcu", "get", 2, slow, 5);
+	vcase(&c[4], "rwlock", "90:10", 1, slow, 5);
+	vcase(&c[5], "rcu", "90:10", 1, tie, 5);
+	vcase(&c[6], "user-rwlock", "90:10", 1, fast, 5);
+	c[6].kind = KVB_USER_RWLOCK;
+	c[6].key.fd = KVB_FD_NONE;
+	c[6].key.io = KVB_IO_NONE;
+	kvb_vkey_normalize(&c[6].key);
+	vcase(&c[7], "rwlock", "90:10", 2, three, 3);
+	vcase(&c[8], "rcu", "90:10", 2, fast, 3);
+	vcase(&c[9], "rcu", "get", 2, fast, 5);	/* repeated: the first counts */
+	vcase(&c[10], "rcu", "get", 2, fast, 5);
+	c[10].key.fd = KVB_FD_SHARED;
+	vcase(&c[11], "rhashtable", "get", 2, three, 0);	/* no runs: left out */
+	ng = kvb_verdict(c, 12, 0.05, &g);
+	ok(ng == 5 && g[0].n == 2 && g[1].n == 2 && g[2].n == 3 && g[3].n == 2 &&
+	   g[4].n == 1 && !strcmp(g[0].key.mix, "get") && g[0].key.threads == 1 &&
+	   g[1].key.threads == 2 && !strcmp(g[2].key.mix, "90:10") && g[4].key.fd == KVB_FD_SHARED,
+	   "grouping: 2 mixes x 2 thread counts, the shared fd apart, a baseline beside rwlock");
+	ok(ng == 5 && !strcmp(g[0].t[0].c->target, "rcu") && g[0].t[0].mark == KVB_V_FASTEST &&
+	   g[0].t[1].mark == KVB_V_DIFFERENT && !strcmp(g[1].t[0].c->target, "rwlock") &&
+	   g[1].t[1].c->runs == slow, "the fastest by median in each group, whatever the order");
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	ok(!strcmp(line, "get, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%"),
+	   "verdict line, one slower: '%s'", line);
+	kvb_verdict_line(line, sizeof(line), &g[2]);
+	ok(g[2].ntied == 2 && g[2].t[1].mark == KVB_V_TIED && g[2].t[2].mark == KVB_V_DIFFERENT,
+	   "ties: the fastest, one tied with it, one slower");
+	ok_has(line,
+	       "90:10, 1 thread, batch 1: user-rwlock; rcu is not significantly slower (the fastest, tied); rwlock: -15% ±2.7%",
+	       "ties: the verdict line names the fastest, tied, then the slower");
+	kvb_verdict_line(line, sizeof(line), &g[3]);
+	ok(g[3].ncannot == 1 && g[3].t[1].mark == KVB_V_CANNOT &&
+	   !strcmp(line,
+		   "90:10, 2 threads, batch 1: rcu has the highest median; "
+		   "cannot tell: 3 runs, needs 4"),
+	   "3 runs: cannot tell, and how many it needs: '%s'", line);
+	kvb_verdict_line(line, sizeof(line), &g[4]);
+	ok(!strcmp(line, "get, 2 threads, batch 1, shared fd: rcu (the only target)"),
+	   "a group of one target: '%s'", line);
+	f = open_memstream(&buf, &len);
+	kvb_verdict_json(f, g, ng, NULL, 2);
+	fclose(f);
+	ok(json_valid(buf) && count_of(buf, "\"group\": ") == 5 &&
+	   strstr(buf, "\"fastest\": [\"user-rwlock\", \"rcu\"]") &&
+	   strstr(buf, "\"mark\": \"cannot tell\", \"text\": \"cannot tell: 3 runs, needs 4\""),
+	   "verdict JSON: well-formed, the tied fastest listed, marks and texts");
+	ok_has(buf,
+	       "\"ratio\": 1.0000, \"ci_low\": null, \"ci_high\": null, \"p\": null, \"mark\": \"fastest\"",
+	       "verdict JSON: the fastest against itself: ratio 1, no interval, no p");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_verdict_table(f, &g[0]);
+	fclose(f);
+	ok(strstr(buf, "get, 1 thread, batch 1\n") && strstr(buf, "  rcu") &&
+	   strstr(buf, "[0.827, 0.88]  0.008  -15% ±2.7%\n") &&
+	   strstr(buf, "\nverdict: get, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%\n"),
+	   "verdict table: ratio, CI [172/208, 176/200], p and mark per target, then the line");
+	free(buf);
+	kvb_verdict_free(g, ng);
+}
+
 /* Write text to dir/name. */
 static int put_text(const char *dir, const char *name, const char *text)
 {
@@ -2887,6 +3081,170 @@ static void test_hash_bits(const char *k)
 	   "bench: no hash_bits without a kernel target; --help has --keep-hash-bits");
 }
 
+/* One result of a report in the tool's JSON, for the verdict's reader. */
+static size_t vresult(char *buf, size_t len, const char *backend, const char *kind,
+		      const char *mix, unsigned int threads, unsigned int batch,
+		      const char *io, double base, unsigned int runs, int errors)
+{
+	size_t n = snprintf(buf, len,
+			    "%s{\"backend\": \"%s\", \"kind\": \"%s\", \"mix\": {\"name\": \"%s\"}, \"threads\": %u, \"batch\": %u, \"multi\": false, \"fd\": %s, \"io\": %s, \"qd\": %s, \"sqpoll\": false, \"errors\": %d, \"ops_per_sec_runs\": [",
+			    len && buf[-1] == '[' ? "" : ", ", backend, kind, mix, threads, batch,
+			    strcmp(kind, "kernel") && strcmp(kind, "floor") ? "null" :
+			    "\"per-thread\"",
+			    io ? io : "null", io && strstr(io, "uring") ? "16" : "null", errors);
+	unsigned int i;
+
+	for (i = 0; i < runs && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%.1f", i ? ", " : "", base + i);
+	if (n < len)
+		n += snprintf(buf + n, len - n, "]}");
+	return n;
+}
+
+static void test_report(const char *k)
+{
+	static const unsigned int thr[] = { 1, 2, 4 };
+	char *json = malloc(16384), *out = NULL, err[256], cmd[64], path[] = "/tmp/kvbench-vXXXXXX";
+	size_t n, len = 0;
+	struct jnode root;
+	FILE *f;
+	int i, shown, fd, st;
+
+	n = snprintf(json, 16384,
+		     "{\"schema\": \"kvbench-bench/3\", \"kernel\": \"6.12-test\", \"cpus\": 2, \"params\": {\"dist\": \"zipf\", \"theta\": 0.99, \"repeat\": 5}, \"results\": [");
+	for (i = 0; i < 3; i++) {
+		n += vresult(json + n, 16384 - n, "nop", "floor", "nop", thr[i], 1, "\"ioctl\"",
+			     9000, 5, 0);
+		n += vresult(json + n, 16384 - n, "rwlock", "kernel", "get", thr[i], 1, "\"ioctl\"",
+			     500, 5, 0);
+		n += vresult(json + n, 16384 - n, "rcu", "kernel", "get", thr[i], 1, "\"ioctl\"",
+			     600, 5, 0);
+		n += vresult(json + n, 16384 - n, "rhashtable", "kernel", "get", thr[i], 1,
+			     "\"ioctl\"", 602, 5, 0);
+		n += vresult(json + n, 16384 - n, "user-rwlock", "userspace", "get", thr[i], 1,
+			     NULL, 300, 5, 0);
+		n += vresult(json + n, 16384 - n, "combining", "kernel", "get", thr[i], 1,
+			     "\"ioctl\"", 9000, 5, 3);
+		n += vresult(json + n, 16384 - n, "rcu", "kernel", "get", thr[i], 64, "\"ioctl\"",
+			     900, 5, 0);
+		n += vresult(json + n, 16384 - n, "rcu/uring-qd16", "kernel", "get", thr[i], 1,
+			     "\"uring\"", 700, 5, 0);
+	}
+	snprintf(json + n, 16384 - n, "]}");
+	f = open_memstream(&out, &len);
+	shown = kvb_report_text(f, json, "run.json", 0, 0, 0, err, sizeof(err));
+	fclose(f);
+	ok(shown == 1 &&
+	   strstr(out, "== run.json: kernel 6.12-test, 2 CPUs, 5 runs per case, zipf:0.99\n") &&
+	   strstr(out, "\nget, zipf:0.99, 2 threads, batch 1\n") && !strstr(out, "4 threads") &&
+	   !strstr(out, "1 thread,") && !strstr(out, "nop") && !strstr(out, "combining") &&
+	   !strstr(out, "uring") && !strstr(out, "batch 64"),
+	   "report: by default batch 1, ioctl, per-thread at as many threads as CPUs; no nop, no errors");
+	ok_has(out,
+	       "verdict: get, zipf:0.99, 2 threads, batch 1: rhashtable; rcu is not significantly slower (the fastest, tied); the next, rwlock: -17% ±0.4%, and 1 more significantly slower\n",
+	       "report: the tied fastest, the next slower");
+	ok_has(out,
+	       "  user-rwlock    5      302.0      0.5       [0.497, 0.503]  0.008  -50% ±0.3%\n",
+	       "report: a baseline without fd or io in the ioctl, per-thread group");
+	free(out);
+	out = NULL;
+	f = open_memstream(&out, &len);
+	shown = kvb_report_text(f, json, "run.json", 1, 0, 0, err, sizeof(err));
+	fclose(f);
+	ok(shown == 9 && strstr(out, "get, zipf:0.99, 4 threads, batch 64\n") &&
+	   strstr(out, "get, zipf:0.99, 1 thread, batch 1, uring qd16\n") &&
+	   strstr(out, "shown: every workload group\n"),
+	   "report --all: 3 thread counts x (batch 1, batch 64, uring) = 9 groups");
+	free(out);
+	out = NULL;
+	f = open_memstream(&out, &len);
+	shown = kvb_report_text(f, json, "run.json", 0, 4, 1, err, sizeof(err));
+	fclose(f);
+	ok(shown == 1 && !kvb_json_parse(out, &root, err, sizeof(err)) &&
+	   kvb_json_get(&root, "verdict", J_ARR) &&
+	   kvb_json_get(&root, "verdict", J_ARR)->nkids == 1 &&
+	   !strcmp(kvb_json_get(&kvb_json_get(&root, "verdict", J_ARR)->kids[0], "group",
+				J_STR)->str, "get, zipf:0.99, 4 threads, batch 1"),
+	   "report --threads 4 --json: the verdict of one group, read back by json.c");
+	kvb_json_free(&root);
+	free(out);
+	ok(kvb_report_text(stdout, "{\"schema\": \"kvbench-bench/9\", \"results\": []}", "x", 0, 0,
+			   0, err, sizeof(err)) == -1 && strstr(err, "kvbench-bench/9") &&
+	   kvb_report_text(stdout,
+			   "{\"schema\": \"kvbench-bench/2\", \"results\": [{\"backend\": \"rcu\"}]}",
+			   "x", 0, 0, 0, err, sizeof(err)) == -1 && strstr(err, "results[0]") &&
+	   kvb_report_text(stdout, "{\"schema\": ", "x", 0, 0, 0, err, sizeof(err)) == -1 &&
+	   strstr(err, "line 1"),
+	   "report: another schema, a result without its fields, bad JSON: errors");
+
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, json, strlen(json)) != (ssize_t)strlen(json)) {
+		skip("cannot write a temporary file", "kvbench report on a file");
+		free(json);
+		return;
+	}
+	close(fd);
+	out = malloc(16384);
+	st = run(out, 16384, "%s report %s 2>&1", k, path);
+	ok(st == 0 && strstr(out, "rhashtable; rcu is not significantly slower") &&
+	   strstr(out, "\nratio: ops/s of the target over the fastest's"),
+	   "kvbench report FILE: exit 0, the verdict and the legend");
+	st = run(out, 16384, "%s report --json %s %s 2>&1", k, path, path);
+	ok(st == 0 && json_valid(out) && count_of(out, "\"file\": ") == 2 &&
+	   strstr(out, "\"schema\": \"kvbench-verdict/1\""),
+	   "kvbench report --json of two reports: valid JSON, one object each");
+	st = run(out, 16384, "%s report %s /nonexistent.json 2>&1", k, path);
+	ok(st == 1 && strstr(out, "kvbench report: /nonexistent.json: No such file"),
+	   "kvbench report: an unreadable report: exit 1, named");
+	snprintf(cmd, sizeof(cmd), "%s report", k);
+	ok(run(out, 16384, "%s 2>&1", cmd) == 2 && strstr(out, "takes one or more reports") &&
+	   run(out, 16384, "%s --threads 0 %s 2>&1", cmd, path) == 2 &&
+	   strstr(out, "--threads") && run(out, 16384, "%s --bogus %s 2>&1", cmd, path) == 2 &&
+	   run(out, 16384, "%s --help", cmd) == 0 && strstr(out, "--threads N"),
+	   "kvbench report: no report, --threads 0, an unknown option: exit 2; --help");
+	unlink(path);
+	free(out);
+	free(json);
+}
+
+/* bench's own reports: the JSON ends with the verdict, the table with its lines */
+static void test_bench_verdict(void)
+{
+	static double fast[] = { 200, 202, 204, 206, 208 }, slow[] = { 170, 172, 174, 176, 178 };
+	struct kvb_result r[3];
+	struct kvb_params p;
+	double runs[2] = { 1, 2 };
+	const struct jnode *v;
+	struct jnode root;
+	char *buf, err[256];
+
+	kvb_params_defaults(&p);
+	p.ncpus = 2;
+	fake_results(r, runs);
+	r[1].runs = 5;
+	r[1].run_ops = slow;
+	snprintf(r[2].target, sizeof(r[2].target), "rcu");
+	r[2].runs = 5;
+	r[2].run_ops = fast;
+	r[2].bstats = r[1].bstats;
+	buf = report(kvb_print_json, &p, r, 3);
+	ok(buf && json_valid(buf) && !kvb_json_parse(buf, &root, err, sizeof(err)) &&
+	   (v = kvb_json_get(&root, "verdict", J_ARR)) && v->nkids == 1 &&
+	   root.kids[root.nkids - 1].type == J_ARR &&
+	   !strcmp(kvb_json_get(&v->kids[0], "verdict", J_STR)->str,
+		   "90:10, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%") &&
+	   kvb_json_get(&v->kids[0], "targets", J_ARR)->nkids == 2,
+	   "bench JSON: \"verdict\" last, valid (strict checker), one group without nop");
+	kvb_json_free(&root);
+	free(buf);
+	buf = report(kvb_print_table, &p, r, 3);
+	ok(buf && strstr(buf, "\nverdict: the fastest by median ops/s in each workload") &&
+	   strstr(buf, "\n  90:10, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%\n") &&
+	   !strcmp(buf + strlen(buf) - strlen("rwlock: -15% ±2.7%\n"), "rwlock: -15% ±2.7%\n"),
+	   "bench table: ends with the verdict lines");
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--check-json"))
@@ -2909,6 +3267,8 @@ int main(int argc, char **argv)
 	test_median_ci();
 	test_mwu();
 	test_compare();
+	test_verdict_stats();
+	test_verdict_groups();
 	test_prov();
 	test_cli();
 	test_cli_stats(kvbench_bin);
@@ -2921,6 +3281,8 @@ int main(int argc, char **argv)
 	test_uring_params();
 	test_uring_cli(kvbench_bin);
 	test_hash_bits(kvbench_bin);
+	test_report(kvbench_bin);
+	test_bench_verdict();
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);

@@ -325,7 +325,13 @@ void kvb_verdict_label(char *buf, size_t len, const struct kvb_vkey *k)
 		snprintf(buf + n, len - n, ", uring qd%u%s", k->qd, k->sqpoll ? " sqpoll" : "");
 }
 
-/* "-12% ±3%": the estimate and half the interval, in percent of the fastest */
+/* digits after the point: 1.5x, 33x; -3.2%, -17% */
+#define XPREC(x)	((x) < 9.95 ? 1 : 0)
+
+/*
+ * "-12% ±3%": the estimate and half the interval, in percent of the
+ * fastest; below half of it, as a factor: "33x slower [26x, 37x]"
+ */
 void kvb_verdict_mark(char *buf, size_t len, const struct kvb_vtarget *t,
 		      unsigned int fastest_runs)
 {
@@ -337,8 +343,15 @@ void kvb_verdict_mark(char *buf, size_t len, const struct kvb_vtarget *t,
 		snprintf(buf, len, "tied: no significant difference");
 		break;
 	case KVB_V_DIFFERENT:
-		snprintf(buf, len, "%+.0f%% ±%.0f%%", (t->hl.ratio - 1) * 100,
-			 (t->hl.hi - t->hl.lo) / 2 * 100);
+		if (t->hl.ratio >= 0.5)
+			snprintf(buf, len, "%+.*f%% ±%.*f%%", XPREC(fabs(t->hl.ratio - 1) * 100),
+				 (t->hl.ratio - 1) * 100, XPREC((t->hl.hi - t->hl.lo) / 2 * 100),
+				 (t->hl.hi - t->hl.lo) / 2 * 100);
+		else
+			snprintf(buf, len, "%.*fx slower [%.*fx, %.*fx]",
+				 XPREC(1 / t->hl.ratio), 1 / t->hl.ratio,
+				 XPREC(1 / t->hl.hi), 1 / t->hl.hi,
+				 XPREC(1 / t->hl.lo), 1 / t->hl.lo);
 		break;
 	default:
 		if (t->c->n == fastest_runs)
@@ -397,17 +410,18 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 	n += snprintf(buf + n, len - n, ": %s", f->c->target);
 	if (g->ntied > 1 && n < len) {
 		names(who, sizeof(who), g, KVB_V_TIED);
-		n += snprintf(buf + n, len - n, "; %s %s not significantly slower (the fastest, tied)",
+		n += snprintf(buf + n, len - n,
+			      "; %s %s not significantly slower (the fastest, tied)",
 			      who, g->ntied > 2 ? "are" : "is");
 	}
 	for (i = 1; i < g->n && g->t[i].mark != KVB_V_DIFFERENT; i++)
 		;
 	if (i < g->n && n < len) {
 		kvb_verdict_mark(mark, sizeof(mark), &g->t[i], f->c->n);
-		n += snprintf(buf + n, len - n, "; %s%s %s", ndiff > 1 ? "next: " : "",
+		n += snprintf(buf + n, len - n, "; %s%s: %s", ndiff > 1 ? "the next, " : "",
 			      g->t[i].c->target, mark);
 		if (ndiff > 1 && n < len)
-			n += snprintf(buf + n, len - n, ", %d more significantly slower",
+			n += snprintf(buf + n, len - n, ", and %d more significantly slower",
 				      ndiff - 1);
 	}
 	if (g->ncannot && n < len) {
@@ -536,7 +550,7 @@ void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g)
 		if ((int)strlen(g->t[i].c->target) > tw)
 			tw = strlen(g->t[i].c->target);
 	kvb_verdict_label(buf, sizeof(buf), &g->key);
-	fprintf(f, "%s\n  %-*s %4s %10s %7s %17s %6s  %s\n", buf, tw, "target", "runs",
+	fprintf(f, "%s\n  %-*s %4s %10s %8s %20s %6s  %s\n", buf, tw, "target", "runs",
 		"ops/s", "ratio", "95% CI", "p", "mark");
 	for (i = 0; i < g->n; i++) {
 		const struct kvb_vtarget *t = &g->t[i];
@@ -544,13 +558,13 @@ void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g)
 		si(ops, sizeof(ops), t->median);
 		fprintf(f, "  %-*s %4u %10s", tw, t->c->target, t->c->n, ops);
 		if (t->mark == KVB_V_FASTEST) {
-			fprintf(f, " %7s %17s %6s", "1", "-", "-");
+			fprintf(f, " %8s %20s %6s", "1", "-", "-");
 		} else {
 			if (isfinite(t->hl.lo))
-				snprintf(ci, sizeof(ci), "[%.3f, %.3f]", t->hl.lo, t->hl.hi);
+				snprintf(ci, sizeof(ci), "[%.3g, %.3g]", t->hl.lo, t->hl.hi);
 			else
 				snprintf(ci, sizeof(ci), "-");
-			fprintf(f, " %7.3f %17s %6.3f", t->hl.ratio, ci, t->hl.p);
+			fprintf(f, " %8.3g %20s %6.3f", t->hl.ratio, ci, t->hl.p);
 		}
 		kvb_verdict_mark(buf, sizeof(buf), t, g->t[0].c->n);
 		fprintf(f, "  %s\n", buf);
@@ -567,7 +581,8 @@ void kvb_verdict_legend(FILE *f, double alpha)
 		"estimate (median of the ratios of every pair of runs); 95%% CI: Moses' distribution-free\n"
 		"interval of that ratio; p: exact two-sided Mann-Whitney test over the runs (ties count\n"
 		"against a difference). tied: no significant difference (p > %.3g, the CI covers 1);\n"
-		"-12%% ±3%%: significantly slower, the estimate and half the CI. cannot tell: too few runs\n"
+		"-12%% ±3%%: significantly slower, the estimate and half the CI (below half the fastest:\n"
+		"33x slower [26x, 37x], the factor and its CI). cannot tell: too few runs\n"
 		"for any p to reach %.3g (3 against 3 can give no p below 0.1): use -r 5.\n",
 		alpha, alpha);
 }
