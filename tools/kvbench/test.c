@@ -2331,6 +2331,13 @@ static void test_verdict_stats(void)
 	   kvb_mwu_crit(6, 6, 0.05) == 5 && kvb_mwu_crit(8, 8, 0.05) == 13 &&
 	   kvb_mwu_crit(10, 10, 0.05) == 23 && kvb_mwu_crit(5, 8, 0.05) == 6,
 	   "U critical values: 4+4 0, 5+5 2, 6+6 5, 8+8 13, 10+10 23, 5+8 6; 3+3 none");
+	for (i = 1, agree = 1; i <= 64; i++) {
+		unsigned int n = (i - 1) / 8 + 1, m = (i - 1) % 8 + 1;
+
+		agree &= (kvb_mwu_crit(n, m, 0.05) < 0) == (kvb_mwu_min_p(n, m) > 0.05);
+	}
+	ok(agree, "no critical value exactly where kvb_mwu_min_p() is above 0.05 (1..8 runs)");
+	agree = 1;
 	ok(kvb_verdict_needs(0.05) == 4, "runs needed for any difference at 0.05: 4 each");
 
 	/*
