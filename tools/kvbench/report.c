@@ -222,12 +222,13 @@ static unsigned int choose(const struct rep *r, const struct kvb_vgroup *g, int 
 	else if (o->all)
 		snprintf(why, len, "every workload group at %u thread%s", thr, thr == 1 ? "" : "s");
 	else if (o->threads)
-		snprintf(why, len, "batch 1, ioctl, per-thread fd, %u threads (--all: every group)",
-			 thr);
+		snprintf(why, len,
+			 "batch 1, ioctl, per-thread fd, %u thread%s (--all: every group)",
+			 thr, thr == 1 ? "" : "s");
 	else
 		snprintf(why, len,
-			 "batch 1, ioctl, per-thread fd, %u threads: as many as the report's %d CPUs or fewer (--all: every group)",
-			 thr, r->cpus);
+			 "batch 1, ioctl, per-thread fd, %u thread%s: as many as the report's %d CPUs or fewer (--all: every group)",
+			 thr, thr == 1 ? "" : "s", r->cpus);
 	return thr;
 }
 
