@@ -2395,6 +2395,38 @@ static void test_verdict_stats(void)
 	   !h.significant, "30 vs 30 (normal approximation): the same sample is no difference");
 }
 
+/* In-process maps pay no system call: candidates only among themselves. */
+static void test_verdict_baselines(void)
+{
+	static const double fast[] = { 900, 905, 910, 915, 920 };
+	static const double mid[] = { 500, 502, 504, 506, 508 };
+	static const double slow[] = { 100, 101, 102, 103, 104 };
+	struct kvb_vcase c[4];
+	struct kvb_vgroup *g;
+	int ng, i;
+
+	vcase(&c[0], "user-rwlock", "get", 2, fast, 5);
+	vcase(&c[1], "user-owner", "get", 2, slow, 5);
+	vcase(&c[2], "rcu", "get", 1, mid, 5);
+	vcase(&c[3], "user-rwlock", "get", 1, fast, 5);
+	c[0].kind = KVB_USER_RWLOCK;
+	c[1].kind = KVB_USER_OWNER;
+	c[3].kind = KVB_USER_RWLOCK;
+	for (i = 0; i < 4; i++)
+		if (c[i].kind != KVB_KERNEL) {
+			c[i].key.fd = KVB_FD_NONE;
+			c[i].key.io = KVB_IO_NONE;
+			kvb_vkey_normalize(&c[i].key);
+		}
+	ng = kvb_verdict(c, 4, 0.05, &g);
+	ok(ng == 2 && g[0].n == 2 && !strcmp(g[0].t[0].c->target, "user-rwlock") &&
+	   g[0].t[1].mark == KVB_V_DIFFERENT,
+	   "baselines alone in a group: they are the candidates");
+	ok(ng == 2 && g[1].n == 1 && !strcmp(g[1].t[0].c->target, "rcu"),
+	   "a baseline beside a kernel backend is left out of the verdict");
+	kvb_verdict_free(g, ng);
+}
+
 static void test_verdict_groups(void)
 {
 	static const double fast[] = { 200, 202, 204, 206, 208 };
@@ -2408,15 +2440,15 @@ static void test_verdict_groups(void)
 	FILE *f;
 	int ng;
 
-	/* two mixes, two thread counts; a baseline without fd or device */
+	/* two mixes, two thread counts; a peer without fd or device */
 	vcase(&c[0], "rwlock", "get", 1, slow, 5);
 	vcase(&c[1], "rcu", "get", 1, fast, 5);
 	vcase(&c[2], "rwlock", "get", 2, fast, 5);
 	vcase(&c[3], "rcu", "get", 2, slow, 5);
 	vcase(&c[4], "rwlock", "90:10", 1, slow, 5);
 	vcase(&c[5], "rcu", "90:10", 1, tie, 5);
-	vcase(&c[6], "user-rwlock", "90:10", 1, fast, 5);
-	c[6].kind = KVB_USER_RWLOCK;
+	vcase(&c[6], "bpf-htab", "90:10", 1, fast, 5);
+	c[6].kind = KVB_PEER;
 	c[6].key.fd = KVB_FD_NONE;
 	c[6].key.io = KVB_IO_NONE;
 	kvb_vkey_normalize(&c[6].key);
@@ -2430,7 +2462,7 @@ static void test_verdict_groups(void)
 	ok(ng == 5 && g[0].n == 2 && g[1].n == 2 && g[2].n == 3 && g[3].n == 2 &&
 	   g[4].n == 1 && !strcmp(g[0].key.mix, "get") && g[0].key.threads == 1 &&
 	   g[1].key.threads == 2 && !strcmp(g[2].key.mix, "90:10") && g[4].key.fd == KVB_FD_SHARED,
-	   "grouping: 2 mixes x 2 thread counts, the shared fd apart, a baseline beside rwlock");
+	   "grouping: 2 mixes x 2 thread counts, the shared fd apart, a peer beside rwlock");
 	ok(ng == 5 && !strcmp(g[0].t[0].c->target, "rcu") && g[0].t[0].mark == KVB_V_FASTEST &&
 	   g[0].t[1].mark == KVB_V_DIFFERENT && !strcmp(g[1].t[0].c->target, "rwlock") &&
 	   g[1].t[1].c->runs == slow, "the fastest by median in each group, whatever the order");
@@ -2441,7 +2473,7 @@ static void test_verdict_groups(void)
 	ok(g[2].ntied == 2 && g[2].t[1].mark == KVB_V_TIED && g[2].t[2].mark == KVB_V_DIFFERENT,
 	   "ties: the fastest, one tied with it, one slower");
 	ok_has(line,
-	       "90:10, 1 thread, batch 1: user-rwlock; rcu is not significantly slower (the fastest, tied); rwlock: -15% ±2.7%",
+	       "90:10, 1 thread, batch 1: bpf-htab; rcu is not significantly slower (the fastest, tied); rwlock: -15% ±2.7%",
 	       "ties: the verdict line names the fastest, tied, then the slower");
 	kvb_verdict_line(line, sizeof(line), &g[3]);
 	ok(g[3].ncannot == 1 && g[3].t[1].mark == KVB_V_CANNOT &&
@@ -2456,7 +2488,7 @@ static void test_verdict_groups(void)
 	kvb_verdict_json(f, g, ng, NULL, 2);
 	fclose(f);
 	ok(json_valid(buf) && count_of(buf, "\"group\": ") == 5 &&
-	   strstr(buf, "\"fastest\": [\"user-rwlock\", \"rcu\"]") &&
+	   strstr(buf, "\"fastest\": [\"bpf-htab\", \"rcu\"]") &&
 	   strstr(buf, "\"mark\": \"cannot tell\", \"text\": \"cannot tell: 3 runs, needs 4\""),
 	   "verdict JSON: well-formed, the tied fastest listed, marks and texts");
 	ok_has(buf,
@@ -3148,11 +3180,10 @@ static void test_report(const char *k)
 	   !strstr(out, "uring") && !strstr(out, "batch 64"),
 	   "report: by default batch 1, ioctl, per-thread at as many threads as CPUs; no nop, no errors");
 	ok_has(out,
-	       "verdict: get, zipf:0.99, 2 threads, batch 1: rhashtable; rcu is not significantly slower (the fastest, tied); the next, rwlock: -17% ±0.4%, and 1 more significantly slower\n",
+	       "verdict: get, zipf:0.99, 2 threads, batch 1: rhashtable; rcu is not significantly slower (the fastest, tied); rwlock: -17% ±0.4%\n",
 	       "report: the tied fastest, the next slower");
-	ok_has(out,
-	       "  user-rwlock    5      302.0      0.5       [0.497, 0.503]  0.008  -50% ±0.3%\n",
-	       "report: a baseline without fd or io in the ioctl, per-thread group");
+	ok(!strstr(out, "user-rwlock"),
+	   "report: an in-process baseline is no candidate beside the kernel's targets");
 	free(out);
 	out = NULL;
 	f = open_memstream(&out, &len);
@@ -3276,6 +3307,7 @@ int main(int argc, char **argv)
 	test_compare();
 	test_verdict_stats();
 	test_verdict_groups();
+	test_verdict_baselines();
 	test_prov();
 	test_cli();
 	test_cli_stats(kvbench_bin);
