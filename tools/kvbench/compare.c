@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kvbench compare OLD.json NEW.json: did a change make something faster?
+ * kvbench compare RUN.json --base rwlock: how do the backends of one run
+ * compare with one of them?
  *
- * Like Go's benchstat: one row per case found in both reports (matched by
- * target, mix, threads, batch (or multi) and fd mode), the change of the median
- * throughput and per-thread latency, and a Mann-Whitney U test over the
- * runs of the case: "~" when the difference is not significant at --alpha.
+ * Like Go's benchstat: one row per case found on both sides (matched by
+ * target, mix, threads, batch (or multi) and fd mode), the change of the
+ * median throughput and per-thread latency, and a Mann-Whitney U test over
+ * the runs of the case: "~" when the difference is not significant at
+ * --alpha; then a geometric-mean row, the one-number summary of a table.
+ *
+ * A comparison is only worth something when the two sides ran the same
+ * benchmark on the same machine: two reports that differ in their settings,
+ * workload, kernel, CPU, accelerator or module parameters are refused (exit
+ * 2, each difference listed) unless --force, which still lists them.
  *
  * The reports are read by json.c and then checked against the fields the
  * schema promises.
@@ -21,20 +29,57 @@
 /* One case of a report, and the ops/s of each of its runs. */
 struct cmp_case {
 	char target[KVB_NAME_MAX];
-	char mix[32];
+	char mix[64];		/* the mix's name, and the result's workload if any */
 	unsigned int threads, batch;
 	int multi;		/* "multi": true (packed calls); absent: false */
 	char fd[16];
 	double *runs;
 	unsigned int n;
 	int matched;
+	const struct jnode *node;	/* the result, in the report's tree */
 };
 
 struct cmp_report {
 	const char *path;
+	struct jnode root;
 	struct cmp_case *c;
 	int n;
 	int dups;	/* cases seen twice: the first one counts */
+};
+
+/* Two cases compared: old (or the base) and new (or the target). */
+struct cmp_pair {
+	const struct cmp_case *o, *n;
+	double mo, mn;		/* median ops/s */
+	double ratio;		/* mn / mo */
+	double d_tput, d_lat;	/* % change of the medians */
+	double p, u, min_p;
+	int significant;
+	int group;		/* --base: the target's group; else 0 */
+};
+
+/* A geometric mean over the pairs of one group. */
+struct cmp_geo {
+	char target[KVB_NAME_MAX];	/* --base: the group's target */
+	int rows;
+	double old_ops, new_ops;	/* geometric means of the medians */
+	double old_lat, new_lat;	/* and of their lat/op */
+	double ratio;			/* of new/old, = new_ops / old_ops */
+};
+
+/* One field that differs (or could not be compared) between the reports. */
+#define CMP_MAX_DIFF	48
+struct cmp_diff {
+	char field[256];
+	char a[96], b[96];
+};
+
+struct cmp_diffs {
+	struct cmp_diff d[CMP_MAX_DIFF];	/* differences: refuse */
+	int n, more;
+	struct cmp_diff note[CMP_MAX_DIFF];	/* absent on one side: say so */
+	int nnote, morenote;
+	int hb_absent;		/* cases with hash_bits on one side only */
 };
 
 static int same_case(const struct cmp_case *a, const struct cmp_case *b)
@@ -53,6 +98,7 @@ static void report_free(struct cmp_report *r)
 	free(r->c);
 	r->c = NULL;
 	r->n = 0;
+	kvb_json_free(&r->root);
 }
 
 static int whole(const struct jnode *n, unsigned int *v)
@@ -63,6 +109,19 @@ static int whole(const struct jnode *n, unsigned int *v)
 	return 0;
 }
 
+/* obj's member key of any type, or NULL */
+static const struct jnode *member(const struct jnode *obj, const char *key)
+{
+	int i;
+
+	if (!obj || obj->type != J_OBJ)
+		return NULL;
+	for (i = 0; i < obj->nkids; i++)
+		if (!strcmp(obj->kids[i].key, key))
+			return &obj->kids[i];
+	return NULL;
+}
+
 /* Result i of the report into c; -1 with a message in err. */
 static int load_case(const struct jnode *x, int i, struct cmp_case *c,
 		     char *err, size_t errlen)
@@ -71,6 +130,7 @@ static int load_case(const struct jnode *x, int i, struct cmp_case *c,
 	const struct jnode *mix = kvb_json_get(kvb_json_get(x, "mix", J_OBJ), "name", J_STR);
 	const struct jnode *fd = kvb_json_get(x, "fd", J_STR);
 	const struct jnode *runs = kvb_json_get(x, "ops_per_sec_runs", J_ARR);
+	const struct jnode *wl = kvb_json_get(x, "workload", J_STR);
 	const struct jnode *multi;
 	int j;
 
@@ -85,8 +145,13 @@ static int load_case(const struct jnode *x, int i, struct cmp_case *c,
 	}
 	multi = kvb_json_get(x, "multi", J_BOOL);
 	c->multi = multi && multi->num;
+	c->node = x;
 	snprintf(c->target, sizeof(c->target), "%s", name->str);
-	snprintf(c->mix, sizeof(c->mix), "%s", mix->str);
+	/* a workload preset is part of what the case ran, beside its mix */
+	if (wl)
+		snprintf(c->mix, sizeof(c->mix), "%s/%s", wl->str, mix->str);
+	else
+		snprintf(c->mix, sizeof(c->mix), "%s", mix->str);
 	snprintf(c->fd, sizeof(c->fd), "%s", fd ? fd->str : "-");
 	c->runs = calloc(runs->nkids ? runs->nkids : 1, sizeof(*c->runs));
 	if (!c->runs) {
@@ -118,10 +183,9 @@ static int load_tree(const struct jnode *root, struct cmp_report *r,
 			 "not a kvbench bench report (no \"schema\": \"kvbench-bench/N\")");
 		return -1;
 	}
-	/* /3 changed no field compare reads (ops_per_sec_runs, the case's keys) */
 	if (strcmp(schema->str, "kvbench-bench/1") && strcmp(schema->str, "kvbench-bench/2") &&
 	    strcmp(schema->str, "kvbench-bench/3")) {
-		snprintf(err, errlen, "schema %s: this kvbench reads kvbench-bench/1, /2 and /3",
+		snprintf(err, errlen, "schema %s: this kvbench reads kvbench-bench/1 to /3",
 			 schema->str);
 		return -1;
 	}
@@ -155,16 +219,13 @@ static int load_tree(const struct jnode *root, struct cmp_report *r,
 static int load_report_text(const char *text, struct cmp_report *r,
 			    char *err, size_t errlen)
 {
-	struct jnode root;
-	int ret;
-
-	if (kvb_json_parse(text, &root, err, errlen))
+	if (kvb_json_parse(text, &r->root, err, errlen))
 		return -1;
-	ret = load_tree(&root, r, err, errlen);
-	kvb_json_free(&root);
-	if (ret)
+	if (load_tree(&r->root, r, err, errlen)) {
 		report_free(r);
-	return ret;
+		return -1;
+	}
+	return 0;
 }
 
 static int load_report(const char *path, struct cmp_report *r)
@@ -182,42 +243,275 @@ static int load_report(const char *path, struct cmp_report *r)
 	return ret;
 }
 
-/* ops/s with an SI suffix: 1234567 -> "1.235M". */
-static void si(char *buf, size_t len, double v)
+/*
+ * The differences between two reports.
+ */
+
+static int jequal(const struct jnode *a, const struct jnode *b)
 {
-	if (v >= 1e9)
-		snprintf(buf, len, "%.3fG", v / 1e9);
-	else if (v >= 1e6)
-		snprintf(buf, len, "%.3fM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(buf, len, "%.3fk", v / 1e3);
-	else
-		snprintf(buf, len, "%.1f", v);
+	int i;
+
+	if (a->type != b->type)
+		return 0;
+	switch (a->type) {
+	case J_NULL:
+		return 1;
+	case J_BOOL:
+	case J_NUM:
+		return a->num == b->num;
+	case J_STR:
+		return !strcmp(a->str, b->str);
+	default:
+		if (a->nkids != b->nkids)
+			return 0;
+		for (i = 0; i < a->nkids; i++)
+			if ((a->type == J_OBJ && strcmp(a->kids[i].key, b->kids[i].key)) ||
+			    !jequal(&a->kids[i], &b->kids[i]))
+				return 0;
+		return 1;
+	}
 }
 
-/* A time in ns, in a unit that keeps it short: "845.2ns", "12.34us". */
-static void dur(char *buf, size_t len, double ns)
+/* A value, short, for a person: 1000000, 0.99, zipf, get=95 set=5 del=0 */
+static size_t jfmt(char *buf, size_t len, const struct jnode *n)
 {
-	if (ns < 1e4)
-		snprintf(buf, len, "%.1fns", ns);
-	else if (ns < 1e7)
-		snprintf(buf, len, "%.2fus", ns / 1e3);
-	else
-		snprintf(buf, len, "%.2fms", ns / 1e6);
+	size_t k = 0;
+	int i;
+
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	if (!n)
+		return snprintf(buf, len, "absent");
+	switch (n->type) {
+	case J_NULL:
+		return snprintf(buf, len, "null");
+	case J_BOOL:
+		return snprintf(buf, len, "%s", n->num ? "true" : "false");
+	case J_NUM:
+		if (n->num == floor(n->num) && fabs(n->num) < 1e15)
+			return snprintf(buf, len, "%.0f", n->num);
+		return snprintf(buf, len, "%.6g", n->num);
+	case J_STR:
+		/* an empty string shows as one, not as nothing */
+		return snprintf(buf, len, n->str[0] ? "%s" : "\"\"", n->str);
+	default:
+		/* objects as key=value, arrays as a,b; a mix's name is the field's */
+		for (i = 0; i < n->nkids && k + 1 < len; i++) {
+			const struct jnode *x = &n->kids[i];
+
+			if (x->key && !strcmp(x->key, "name"))
+				continue;
+			if (k)
+				k += snprintf(buf + k, len - k, "%s", x->key ? " " : ",");
+			if (x->key && k + 1 < len)
+				k += snprintf(buf + k, len - k, "%s=", x->key);
+			if (k + 1 < len)
+				k += jfmt(buf + k, len - k, x);
+		}
+		return k < len ? k : len - 1;
+	}
 }
 
-/* "1.235M ±2.1%": the median and the 95% CI half-width of the mean. */
-static void center(char *buf, size_t len, const double *v, unsigned int n)
+static void add_diff(struct cmp_diff *d, int *n, int *more, const char *field,
+		     const struct jnode *a, const struct jnode *b)
+{
+	if (*n == CMP_MAX_DIFF) {
+		(*more)++;
+		return;
+	}
+	snprintf(d[*n].field, sizeof(d[*n].field), "%s", field);
+	jfmt(d[*n].a, sizeof(d[*n].a), a);
+	jfmt(d[*n].b, sizeof(d[*n].b), b);
+	(*n)++;
+}
+
+/*
+ * One field: a difference when both sides have it and the values differ.
+ * Absent on one side (an older schema, or a module without that parameter)
+ * means "unknown", not "different": it is a note, unless absent_differs
+ * says that absence has a meaning of its own (no workload preset). Absent
+ * and null both mean "none", so they are the same.
+ */
+static void diff_field(struct cmp_diffs *d, const char *field, const struct jnode *a,
+		       const struct jnode *b, int absent_differs)
+{
+	const struct jnode *there = a ? a : b;
+
+	if (!a && !b)
+		return;
+	if (a && b) {
+		if (!jequal(a, b))
+			add_diff(d->d, &d->n, &d->more, field, a, b);
+		return;
+	}
+	if (there->type == J_NULL)
+		return;
+	if (absent_differs)
+		add_diff(d->d, &d->n, &d->more, field, a, b);
+	else
+		add_diff(d->note, &d->nnote, &d->morenote, field, a, b);
+}
+
+/* The settings that change what a case measures; seed, repeat, budget do not. */
+static const char * const cmp_params[] = {
+	"keys", "key_size", "value_size", "dist", "theta", "duration_s", "warmup_s",
+	"ops_per_thread", "sample_every", "pin",
+};
+
+static void diff_module_params(struct cmp_diffs *d, const struct jnode *a,
+			       const struct jnode *b)
+{
+	char field[128];
+	int side, i;
+
+	if (!a || !b || a->type != J_OBJ || b->type != J_OBJ) {
+		/* an older report without them: nothing to compare */
+		if (a || b)
+			add_diff(d->note, &d->nnote, &d->morenote,
+				 "provenance.module_parameters", a, b);
+		return;
+	}
+	for (side = 0; side < 2; side++) {
+		const struct jnode *x = side ? b : a, *y = side ? a : b;
+
+		for (i = 0; i < x->nkids; i++) {
+			const char *key = x->kids[i].key;
+
+			/* kvbench switches the backend itself, case by case */
+			if (!strcmp(key, "backend"))
+				continue;
+			/* in both: seen from the first side */
+			if (side && member(y, key))
+				continue;
+			snprintf(field, sizeof(field), "provenance.module_parameters.%s", key);
+			if (side)
+				diff_field(d, field, NULL, &x->kids[i], 0);
+			else
+				diff_field(d, field, &x->kids[i], member(y, key), 0);
+		}
+	}
+}
+
+static void case_name(char *buf, size_t len, const struct cmp_case *c)
+{
+	snprintf(buf, len, "%s %s threads=%u %s=%u fd=%s", c->target, c->mix,
+		 c->threads, c->multi ? "multi" : "batch", c->batch, c->fd);
+}
+
+/* The differences between reports o and n, whose cases are paired in p. */
+static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
+			 const struct cmp_report *n, const struct cmp_pair *p, int np)
+{
+	const struct jnode *po = member(&o->root, "params"), *pn = member(&n->root, "params");
+	const struct jnode *vo = member(&o->root, "provenance");
+	const struct jnode *vn = member(&n->root, "provenance");
+	char field[256], name[192];
+	unsigned int i;
+	int j, k;
+
+	for (i = 0; i < ARRAY_SIZE(cmp_params); i++) {
+		snprintf(field, sizeof(field), "params.%s", cmp_params[i]);
+		diff_field(d, field, member(po, cmp_params[i]), member(pn, cmp_params[i]), 0);
+	}
+	/* no preset is a workload too: the plain mixes of -m */
+	diff_field(d, "params.workload", member(po, "workload"), member(pn, "workload"), 1);
+	diff_field(d, "kernel", member(&o->root, "kernel"), member(&n->root, "kernel"), 0);
+	diff_field(d, "provenance.cpu_model", member(vo, "cpu_model"), member(vn, "cpu_model"), 0);
+	diff_field(d, "cpus", member(&o->root, "cpus"), member(&n->root, "cpus"), 0);
+	diff_field(d, "provenance.nproc", member(vo, "nproc"), member(vn, "nproc"), 0);
+	diff_field(d, "provenance.accel", member(vo, "accel"), member(vn, "accel"), 0);
+	diff_module_params(d, member(vo, "module_parameters"), member(vn, "module_parameters"));
+	/* a mix of the same name must be the same mix: once per name */
+	for (j = 0; j < np; j++) {
+		for (k = 0; k < j && strcmp(p[k].o->mix, p[j].o->mix); k++)
+			;
+		if (k < j)
+			continue;
+		snprintf(field, sizeof(field), "mix %s", p[j].o->mix);
+		diff_field(d, field, member(p[j].o->node, "mix"), member(p[j].n->node, "mix"), 0);
+	}
+	/* the table size the case ran with (schema /2 from 0.1 on) */
+	for (j = 0; j < np; j++) {
+		const struct jnode *a = member(p[j].o->node, "hash_bits");
+		const struct jnode *b = member(p[j].n->node, "hash_bits");
+
+		if (a && b && a->type == J_NUM && b->type == J_NUM && a->num != b->num) {
+			case_name(name, sizeof(name), p[j].o);
+			snprintf(field, sizeof(field), "hash_bits of %s", name);
+			add_diff(d->d, &d->n, &d->more, field, a, b);
+		} else if ((a && a->type == J_NUM) != (b && b->type == J_NUM) &&
+			   (!a || !b)) {
+			d->hb_absent++;
+		}
+	}
+}
+
+static void print_diffs(FILE *f, const char *indent, const struct cmp_diff *d, int n,
+			int more)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		fprintf(f, "%s%s: %s vs %s\n", indent, d[i].field, d[i].a, d[i].b);
+	if (more)
+		fprintf(f, "%s(and %d more)\n", indent, more);
+}
+
+/*
+ * Units: one per column, from the column's largest value, so that a column
+ * reads down without a change of suffix.
+ */
+struct cmp_unit {
+	double scale;
+	const char *sfx;
+	int dec;
+};
+
+static void pick_unit(struct cmp_unit *u, double lo, double hi, int time)
+{
+	static const char * const ops[] = { "", "k", "M", "G" };
+	static const char * const ns[] = { "ns", "us", "ms", "s" };
+	int i, d1, d2;
+
+	for (i = 0, u->scale = 1; i < 3 && hi >= u->scale * 1e3; i++)
+		u->scale *= 1e3;
+	u->sfx = time ? ns[i] : ops[i];
+	if (!(hi > 0) || !(lo > 0)) {
+		u->dec = 1;
+		return;
+	}
+	/* four digits for the largest value, two for the smallest */
+	d1 = 3 - (int)floor(log10(hi / u->scale));
+	d2 = 1 - (int)floor(log10(lo / u->scale));
+	u->dec = d1 > d2 ? d1 : d2;
+	if (u->dec < 1)
+		u->dec = 1;
+	if (u->dec > 6)
+		u->dec = 6;
+}
+
+static void fmt_unit(char *buf, size_t len, const struct cmp_unit *u, double v)
+{
+	snprintf(buf, len, "%.*f%s", u->dec, v / u->scale, u->sfx);
+}
+
+/*
+ * "   1.235M ±2.1%  ": the median and the 95% CI half-width of the mean, in
+ * 18 columns, the medians aligned whether or not an interval follows.
+ */
+static void center(char *buf, size_t len, const struct cmp_unit *u,
+		   const struct cmp_case *c)
 {
 	struct kvb_summary s;
-	char m[32];
+	char m[32], ci[16] = "";
 
-	kvb_summarize(v, n, &s);
-	si(m, sizeof(m), s.median);
+	kvb_summarize(c->runs, c->n, &s);
+	fmt_unit(m, sizeof(m), u, s.median);
 	if (isfinite(s.ci_hi) && s.mean > 0)
-		snprintf(buf, len, "%s ±%.1f%%", m, (s.ci_hi - s.mean) / s.mean * 100);
-	else
-		snprintf(buf, len, "%s", m);
+		snprintf(ci, sizeof(ci), "±%.1f%%", (s.ci_hi - s.mean) / s.mean * 100);
+	/* "±" is two bytes and one column */
+	snprintf(buf, len, "%10s %-*s", m, 7 + !!ci[0], ci);
 }
 
 static void lat_runs(const struct cmp_case *c, double *out)
@@ -228,31 +522,20 @@ static void lat_runs(const struct cmp_case *c, double *out)
 		out[i] = c->threads * 1e9 / c->runs[i];
 }
 
-static void case_name(char *buf, size_t len, const struct cmp_case *c)
-{
-	snprintf(buf, len, "%s %s threads=%u %s=%u fd=%s", c->target, c->mix,
-		 c->threads, c->multi ? "multi" : "batch", c->batch, c->fd);
-}
-
-struct cmp_row {
-	double d_tput, d_lat;	/* % change of the medians */
-	double p, u, min_p;
-	int significant;
-};
-
 /* The comparison of one case; -1 when it cannot be computed. */
-static int compare_case(const struct cmp_case *o, const struct cmp_case *n,
-			double alpha, struct cmp_row *row)
+static int compare_case(struct cmp_pair *row, double alpha)
 {
+	const struct cmp_case *o = row->o, *n = row->n;
 	double *lo = malloc(o->n * sizeof(*lo)), *ln = malloc(n->n * sizeof(*ln));
 	double mo, mn;
 	int ret = -1;
 
 	if (!lo || !ln)
 		goto out;
-	mo = kvb_median(o->runs, o->n);
-	mn = kvb_median(n->runs, n->n);
-	row->d_tput = (mn - mo) / mo * 100;
+	row->mo = kvb_median(o->runs, o->n);
+	row->mn = kvb_median(n->runs, n->n);
+	row->ratio = row->mn / row->mo;
+	row->d_tput = (row->mn - row->mo) / row->mo * 100;
 	lat_runs(o, lo);
 	lat_runs(n, ln);
 	mo = kvb_median(lo, o->n);
@@ -269,111 +552,537 @@ out:
 	return ret;
 }
 
-static void print_delta(FILE *f, int width, double d, int significant)
+/* The geometric means of the pairs of group g. */
+static void geomean(const struct cmp_pair *p, int np, int g, struct cmp_geo *geo)
 {
-	char buf[32];
+	double so = 0, sn = 0, lo = 0, ln = 0;
+	int i;
 
-	if (significant)
-		snprintf(buf, sizeof(buf), "%+.2f%%", d);
-	else
-		snprintf(buf, sizeof(buf), "~");
-	fprintf(f, " %*s", width, buf);
+	geo->rows = 0;
+	for (i = 0; i < np; i++) {
+		if (p[i].group != g)
+			continue;
+		if (!geo->rows)
+			snprintf(geo->target, sizeof(geo->target), "%s", p[i].n->target);
+		so += log(p[i].mo);
+		sn += log(p[i].mn);
+		lo += log(p[i].o->threads * 1e9 / p[i].mo);
+		ln += log(p[i].o->threads * 1e9 / p[i].mn);
+		geo->rows++;
+	}
+	if (!geo->rows)
+		return;
+	geo->old_ops = exp(so / geo->rows);
+	geo->new_ops = exp(sn / geo->rows);
+	geo->old_lat = exp(lo / geo->rows);
+	geo->new_lat = exp(ln / geo->rows);
+	/* exp(mean(log(new/old))), computed in one step so a ratio of 4 is 4 */
+	geo->ratio = exp((sn - so) / geo->rows);
 }
 
-/* The table; returns the number of cases in both reports. */
-static int compare_reports(FILE *f, struct cmp_report *o, struct cmp_report *n,
-			   double alpha)
+/*
+ * The runs' note: with fewer runs than the exact test needs, no row can be
+ * significant at alpha, whatever the numbers. Said once, for the worst pair,
+ * with the number of runs (on both sides) that gets below alpha with one run
+ * to spare (so that not only a perfect separation counts).
+ */
+struct cmp_runs_note {
+	int any;
+	unsigned int no, nn, need;
+};
+
+static void runs_note(const struct cmp_pair *p, int np, double alpha,
+		      struct cmp_runs_note *rn)
 {
-	char a[48], b[48], name[160], call[16];
-	double worst_min_p = 0;
-	unsigned int wo = 0, wn = 0;
-	int i, j, rows = 0, only;
+	double worst = 0;
+	int i;
 
-	fprintf(f, "kvbench compare: old %s, new %s\n", o->path, n->path);
-	fprintf(f, "%-16s %-8s %4s %5s %-10s %16s %16s %9s %10s %10s %9s %6s %5s\n",
-		"target", "mix", "thr", "batch", "fd", "old ops/s", "new ops/s", "delta",
-		"old lat/op", "new lat/op", "delta", "p", "n");
-	for (i = 0; i < o->n; i++) {
-		struct cmp_case *x = &o->c[i];
-		struct cmp_row row;
-		double lo, ln;
-
-		for (j = 0; j < n->n && !same_case(x, &n->c[j]); j++)
-			;
-		if (j == n->n)
-			continue;
-		x->matched = 1;
-		n->c[j].matched = 1;
-		if (compare_case(x, &n->c[j], alpha, &row)) {
-			fprintf(stderr, "kvbench compare: out of memory\n");
-			return -1;
-		}
-		rows++;
-		center(a, sizeof(a), x->runs, x->n);
-		center(b, sizeof(b), n->c[j].runs, n->c[j].n);
-		kvb_call_name(x->batch, x->multi, call, sizeof(call));
-		/* "±" is two bytes and one column */
-		fprintf(f, "%-16s %-8s %4u %5s %-10s %*s %*s", x->target, x->mix,
-			x->threads, call, x->fd, 16 + !!strstr(a, "±"), a,
-			16 + !!strstr(b, "±"), b);
-		print_delta(f, 9, row.d_tput, row.significant);
-		lo = x->threads * 1e9 / kvb_median(x->runs, x->n);
-		ln = x->threads * 1e9 / kvb_median(n->c[j].runs, n->c[j].n);
-		dur(a, sizeof(a), lo);
-		dur(b, sizeof(b), ln);
-		fprintf(f, " %10s %10s", a, b);
-		print_delta(f, 9, row.d_lat, row.significant);
-		snprintf(a, sizeof(a), "%u+%u", x->n, n->c[j].n);
-		fprintf(f, " %6.3f %5s\n", row.p, a);
-		if (row.min_p > alpha && row.min_p > worst_min_p) {
-			worst_min_p = row.min_p;
-			wo = x->n;
-			wn = n->c[j].n;
+	memset(rn, 0, sizeof(*rn));
+	for (i = 0; i < np; i++) {
+		if (p[i].min_p > alpha && p[i].min_p > worst) {
+			worst = p[i].min_p;
+			rn->no = p[i].o->n;
+			rn->nn = p[i].n->n;
+			rn->any = 1;
 		}
 	}
-	if (!rows)
+	for (rn->need = 2; rn->need < 64 && kvb_mwu_min_p(rn->need, rn->need) > alpha;
+	     rn->need++)
+		;
+	rn->need++;
+}
+
+struct cmp_ctx {
+	const struct kvb_cmp_opts *opt;
+	const char *old_path, *new_path;	/* --base: the report, and NULL */
+	struct cmp_pair *p;
+	int np, ngroups;
+	int tw, mw;		/* the widths of the target and mix columns */
+	struct cmp_diffs *diffs;
+	const struct cmp_report *only[2];	/* the cases matched with nothing */
+};
+
+static void print_row(FILE *f, const struct cmp_ctx *x, const struct cmp_pair *r,
+		      const struct cmp_unit *u)
+{
+	char a[48], b[48], call[16], delta[32];
+	const struct cmp_case *o = r->o;
+
+	center(a, sizeof(a), &u[0], o);
+	center(b, sizeof(b), &u[1], r->n);
+	kvb_call_name(o->batch, o->multi, call, sizeof(call));
+	fprintf(f, "%-*s %-*s %4u %5s %-10s %s %s", x->tw, r->n->target, x->mw, o->mix,
+		o->threads, call, o->fd, a, b);
+	snprintf(delta, sizeof(delta), r->significant ? "%+.2f%%" : "~", r->d_tput);
+	fprintf(f, " %9s", delta);
+	fmt_unit(a, sizeof(a), &u[2], o->threads * 1e9 / r->mo);
+	fmt_unit(b, sizeof(b), &u[3], o->threads * 1e9 / r->mn);
+	snprintf(delta, sizeof(delta), r->significant ? "%+.2f%%" : "~", r->d_lat);
+	fprintf(f, " %13s %13s %9s", a, b, delta);
+	snprintf(a, sizeof(a), "%u+%u", o->n, r->n->n);
+	fprintf(f, " %6.3f %5s\n", r->p, a);
+}
+
+/* The geometric-mean row: always a delta, as benchstat (no test of its own). */
+static void print_geo(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g,
+		      const struct cmp_unit *u)
+{
+	char a[48], b[48], rows[32];
+
+	fmt_unit(a, sizeof(a), &u[0], g->old_ops);
+	fmt_unit(b, sizeof(b), &u[1], g->new_ops);
+	snprintf(rows, sizeof(rows), "(%d case%s)", g->rows, g->rows == 1 ? "" : "s");
+	fprintf(f, "%-*s %-*s %10s %-7s %10s %-7s %+8.2f%%", x->tw, "geomean", x->mw + 22,
+		rows, a, "", b, "", (g->ratio - 1) * 100);
+	fmt_unit(a, sizeof(a), &u[2], g->old_lat);
+	fmt_unit(b, sizeof(b), &u[3], g->new_lat);
+	/* lat/op is threads x 1e9 / ops/s: its ratio is 1 / ratio */
+	fprintf(f, " %13s %13s %+8.2f%%\n", a, b, (1 / g->ratio - 1) * 100);
+}
+
+static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
+{
+	const char *lo = x->new_path ? "old" : "base", *ln = x->new_path ? "new" : "target";
+	struct cmp_unit u[4];
+	double lohi[4][2] = { { INFINITY, 0 }, { INFINITY, 0 }, { INFINITY, 0 }, { INFINITY, 0 } };
+	char h[4][24];
+	struct cmp_runs_note rn;
+	int i, j, g;
+
+	x->tw = 16;
+	x->mw = 8;
+	for (i = 0; i < x->np; i++) {
+		const struct cmp_pair *r = &x->p[i];
+		double v[4] = { r->mo, r->mn, r->o->threads * 1e9 / r->mo,
+				r->o->threads * 1e9 / r->mn };
+
+		x->tw = fmax(x->tw, strlen(r->n->target));
+		x->mw = fmax(x->mw, strlen(r->o->mix));
+		for (j = 0; j < 4; j++) {
+			lohi[j][0] = fmin(lohi[j][0], v[j]);
+			lohi[j][1] = fmax(lohi[j][1], v[j]);
+		}
+	}
+	/* old and new share their unit and digits, so that they read side by side */
+	for (j = 0; j < 4; j += 2) {
+		pick_unit(&u[j], fmin(lohi[j][0], lohi[j + 1][0]),
+			  fmax(lohi[j][1], lohi[j + 1][1]), j >= 2);
+		u[j + 1] = u[j];
+	}
+	if (x->new_path)
+		fprintf(f, "kvbench compare: old %s, new %s\n", x->old_path, x->new_path);
+	else
+		fprintf(f, "kvbench compare: %s, every backend against %s\n", x->old_path,
+			x->opt->base);
+	if (x->diffs->n)
+		fprintf(f,
+			"FORCED: the reports differ in %d field%s (listed on stderr and at the end); the deltas include them\n",
+			x->diffs->n + x->diffs->more, x->diffs->n + x->diffs->more == 1 ? "" : "s");
+	snprintf(h[0], sizeof(h[0]), "%s ops/s", lo);
+	snprintf(h[1], sizeof(h[1]), "%s ops/s", ln);
+	snprintf(h[2], sizeof(h[2]), "%s lat/op", lo);
+	snprintf(h[3], sizeof(h[3]), "%s lat/op", ln);
+	fprintf(f, "%-*s %-*s %4s %5s %-10s %18s %18s %9s %13s %13s %9s %6s %5s\n",
+		x->tw, "target", x->mw, "mix", "thr", "batch", "fd", h[0], h[1], "delta", h[2],
+		h[3], "delta", "p", "n");
+	for (g = 0; g < x->ngroups; g++) {
+		for (i = 0; i < x->np; i++)
+			if (x->p[i].group == g)
+				print_row(f, x, &x->p[i], u);
+		/* as benchstat: a mean of one is the row itself */
+		if (geo[g].rows > 1)
+			print_geo(f, x, &geo[g], u);
+	}
+	if (!x->np)
 		fprintf(f, "(no case is in both reports)\n");
 	fprintf(f,
 		"\nMann-Whitney U test over the runs' ops/s, two-sided, exact up to 20 runs in all;\n"
 		"~: no significant difference (p > alpha %.3g). delta: change of the median;\n"
 		"±: half the 95%% confidence interval of the mean ops/s, in %% of the mean.\n"
-		"lat/op is threads x 1e9 / ops/s of each run, so it has the same p.\n", alpha);
-	if (worst_min_p > 0)
+		"lat/op is threads x 1e9 / ops/s of each run, so it has the same p.\n"
+		"geomean: of the medians of the cases above it; its delta is the change of\n"
+		"the geometric mean of the ratios %s/%s, shown whatever their p.\n",
+		x->opt->alpha, ln, lo);
+	runs_note(x->p, x->np, x->opt->alpha, &rn);
+	if (rn.any)
 		fprintf(f,
-			"note: with %u runs against %u the smallest possible p is %.3f, above alpha %.3g:\n"
-			"such a case never shows as significant; run more repeats (-r 5 against -r 5: p >= %.3f)\n",
-			wo, wn, worst_min_p, alpha, kvb_mwu_min_p(5, 5));
-	for (only = 0; only < 2; only++) {
-		struct cmp_report *r = only ? n : o;
+			"note: runs %u vs %u: the test cannot reach p <= %.3g (smallest p %.3f); use -r %u or more\n",
+			rn.no, rn.nn, x->opt->alpha, kvb_mwu_min_p(rn.no, rn.nn), rn.need);
+	if (x->diffs->n) {
+		fprintf(f, "differences (--force):\n");
+		print_diffs(f, "  ", x->diffs->d, x->diffs->n, x->diffs->more);
+	}
+	if (x->diffs->nnote) {
+		fprintf(f, "not compared (absent in one report):\n");
+		print_diffs(f, "  ", x->diffs->note, x->diffs->nnote, x->diffs->morenote);
+	}
+	if (x->diffs->hb_absent)
+		fprintf(f, "not compared: hash_bits of %d cases (absent in one report)\n",
+			x->diffs->hb_absent);
+}
 
-		for (i = 0; i < r->n; i++) {
+/* A number for JSON: null when it is not finite. */
+static void jnum(FILE *f, const char *fmt, double v)
+{
+	if (isfinite(v))
+		fprintf(f, fmt, v);
+	else
+		fputs("null", f);
+}
+
+static void json_diffs(FILE *f, const char *name, const struct cmp_diff *d, int n)
+{
+	int i;
+
+	fprintf(f, "  \"%s\": [", name);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s\n    { \"field\": ", i ? "," : "");
+		kvb_json_str(f, d[i].field);
+		fputs(", \"old\": ", f);
+		kvb_json_str(f, d[i].a);
+		fputs(", \"new\": ", f);
+		kvb_json_str(f, d[i].b);
+		fputs(" }", f);
+	}
+	fprintf(f, "%s],\n", n ? "\n  " : "");
+}
+
+static void json_geo(FILE *f, const struct cmp_geo *g)
+{
+	fputs("{ \"rows\": ", f);
+	fprintf(f, "%d, \"old_ops_per_sec\": ", g->rows);
+	jnum(f, "%.1f", g->rows ? g->old_ops : NAN);
+	fputs(", \"new_ops_per_sec\": ", f);
+	jnum(f, "%.1f", g->rows ? g->new_ops : NAN);
+	fputs(", \"old_lat_per_op_ns\": ", f);
+	jnum(f, "%.2f", g->rows ? g->old_lat : NAN);
+	fputs(", \"new_lat_per_op_ns\": ", f);
+	jnum(f, "%.2f", g->rows ? g->new_lat : NAN);
+	fputs(", \"ratio\": ", f);
+	jnum(f, "%.10g", g->rows ? g->ratio : NAN);
+	fputs(" }", f);
+}
+
+static void json_only(FILE *f, const struct cmp_report *r)
+{
+	char name[160];
+	int i, k = 0;
+
+	fputs("[", f);
+	for (i = 0; r && i < r->n; i++) {
+		if (r->c[i].matched)
+			continue;
+		case_name(name, sizeof(name), &r->c[i]);
+		fputs(k++ ? ", " : "", f);
+		kvb_json_str(f, name);
+	}
+	fputs("]", f);
+}
+
+static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *geo)
+{
+	struct cmp_runs_note rn;
+	int i, g;
+
+	fputs("{\n  \"schema\": \"kvbench-compare/1\",\n", f);
+	if (x->new_path) {
+		fputs("  \"old\": ", f);
+		kvb_json_str(f, x->old_path);
+		fputs(",\n  \"new\": ", f);
+		kvb_json_str(f, x->new_path);
+		fputs(",\n  \"base\": null,\n", f);
+	} else {
+		fputs("  \"old\": ", f);
+		kvb_json_str(f, x->old_path);
+		fputs(",\n  \"new\": null,\n  \"base\": ", f);
+		kvb_json_str(f, x->opt->base);
+		fputs(",\n", f);
+	}
+	fprintf(f, "  \"alpha\": %g,\n  \"forced\": %s,\n", x->opt->alpha,
+		x->diffs->n ? "true" : "false");
+	json_diffs(f, "differences", x->diffs->d, x->diffs->n);
+	json_diffs(f, "not_compared", x->diffs->note, x->diffs->nnote);
+	fputs("  \"rows\": [", f);
+	for (i = 0; i < x->np; i++) {
+		const struct cmp_pair *r = &x->p[i];
+
+		fprintf(f, "%s\n    { \"backend\": ", i ? "," : "");
+		kvb_json_str(f, r->n->target);
+		fputs(", \"base\": ", f);
+		if (x->new_path)
+			fputs("null", f);
+		else
+			kvb_json_str(f, r->o->target);
+		fputs(", \"mix\": ", f);
+		kvb_json_str(f, r->o->mix);
+		fprintf(f, ", \"threads\": %u, \"batch\": %u, \"multi\": %s, \"fd\": ",
+			r->o->threads, r->o->batch, r->o->multi ? "true" : "false");
+		if (strcmp(r->o->fd, "-"))
+			kvb_json_str(f, r->o->fd);
+		else
+			fputs("null", f);
+		fputs(",\n      \"old_median\": ", f);
+		jnum(f, "%.1f", r->mo);
+		fputs(", \"new_median\": ", f);
+		jnum(f, "%.1f", r->mn);
+		fputs(", \"ratio\": ", f);
+		jnum(f, "%.10g", r->ratio);
+		fprintf(f, ", \"old_runs\": %u, \"new_runs\": %u, \"p\": ", r->o->n, r->n->n);
+		jnum(f, "%.6g", r->p);
+		fputs(", \"min_p\": ", f);
+		jnum(f, "%.6g", r->min_p);
+		fprintf(f, ", \"significant\": %s }", r->significant ? "true" : "false");
+	}
+	fprintf(f, "%s],\n", x->np ? "\n  " : "");
+	/* two reports: one geomean; --base: one per target */
+	fputs("  \"geomean\": ", f);
+	if (x->new_path && geo[0].rows)
+		json_geo(f, &geo[0]);
+	else
+		fputs("null", f);
+	fputs(",\n  \"geomean_by_backend\": [", f);
+	for (g = 0, i = 0; !x->new_path && g < x->ngroups; g++) {
+		if (!geo[g].rows)
+			continue;
+		fprintf(f, "%s\n    { \"backend\": ", i++ ? "," : "");
+		kvb_json_str(f, geo[g].target);
+		fputs(", \"geomean\": ", f);
+		json_geo(f, &geo[g]);
+		fputs(" }", f);
+	}
+	fprintf(f, "%s],\n", i ? "\n  " : "");
+	runs_note(x->p, x->np, x->opt->alpha, &rn);
+	fputs("  \"runs_note\": ", f);
+	if (rn.any) {
+		char note[160];
+
+		snprintf(note, sizeof(note),
+			 "runs %u vs %u: the test cannot reach p <= %g; use -r %u or more",
+			 rn.no, rn.nn, x->opt->alpha, rn.need);
+		kvb_json_str(f, note);
+	} else {
+		fputs("null", f);
+	}
+	fputs(",\n  \"only_in_old\": ", f);
+	json_only(f, x->only[0]);
+	fputs(",\n  \"only_in_new\": ", f);
+	json_only(f, x->only[1]);
+	fputs("\n}\n", f);
+}
+
+/* The cases matched with nothing, and repeated cases. */
+static void print_only(FILE *f, const struct cmp_ctx *x)
+{
+	char name[160];
+	int side, i;
+
+	for (side = 0; side < 2; side++) {
+		const struct cmp_report *r = x->only[side];
+
+		for (i = 0; r && i < r->n; i++) {
 			if (r->c[i].matched)
 				continue;
 			case_name(name, sizeof(name), &r->c[i]);
-			fprintf(f, "only in %s: %s\n", r->path, name);
+			if (x->new_path)
+				fprintf(f, "only in %s: %s\n", r->path, name);
+			else
+				fprintf(f, "no %s case for: %s\n", x->opt->base, name);
 		}
-		if (r->dups)
+		if (r && r->dups && (side || x->new_path))
 			fprintf(f, "%s: %d repeated cases ignored (the first one counts)\n",
 				r->path, r->dups);
 	}
-	return rows;
+}
+
+/* Print the comparison x (pairs ready, not yet computed); the row count or -1. */
+static int finish(FILE *f, struct cmp_ctx *x)
+{
+	struct cmp_geo *geo = calloc(x->ngroups ? x->ngroups : 1, sizeof(*geo));
+	int i;
+
+	if (!geo)
+		return -1;
+	for (i = 0; i < x->np; i++) {
+		if (compare_case(&x->p[i], x->opt->alpha)) {
+			free(geo);
+			return -1;
+		}
+	}
+	for (i = 0; i < x->ngroups; i++)
+		geomean(x->p, x->np, i, &geo[i]);
+	if (x->opt->json) {
+		print_json(f, x, geo);
+	} else {
+		print_table(f, x, geo);
+		print_only(f, x);
+	}
+	free(geo);
+	return x->np;
+}
+
+/* OLD against NEW: the row count, -1 on error, KVB_CMP_REFUSED. */
+static int compare_reports(FILE *f, FILE *ferr, struct cmp_report *o, struct cmp_report *n,
+			   const struct kvb_cmp_opts *opt)
+{
+	struct cmp_ctx x = { .opt = opt, .old_path = o->path, .new_path = n->path,
+			     .ngroups = 1, .only = { o, n } };
+	int i, j, ret = -1;
+
+	x.p = calloc(o->n ? o->n : 1, sizeof(*x.p));
+	x.diffs = calloc(1, sizeof(*x.diffs));
+	if (!x.p || !x.diffs)
+		goto out;
+	for (i = 0; i < o->n; i++) {
+		for (j = 0; j < n->n && !same_case(&o->c[i], &n->c[j]); j++)
+			;
+		if (j == n->n)
+			continue;
+		o->c[i].matched = 1;
+		n->c[j].matched = 1;
+		x.p[x.np].o = &o->c[i];
+		x.p[x.np++].n = &n->c[j];
+	}
+	diff_reports(x.diffs, o, n, x.p, x.np);
+	if (x.diffs->n && !opt->force) {
+		fprintf(ferr,
+			"kvbench compare: %s and %s were not run the same way; not comparing them:\n",
+			o->path, n->path);
+		print_diffs(ferr, "  ", x.diffs->d, x.diffs->n, x.diffs->more);
+		fprintf(ferr,
+			"kvbench compare: --force compares them anyway (the deltas then include these differences)\n");
+		ret = KVB_CMP_REFUSED;
+		goto out;
+	}
+	if (x.diffs->n) {
+		fprintf(ferr,
+			"WARNING: kvbench compare --force: %s and %s were not run the same way:\n",
+			o->path, n->path);
+		print_diffs(ferr, "WARNING:   ", x.diffs->d, x.diffs->n, x.diffs->more);
+		fprintf(ferr,
+			"WARNING: the deltas below include these differences, not only your change\n");
+	}
+	ret = finish(f, &x);
+out:
+	free(x.p);
+	free(x.diffs);
+	return ret;
+}
+
+/*
+ * RUN --base B: every target T of the report against B's case of the same
+ * shape. An io variant keeps its suffix: rcu/uring-qd16 is compared with
+ * rwlock/uring-qd16, so the row shows the backend, not the way of calling
+ * it. One group (and one geomean row) per target.
+ */
+static int compare_base(FILE *f, FILE *ferr, struct cmp_report *r,
+			const struct kvb_cmp_opts *opt, char *err, size_t errlen)
+{
+	struct cmp_ctx x = { .opt = opt, .old_path = r->path, .only = { NULL, r } };
+	size_t blen = strlen(opt->base);
+	int i, j, k, have_base = 0, ret = -1;
+
+	for (i = 0; i < r->n; i++) {
+		/* the base's own cases: rwlock, rwlock/uring-qd16 */
+		if (!strncmp(r->c[i].target, opt->base, blen) &&
+		    (!r->c[i].target[blen] || r->c[i].target[blen] == '/')) {
+			r->c[i].matched = 1;
+			have_base = 1;
+		}
+	}
+	if (!have_base) {
+		snprintf(err, errlen, "no target %s in the report", opt->base);
+		return -1;
+	}
+	x.p = calloc(r->n, sizeof(*x.p));
+	x.diffs = calloc(1, sizeof(*x.diffs));
+	if (!x.p || !x.diffs) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < r->n; i++) {
+		struct cmp_case *t = &r->c[i], key;
+		const char *io = strchr(t->target, '/');
+		size_t iolen = io ? strlen(io) : 0;
+
+		if (t->matched)
+			continue;
+		/* the group: the first pair of this target sets it */
+		for (k = 0; k < x.np && strcmp(x.p[k].n->target, t->target); k++)
+			;
+		if (blen + iolen >= sizeof(key.target))
+			continue;
+		key = *t;
+		memcpy(key.target, opt->base, blen);
+		memcpy(key.target + blen, io ? io : "", iolen + 1);
+		for (j = 0; j < r->n && !same_case(&r->c[j], &key); j++)
+			;
+		if (j == r->n)
+			continue;
+		t->matched = 1;
+		x.p[x.np].o = &r->c[j];
+		x.p[x.np].n = t;
+		x.p[x.np].group = k < x.np ? x.p[k].group : x.ngroups++;
+		x.np++;
+	}
+	ret = finish(f, &x);
+	if (ret < 0)
+		snprintf(err, errlen, "out of memory");
+out:
+	(void)ferr;
+	free(x.p);
+	free(x.diffs);
+	return ret;
 }
 
 static const char compare_help[] =
-	"Usage: kvbench compare [--alpha A] OLD.json NEW.json\n"
+	"Usage: kvbench compare [OPTION]... OLD.json NEW.json\n"
+	"       kvbench compare [OPTION]... --base BACKEND RUN.json\n"
 	"\n"
 	"Compares two 'kvbench bench' JSON reports, like Go's benchstat: one row\n"
 	"per case found in both (same target, mix, threads, batch, multi, fd),\n"
 	"the change of the median ops/s and lat/op, and a Mann-Whitney U test\n"
-	"over the runs (two-sided, exact for small samples): '~' when p > alpha.\n"
+	"over the runs (two-sided, exact for small samples): '~' when p > alpha;\n"
+	"then a geomean row (the geometric mean of the ratios new/old).\n"
 	"With 3 runs against 3 the smallest possible p is 0.1: use -r 5 or more.\n"
 	"Cases in only one report are listed at the end.\n"
 	"\n"
-	"      --alpha A  significance level, 0 < A < 1 (default 0.05)\n"
-	"  -h, --help     this help\n"
+	"Reports that differ in their settings (keys, key and value size, dist,\n"
+	"theta, duration, warm-up, ops per thread, sampling, pinning, hash_bits),\n"
+	"workload or mixes, kernel, CPU model, CPU count, accelerator or module\n"
+	"parameters are not compared: each difference is listed (FIELD: OLD vs\n"
+	"NEW) and the exit status is 2. The seed, repeats and budget may differ.\n"
 	"\n"
-	"Exit status: 0, 1 when a report cannot be read or no case is in both,\n"
-	"2 on usage errors.\n";
+	"      --alpha A      significance level, 0 < A < 1 (default 0.05)\n"
+	"      --base NAME    one report: every other backend against NAME, case by\n"
+	"                     case (rcu/uring-qd16 against NAME/uring-qd16), with a\n"
+	"                     geomean row per target\n"
+	"      --force        compare reports that differ anyway, after a WARNING\n"
+	"      --json         JSON instead of the table (schema kvbench-compare/1)\n"
+	"  -o, --output FILE  write the table or the JSON to FILE (default stdout)\n"
+	"  -h, --help         this help\n"
+	"\n"
+	"Exit status: 0; 1 when a report cannot be read or no case is in both;\n"
+	"2 on usage errors and when the reports differ (without --force).\n";
 
 static int compare_usage(const char *msg)
 {
@@ -382,29 +1091,89 @@ static int compare_usage(const char *msg)
 	return KVB_EXIT_USAGE;
 }
 
+/* Compare the loaded reports (n NULL: --base) into f. */
+static int compare_loaded(FILE *f, FILE *ferr, struct cmp_report *o, struct cmp_report *n,
+			  const struct kvb_cmp_opts *opt, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!n)
+		return compare_base(f, ferr, o, opt, err, errlen);
+	ret = compare_reports(f, ferr, o, n, opt);
+	if (ret == -1)
+		snprintf(err, errlen, "out of memory");
+	return ret;
+}
+
+/* Write the output to path (NULL: stdout); 0 or -1 with a message. */
+static int put_output(const char *path, const char *buf, size_t len)
+{
+	FILE *f = path ? fopen(path, "w") : stdout;
+
+	if (!f) {
+		fprintf(stderr, "kvbench compare: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fwrite(buf, 1, len, f);
+	if (fflush(f) || ferror(f) || (path && fclose(f))) {
+		fprintf(stderr, "kvbench compare: %s: write error: %s\n",
+			path ? path : "stdout", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static const char base_usage[] =
+	"--base: a backend's name, such as rwlock (io variants are matched by their suffix)";
+static const char two_reports[] =
+	"takes 2 reports: kvbench compare OLD.json NEW.json";
+static const char base_one[] =
+	"--base takes 1 report: kvbench compare --base rwlock RUN.json";
+
 int kvb_compare_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "alpha", required_argument, NULL, 'a' },
+		{ "base", required_argument, NULL, 'B' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
+	struct kvb_cmp_opts opt = { .alpha = 0.05 };
 	struct cmp_report o, n;
-	double alpha = 0.05;
-	char *end;
-	int c, rows;
+	const char *out = NULL;
+	char *end, *buf = NULL, err[256] = "";
+	size_t len = 0;
+	FILE *mem;
+	int c, rows, want;
 
 	/* getopt's own messages: "option '--alpha' requires an argument" */
 	argv[0] = "kvbench compare";
 	opterr = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			errno = 0;
-			alpha = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(alpha > 0 && alpha < 1))
+			opt.alpha = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(opt.alpha > 0 && opt.alpha < 1))
 				return compare_usage("--alpha: must be a number between 0 and 1");
+			break;
+		case 'B':
+			if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= KVB_BASE_MAX)
+				return compare_usage(base_usage);
+			opt.base = optarg;
+			break;
+		case 'F':
+			opt.force = 1;
+			break;
+		case 'J':
+			opt.json = 1;
+			break;
+		case 'o':
+			out = optarg;
 			break;
 		case 'h':
 			fputs(compare_help, stdout);
@@ -414,39 +1183,61 @@ int kvb_compare_main(int argc, char **argv)
 			return KVB_EXIT_USAGE;
 		}
 	}
-	if (argc - optind != 2)
-		return compare_usage("takes 2 reports: kvbench compare OLD.json NEW.json");
+	want = opt.base ? 1 : 2;
+	if (argc - optind != want)
+		return compare_usage(opt.base ? base_one : two_reports);
 	if (load_report(argv[optind], &o))
 		return KVB_EXIT_FAIL;
-	if (load_report(argv[optind + 1], &n)) {
+	if (!opt.base && load_report(argv[optind + 1], &n)) {
 		report_free(&o);
 		return KVB_EXIT_FAIL;
 	}
-	rows = compare_reports(stdout, &o, &n, alpha);
-	report_free(&o);
-	report_free(&n);
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "kvbench compare: write error: %s\n", strerror(errno));
-		return KVB_EXIT_FAIL;
+	/* into memory first: a refused comparison leaves no output file */
+	mem = open_memstream(&buf, &len);
+	if (!mem) {
+		rows = -1;
+		snprintf(err, sizeof(err), "out of memory");
+	} else {
+		rows = compare_loaded(mem, stderr, &o, opt.base ? NULL : &n, &opt, err,
+				      sizeof(err));
+		fclose(mem);
 	}
+	report_free(&o);
+	if (!opt.base)
+		report_free(&n);
+	if (rows == -1)
+		fprintf(stderr, "kvbench compare: %s: %s\n", argv[optind], err);
+	if (rows >= 0 && put_output(out, buf, len))
+		rows = -1;
+	free(buf);
+	if (rows == KVB_CMP_REFUSED)
+		return KVB_EXIT_USAGE;
 	return rows > 0 ? KVB_EXIT_OK : KVB_EXIT_FAIL;
 }
 
-/* For the unit tests: compare two reports given as text. */
-int kvb_compare_text(FILE *f, const char *old_json, const char *new_json,
-		     double alpha, char *err, size_t errlen)
+/*
+ * For the unit tests: compare two reports given as text (new_json NULL:
+ * o->base within old_json). The row count; -1 with a message in err;
+ * KVB_CMP_REFUSED with the differences on ferr.
+ */
+int kvb_compare_text(FILE *f, FILE *ferr, const char *old_json,
+		     const char *new_json, const struct kvb_cmp_opts *opt,
+		     char *err, size_t errlen)
 {
 	struct cmp_report o = { .path = "old" }, n = { .path = "new" };
 	int rows;
 
 	if (load_report_text(old_json, &o, err, errlen))
 		return -1;
-	if (load_report_text(new_json, &n, err, errlen)) {
+	if (new_json && load_report_text(new_json, &n, err, errlen)) {
 		report_free(&o);
 		return -1;
 	}
-	rows = compare_reports(f, &o, &n, alpha);
+	if (!new_json)
+		o.path = "run";
+	rows = compare_loaded(f, ferr, &o, new_json ? &n : NULL, opt, err, errlen);
 	report_free(&o);
-	report_free(&n);
+	if (new_json)
+		report_free(&n);
 	return rows;
 }

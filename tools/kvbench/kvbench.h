@@ -731,9 +731,21 @@ int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 		    unsigned int threads, int as_json, char *err, size_t errlen);
 
 /* compare.c: kvbench compare OLD.json NEW.json */
+/* compare.c: kvbench compare OLD.json NEW.json, or RUN.json --base B */
+struct kvb_cmp_opts {
+	double alpha;		/* significance level */
+	int force;		/* compare reports that differ, after a warning */
+	int json;		/* JSON instead of the table */
+	const char *base;	/* one report: every backend against this one */
+};
+
+/* kvb_compare_text(): the reports differ and force is not set */
+#define KVB_CMP_REFUSED		(-2)
+
 int kvb_compare_main(int argc, char **argv);
-int kvb_compare_text(FILE *f, const char *old_json, const char *new_json,
-		     double alpha, char *err, size_t errlen);
+int kvb_compare_text(FILE *f, FILE *ferr, const char *old_json,
+		     const char *new_json, const struct kvb_cmp_opts *o,
+		     char *err, size_t errlen);
 
 /* device.c, shared with main.c */
 int kvb_open_device(const char *path);

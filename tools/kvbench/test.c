@@ -2202,10 +2202,153 @@ static int compare_text(char *out, size_t len, const char *a, const char *b,
 
 	if (!f)
 		return -2;
-	rows = kvb_compare_text(f, a, b, 0.05, err, errlen);
+	rows = kvb_compare_text(f, f, a, b, &(struct kvb_cmp_opts){ .alpha = 0.05 }, err, errlen);
 	fclose(f);
 	out[len - 1] = 0;
 	return rows;
+}
+
+/* compare with options; stdout into out, stderr into eout */
+static int compare_opts(char *out, size_t len, char *eout, size_t elen, const char *a,
+			const char *b, const struct kvb_cmp_opts *o, char *err, size_t errlen)
+{
+	FILE *f, *fe;
+	int rows = -2;
+
+	out[0] = 0;
+	eout[0] = 0;
+	f = fmemopen(out, len, "w");
+	fe = fmemopen(eout, elen, "w");
+	if (f && fe)
+		rows = kvb_compare_text(f, fe, a, b, o, err, errlen);
+	if (f)
+		fclose(f);
+	if (fe)
+		fclose(fe);
+	out[len - 1] = 0;
+	eout[elen - 1] = 0;
+	return rows;
+}
+
+/* A report with settings and provenance, and cases of 5 runs around med[i]. */
+static void full_report(char *buf, size_t len, const char *kernel, unsigned long keys,
+			const char *hash_bits, int ncase, const char * const *target,
+			const double *med)
+{
+	size_t n = snprintf(buf, len,
+			    "{\"schema\": \"kvbench-bench/2\", \"kernel\": \"%s\", \"cpus\": 2,\n"
+			    " \"provenance\": {\"cpu_model\": \"Test CPU\", \"nproc\": 2, \"accel\": \"kvm\",\n"
+			    "  \"module_parameters\": {\"backend\": \"%s\", \"hash_bits\": \"%s\"}},\n"
+			    " \"params\": {\"keys\": %lu, \"key_size\": 16, \"value_size\": 64, \"dist\": \"uniform\",\n"
+			    "  \"theta\": 0.0, \"duration_s\": 1.0, \"warmup_s\": 0.2, \"ops_per_thread\": null,\n"
+			    "  \"sample_every\": 64, \"pin\": true, \"seed\": %lu, \"repeat\": 5},\n"
+			    " \"results\": [",
+			    kernel, keys > 1000 ? "rcu" : "rwlock", hash_bits, keys, keys * 7);
+	int i, j;
+
+	for (i = 0; i < ncase; i++) {
+		n += snprintf(buf + n, len - n,
+			      "%s{\"backend\": \"%s\", \"mix\": {\"name\": \"get\", \"get\": 100, \"set\": 0, \"del\": 0}, \"threads\": 2, \"batch\": 1, \"fd\": \"per-thread\", \"ops_per_sec_runs\": [",
+			      i ? ", " : "", target[i]);
+		for (j = 0; j < 5; j++)
+			n += snprintf(buf + n, len - n, "%s%.1f", j ? ", " : "",
+				      med[i] + (j - 2) * med[i] / 1000);
+		n += snprintf(buf + n, len - n, "]}");
+	}
+	snprintf(buf + n, len - n, "]}");
+}
+
+static void test_compare_trust(void)
+{
+	static const char * const two[] = { "rwlock", "rcu" };
+	static const char * const base[] = { "rwlock", "rcu", "rwlock/uring-qd16",
+					     "rcu/uring-qd16", "kthread/uring-qd1" };
+	static const double m_old[] = { 1000, 4000 }, m_new[] = { 2000, 32000 };
+	static const double m_base[] = { 1000, 3000, 2000, 1000, 5000 };
+	struct kvb_cmp_opts o = { .alpha = 0.05 };
+	char a[4096], b[4096], out[8192], eout[4096], err[256];
+	const struct jnode *g, *rows;
+	struct jnode root;
+	int n;
+
+	/* 1 M keys, another kernel, hash_bits 20: refused, each difference listed */
+	full_report(a, sizeof(a), "6.12.118", 1024, "12", 2, two, m_old);
+	full_report(b, sizeof(b), "7.2.13", 1000000, "20", 2, two, m_new);
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, b, &o, err, sizeof(err));
+	ok(n == KVB_CMP_REFUSED && !out[0] && strstr(eout, "not comparing them") &&
+	   strstr(eout, "  params.keys: 1024 vs 1000000\n") &&
+	   strstr(eout, "  kernel: 6.12.118 vs 7.2.13\n") &&
+	   strstr(eout, "  provenance.module_parameters.hash_bits: 12 vs 20\n") &&
+	   !strstr(eout, "seed") && !strstr(eout, "backend") && strstr(eout, "--force"),
+	   "compare: reports that differ in keys, kernel and hash_bits are refused, each listed (not the seed, not the backend)");
+	o.force = 1;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, b, &o, err, sizeof(err));
+	ok(n == 2 && strstr(eout, "WARNING: kvbench compare --force") &&
+	   strstr(eout, "WARNING:   params.keys: 1024 vs 1000000") &&
+	   strstr(out, "FORCED: the reports differ in 3 fields") &&
+	   strstr(out, "differences (--force):\n  params.keys"),
+	   "compare --force: goes on, with a WARNING block on stderr and a FORCED line in the table");
+	/* ratios 2 and 8: the geometric mean is exactly 4 (+300%) */
+	full_report(b, sizeof(b), "6.12.118", 1024, "12", 2, two, m_new);
+	o.force = 0;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, b, &o, err, sizeof(err));
+	ok(n == 2 && !eout[0] && !strstr(out, "FORCED") &&
+	   strstr(out, "(2 cases)") && strstr(out, "+300.00%") && strstr(out, "-75.00%") &&
+	   strstr(out, "0.008   5+5"),
+	   "compare: same settings; geomean of the ratios 2 and 8: +300.00%% ops/s, -75.00%% lat/op");
+	/* one unit for the ops/s columns: 1k to 32k all in k, two digits for the smallest */
+	ok(strstr(out, "  1.00k ±") && strstr(out, " 32.00k ±") && strstr(out, "  4.00k ±") &&
+	   strstr(out, "  8.00k  ") && !strstr(out, "M ") && strstr(out, " 2.000ms ") &&
+	   strstr(out, " 0.062ms "),
+	   "compare: one unit per column (k from the largest value)");
+	o.json = 1;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, b, &o, err, sizeof(err));
+	ok(n == 2 && json_valid(out) && !kvb_json_parse(out, &root, err, sizeof(err)),
+	   "compare --json: strict JSON (%s)", err);
+	g = kvb_json_get(kvb_json_get(&root, "geomean", J_OBJ), "ratio", J_NUM);
+	rows = kvb_json_get(&root, "rows", J_ARR);
+	ok(g && g->num == 4 && rows && rows->nkids == 2 &&
+	   kvb_json_get(&rows->kids[1], "ratio", J_NUM) &&
+	   kvb_json_get(&rows->kids[1], "ratio", J_NUM)->num == 8 &&
+	   kvb_json_get(&rows->kids[1], "significant", J_BOOL)->num == 1 &&
+	   kvb_json_get(&rows->kids[1], "old_median", J_NUM)->num == 4000 &&
+	   !strcmp(kvb_json_get(&rows->kids[1], "backend", J_STR)->str, "rcu") &&
+	   kvb_json_get(&root, "forced", J_BOOL)->num == 0 &&
+	   kvb_json_get(&root, "differences", J_ARR)->nkids == 0,
+	   "compare --json: rows (ratio 8, significant), geomean ratio exactly 4, not forced");
+	kvb_json_free(&root);
+	full_report(b, sizeof(b), "7.2.13", 1024, "12", 2, two, m_new);
+	o.force = 1;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, b, &o, err, sizeof(err));
+	ok(n == 2 && json_valid(out) && strstr(out, "\"forced\": true") &&
+	   strstr(out, "{ \"field\": \"kernel\", \"old\": \"6.12.118\", \"new\": \"7.2.13\" }"),
+	   "compare --json --force: forced, and the differences listed");
+	/* --base: rcu against rwlock, rcu/uring-qd16 against rwlock/uring-qd16 */
+	full_report(a, sizeof(a), "6.12.118", 1024, "12", 5, base, m_base);
+	o.force = 0;
+	o.json = 0;
+	o.base = "rwlock";
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, NULL, &o, err, sizeof(err));
+	ok(n == 2 && strstr(out, "every backend against rwlock") && strstr(out, "+200.00%") &&
+	   strstr(out, "-50.00%") && count(out, "rcu") == 2 &&
+	   strstr(out, "no rwlock case for: kthread/uring-qd1 get"),
+	   "compare --base rwlock: rcu x3 (+200%%), rcu/uring-qd16 against rwlock/uring-qd16 (-50%%)");
+	o.json = 1;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, NULL, &o, err, sizeof(err));
+	ok(n == 2 && json_valid(out) && !kvb_json_parse(out, &root, err, sizeof(err)),
+	   "compare --base --json: strict JSON");
+	rows = kvb_json_get(&root, "geomean_by_backend", J_ARR);
+	ok(rows && rows->nkids == 2 &&
+	   !strcmp(kvb_json_get(&rows->kids[1], "backend", J_STR)->str, "rcu/uring-qd16") &&
+	   kvb_json_get(kvb_json_get(&rows->kids[1], "geomean", J_OBJ), "ratio",
+			J_NUM)->num == 0.5 &&
+	   strstr(out, "\"base\": \"rwlock/uring-qd16\""),
+	   "compare --base --json: a geomean per target; the io variant against the base's");
+	kvb_json_free(&root);
+	o.base = "bogus";
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, NULL, &o, err, sizeof(err));
+	ok(n == -1 && strstr(err, "no target bogus"),
+	   "compare --base with a backend the report does not have: an error");
 }
 
 static void test_compare(void)
@@ -2232,13 +2375,14 @@ static void test_compare(void)
 	rows = compare_text(out, sizeof(out), a, b, err, sizeof(err));
 	ok(rows == 1 && strstr(out, "only in old: rcu get threads=2") &&
 	   strstr(out, "only in new: kthread get threads=2") &&
-	   strstr(out, "0.036   5+3") && !strstr(out, "smallest possible"),
+	   strstr(out, "0.036   5+3") && !strstr(out, "cannot reach"),
 	   "compare: cases in one report only are listed; a v1 report reads too");
 	fake_report(b, sizeof(b), "kvbench-bench/2", 1, one, fast, 3);
 	fake_report(a, sizeof(a), "kvbench-bench/2", 1, one, slow, 3);
 	rows = compare_text(out, sizeof(out), a, b, err, sizeof(err));
 	ok(rows == 1 && strstr(out, "0.100   3+3") && strstr(out, " ~ ") &&
-	   strstr(out, "3 runs against 3 the smallest possible p is 0.100"),
+	   strstr(out, "runs 3 vs 3: the test cannot reach p <= 0.05 (smallest p 0.100)") &&
+	   strstr(out, "0.100); use -r 5 or more\n"),
 	   "compare: 3 runs against 3 cannot reach 0.05, and it says so");
 	ok(compare_text(out, sizeof(out), "{\"schema\": \"kvbench-bench/2\", \"results\": [}",
 			a, err, sizeof(err)) == -1 && strstr(err, "line 1, column 43"),
@@ -2677,6 +2821,17 @@ static void test_cli_stats(const char *k)
 	ok(st == 0 && strstr(out, "user-rwlock") && strstr(out, "1.000   5+5") &&
 	   strstr(out, " ~ "),
 	   "kvbench compare of a report with itself: exit 0, ~");
+	st = run(out, sizeof(out),
+		 "sed 's/\"keys\": [0-9]*/\"keys\": 77/' %s/a.json >%s/b.json; %s compare -o %s/c.json %s/a.json %s/b.json 2>&1; echo \"st=$? $(test -e %s/c.json && echo file).\"",
+		 dir, dir, k, dir, dir, dir, dir);
+	ok(strstr(out, "params.keys: 1024 vs 77") && strstr(out, "st=2 ."),
+	   "kvbench compare of two reports of other keys: exit 2, the difference, no -o file");
+	st = run(out, sizeof(out),
+		 "%s compare --json -o %s/c.json %s/a.json %s/a.json && cat %s/c.json",
+		 k, dir, dir, dir, dir);
+	ok(st == 0 && json_valid(out) && strstr(out, "\"schema\": \"kvbench-compare/1\"") &&
+	   strstr(out, "\"ratio\": 1,"),
+	   "kvbench compare --json -o FILE: strict JSON in FILE");
 	put_text(dir, "bad.json", "{\"schema\": \"kvbench-bench/2\", \"results\": [1,]}");
 	st = run(out, sizeof(out), "%s compare %s/a.json %s/bad.json 2>&1", k, dir, dir);
 	ok(st == 1 && strstr(out, "bad.json: line 1"),
@@ -3308,6 +3463,7 @@ int main(int argc, char **argv)
 	test_verdict_stats();
 	test_verdict_groups();
 	test_verdict_baselines();
+	test_compare_trust();
 	test_prov();
 	test_cli();
 	test_cli_stats(kvbench_bin);
