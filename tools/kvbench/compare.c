@@ -365,8 +365,12 @@ static void diff_module_params(struct cmp_diffs *d, const struct jnode *a,
 	char field[128];
 	int side, i;
 
-	if (!a || !b || a->type != J_OBJ || b->type != J_OBJ) {
-		/* an older report without them: nothing to compare */
+	if (a && a->type != J_OBJ)
+		a = NULL;
+	if (b && b->type != J_OBJ)
+		b = NULL;
+	if (!a || !b) {
+		/* no module (the userspace targets), or an older report: unknown */
 		if (a || b)
 			add_diff(d->note, &d->nnote, &d->morenote,
 				 "provenance.module_parameters", a, b);
@@ -634,11 +638,11 @@ static void print_row(FILE *f, const struct cmp_ctx *x, const struct cmp_pair *r
 	fprintf(f, "%-*s %-*s %4u %5s %-10s %s %s", x->tw, r->n->target, x->mw, o->mix,
 		o->threads, call, o->fd, a, b);
 	snprintf(delta, sizeof(delta), r->significant ? "%+.2f%%" : "~", r->d_tput);
-	fprintf(f, " %9s", delta);
+	fprintf(f, " %10s", delta);
 	fmt_unit(a, sizeof(a), &u[2], o->threads * 1e9 / r->mo);
 	fmt_unit(b, sizeof(b), &u[3], o->threads * 1e9 / r->mn);
 	snprintf(delta, sizeof(delta), r->significant ? "%+.2f%%" : "~", r->d_lat);
-	fprintf(f, " %13s %13s %9s", a, b, delta);
+	fprintf(f, " %13s %13s %10s", a, b, delta);
 	snprintf(a, sizeof(a), "%u+%u", o->n, r->n->n);
 	fprintf(f, " %6.3f %5s\n", r->p, a);
 }
@@ -652,12 +656,12 @@ static void print_geo(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g,
 	fmt_unit(a, sizeof(a), &u[0], g->old_ops);
 	fmt_unit(b, sizeof(b), &u[1], g->new_ops);
 	snprintf(rows, sizeof(rows), "(%d case%s)", g->rows, g->rows == 1 ? "" : "s");
-	fprintf(f, "%-*s %-*s %10s %-7s %10s %-7s %+8.2f%%", x->tw, "geomean", x->mw + 22,
+	fprintf(f, "%-*s %-*s %10s %-7s %10s %-7s %+9.2f%%", x->tw, "geomean", x->mw + 22,
 		rows, a, "", b, "", (g->ratio - 1) * 100);
 	fmt_unit(a, sizeof(a), &u[2], g->old_lat);
 	fmt_unit(b, sizeof(b), &u[3], g->new_lat);
 	/* lat/op is threads x 1e9 / ops/s: its ratio is 1 / ratio */
-	fprintf(f, " %13s %13s %+8.2f%%\n", a, b, (1 / g->ratio - 1) * 100);
+	fprintf(f, " %13s %13s %+9.2f%%\n", a, b, (1 / g->ratio - 1) * 100);
 }
 
 static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
@@ -702,7 +706,7 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 	snprintf(h[1], sizeof(h[1]), "%s ops/s", ln);
 	snprintf(h[2], sizeof(h[2]), "%s lat/op", lo);
 	snprintf(h[3], sizeof(h[3]), "%s lat/op", ln);
-	fprintf(f, "%-*s %-*s %4s %5s %-10s %18s %18s %9s %13s %13s %9s %6s %5s\n",
+	fprintf(f, "%-*s %-*s %4s %5s %-10s %18s %18s %10s %13s %13s %10s %6s %5s\n",
 		x->tw, "target", x->mw, "mix", "thr", "batch", "fd", h[0], h[1], "delta", h[2],
 		h[3], "delta", "p", "n");
 	for (g = 0; g < x->ngroups; g++) {
