@@ -72,6 +72,7 @@ struct cmp_geo {
 struct cmp_diff {
 	char field[256];
 	char a[96], b[96];
+	int cases;		/* a field of the cases: in how many; else 0 */
 };
 
 struct cmp_diffs {
@@ -80,6 +81,7 @@ struct cmp_diffs {
 	struct cmp_diff note[CMP_MAX_DIFF];	/* absent on one side: say so */
 	int nnote, morenote;
 	int hb_absent;		/* cases with hash_bits on one side only */
+	int incomplete[2];	/* "complete": false (an interrupted run) */
 };
 
 static int same_case(const struct cmp_case *a, const struct cmp_case *b)
@@ -272,7 +274,7 @@ static int jequal(const struct jnode *a, const struct jnode *b)
 	}
 }
 
-/* A value, short, for a person: 1000000, 0.99, zipf, get=95 set=5 del=0 */
+/* A value, short, for a person: 1000000, 0.99, zipf, ycsb-a,ycsb-b, a=1 b=2 */
 static size_t jfmt(char *buf, size_t len, const struct jnode *n)
 {
 	size_t k = 0;
@@ -296,12 +298,13 @@ static size_t jfmt(char *buf, size_t len, const struct jnode *n)
 		/* an empty string shows as one, not as nothing */
 		return snprintf(buf, len, n->str[0] ? "%s" : "\"\"", n->str);
 	default:
-		/* objects as key=value, arrays as a,b; a mix's name is the field's */
+		/* a named object (a workload preset) by its name */
+		if (n->type == J_OBJ && kvb_json_get(n, "name", J_STR))
+			return snprintf(buf, len, "%s", kvb_json_get(n, "name", J_STR)->str);
+		/* other objects as key=value, arrays as a,b */
 		for (i = 0; i < n->nkids && k + 1 < len; i++) {
 			const struct jnode *x = &n->kids[i];
 
-			if (x->key && !strcmp(x->key, "name"))
-				continue;
 			if (k)
 				k += snprintf(buf + k, len - k, "%s", x->key ? " " : ",");
 			if (x->key && k + 1 < len)
@@ -324,6 +327,28 @@ static void add_diff(struct cmp_diff *d, int *n, int *more, const char *field,
 	jfmt(d[*n].a, sizeof(d[*n].a), a);
 	jfmt(d[*n].b, sizeof(d[*n].b), b);
 	(*n)++;
+}
+
+/* A field of the matched cases: one line per pair of values, with a count. */
+static void add_case_diff(struct cmp_diffs *d, const char *field, const struct jnode *a,
+			  const struct jnode *b)
+{
+	char va[96], vb[96];
+	int i;
+
+	jfmt(va, sizeof(va), a);
+	jfmt(vb, sizeof(vb), b);
+	for (i = 0; i < d->n; i++) {
+		if (d->d[i].cases && !strcmp(d->d[i].field, field) && !strcmp(d->d[i].a, va) &&
+		    !strcmp(d->d[i].b, vb)) {
+			d->d[i].cases++;
+			return;
+		}
+	}
+	i = d->n;
+	add_diff(d->d, &d->n, &d->more, field, a, b);
+	if (d->n > i)
+		d->d[i].cases = 1;
 }
 
 /*
@@ -403,6 +428,37 @@ static void case_name(char *buf, size_t len, const struct cmp_case *c)
 		 c->threads, c->multi ? "multi" : "batch", c->batch, c->fd);
 }
 
+/*
+ * The mixes of one name: member by member, so that a newer schema's extra
+ * operations ("insert": 0, "rmw": 0) are not a difference from an older
+ * report, which had none of them (absent means 0 here).
+ */
+static void diff_mix(struct cmp_diffs *d, const char *name, const struct jnode *a,
+		     const struct jnode *b)
+{
+	char field[256];
+	int side, i;
+
+	if (!a || !b)
+		return;
+	for (side = 0; side < 2; side++) {
+		const struct jnode *x = side ? b : a, *y = side ? a : b;
+
+		for (i = 0; i < x->nkids; i++) {
+			const struct jnode *k = &x->kids[i], *other = member(y, k->key);
+
+			if (!strcmp(k->key, "name") || (side && other))
+				continue;
+			if (!other && k->type == J_NUM && !k->num)
+				continue;
+			if (other && jequal(k, other))
+				continue;
+			snprintf(field, sizeof(field), "mix %s: %s", name, k->key);
+			add_diff(d->d, &d->n, &d->more, field, side ? other : k, side ? k : other);
+		}
+	}
+}
+
 /* The differences between reports o and n, whose cases are paired in p. */
 static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 			 const struct cmp_report *n, const struct cmp_pair *p, int np)
@@ -410,7 +466,7 @@ static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 	const struct jnode *po = member(&o->root, "params"), *pn = member(&n->root, "params");
 	const struct jnode *vo = member(&o->root, "provenance");
 	const struct jnode *vn = member(&n->root, "provenance");
-	char field[256], name[192];
+	char field[256];
 	unsigned int i;
 	int j, k;
 
@@ -420,7 +476,9 @@ static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 	}
 	/* no preset is a workload too: the plain mixes of -m */
 	diff_field(d, "params.workload", member(po, "workload"), member(pn, "workload"), 1);
+	diff_field(d, "params.workloads", member(po, "workloads"), member(pn, "workloads"), 1);
 	diff_field(d, "kernel", member(&o->root, "kernel"), member(&n->root, "kernel"), 0);
+	diff_field(d, "machine", member(&o->root, "machine"), member(&n->root, "machine"), 0);
 	diff_field(d, "provenance.cpu_model", member(vo, "cpu_model"), member(vn, "cpu_model"), 0);
 	diff_field(d, "cpus", member(&o->root, "cpus"), member(&n->root, "cpus"), 0);
 	diff_field(d, "provenance.nproc", member(vo, "nproc"), member(vn, "nproc"), 0);
@@ -430,24 +488,38 @@ static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 	for (j = 0; j < np; j++) {
 		for (k = 0; k < j && strcmp(p[k].o->mix, p[j].o->mix); k++)
 			;
-		if (k < j)
-			continue;
-		snprintf(field, sizeof(field), "mix %s", p[j].o->mix);
-		diff_field(d, field, member(p[j].o->node, "mix"), member(p[j].n->node, "mix"), 0);
+		if (k == j)
+			diff_mix(d, p[j].o->mix, member(p[j].o->node, "mix"),
+				 member(p[j].n->node, "mix"));
 	}
-	/* the table size the case ran with (schema /2 from 0.1 on) */
 	for (j = 0; j < np; j++) {
 		const struct jnode *a = member(p[j].o->node, "hash_bits");
 		const struct jnode *b = member(p[j].n->node, "hash_bits");
 
-		if (a && b && a->type == J_NUM && b->type == J_NUM && a->num != b->num) {
-			case_name(name, sizeof(name), p[j].o);
-			snprintf(field, sizeof(field), "hash_bits of %s", name);
-			add_diff(d->d, &d->n, &d->more, field, a, b);
-		} else if ((a && a->type == J_NUM) != (b && b->type == J_NUM) &&
-			   (!a || !b)) {
+		/* the table size the case ran with (in the reports since 0.1) */
+		if (a && b && a->type == J_NUM && b->type == J_NUM && a->num != b->num)
+			add_case_diff(d, "hash_bits (per case)", a, b);
+		else if ((a && a->type == J_NUM) != (b && b->type == J_NUM) && (!a || !b))
 			d->hb_absent++;
-		}
+		/*
+		 * A case's own distribution (a workload preset's), or the
+		 * run's where the report has none per case.
+		 */
+		if (!member(p[j].o->node, "dist") && !member(p[j].n->node, "dist"))
+			continue;
+		a = member(p[j].o->node, "dist") ?: member(po, "dist");
+		b = member(p[j].n->node, "dist") ?: member(pn, "dist");
+		if (a && b && !jequal(a, b))
+			add_case_diff(d, "dist (per case)", a, b);
+		a = member(p[j].o->node, "theta") ?: member(po, "theta");
+		b = member(p[j].n->node, "theta") ?: member(pn, "theta");
+		if (a && b && !jequal(a, b))
+			add_case_diff(d, "theta (per case)", a, b);
+	}
+	for (j = 0; j < 2; j++) {
+		const struct jnode *c = member(j ? &n->root : &o->root, "complete");
+
+		d->incomplete[j] = c && c->type == J_BOOL && !c->num;
 	}
 }
 
@@ -456,8 +528,14 @@ static void print_diffs(FILE *f, const char *indent, const struct cmp_diff *d, i
 {
 	int i;
 
-	for (i = 0; i < n; i++)
-		fprintf(f, "%s%s: %s vs %s\n", indent, d[i].field, d[i].a, d[i].b);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s%s: %s vs %s", indent, d[i].field, d[i].a, d[i].b);
+		if (d[i].cases == 1)
+			fputs(" (1 case)", f);
+		else if (d[i].cases)
+			fprintf(f, " (%d cases)", d[i].cases);
+		fputc('\n', f);
+	}
 	if (more)
 		fprintf(f, "%s(and %d more)\n", indent, more);
 }
@@ -743,6 +821,10 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 	if (x->diffs->hb_absent)
 		fprintf(f, "not compared: hash_bits of %d cases (absent in one report)\n",
 			x->diffs->hb_absent);
+	for (i = 0; i < 2; i++)
+		if (x->diffs->incomplete[i])
+			fprintf(f, "note: %s is from an interrupted run (\"complete\": false)\n",
+				i ? x->new_path : x->old_path);
 }
 
 /* A number for JSON: null when it is not finite. */
@@ -766,6 +848,8 @@ static void json_diffs(FILE *f, const char *name, const struct cmp_diff *d, int 
 		kvb_json_str(f, d[i].a);
 		fputs(", \"new\": ", f);
 		kvb_json_str(f, d[i].b);
+		if (d[i].cases)
+			fprintf(f, ", \"cases\": %d", d[i].cases);
 		fputs(" }", f);
 	}
 	fprintf(f, "%s],\n", n ? "\n  " : "");
@@ -1234,6 +1318,11 @@ int kvb_compare_text(FILE *f, FILE *ferr, const char *old_json,
 	if (load_report_text(old_json, &o, err, errlen))
 		return -1;
 	if (new_json && load_report_text(new_json, &n, err, errlen)) {
+		report_free(&o);
+		return -1;
+	}
+	if (!new_json && !opt->base) {
+		snprintf(err, errlen, "one report needs a base backend");
 		report_free(&o);
 		return -1;
 	}

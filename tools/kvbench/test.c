@@ -2258,6 +2258,68 @@ static void full_report(char *buf, size_t len, const char *kernel, unsigned long
 	snprintf(buf + n, len - n, "]}");
 }
 
+/* Replace every from in buf with to (buf has room). */
+static void subst(char *buf, size_t len, const char *from, const char *to)
+{
+	char *at = buf, *tmp = malloc(len);
+
+	if (!tmp)
+		return;
+	while ((at = strstr(at, from))) {
+		snprintf(tmp, len, "%s%s", to, at + strlen(from));
+		snprintf(at, len - (at - buf), "%s", tmp);
+		at += strlen(to);
+	}
+	free(tmp);
+}
+
+/* What an older or a newer report has or lacks: difference, note, or nothing. */
+static void test_compare_schema(void)
+{
+	static const char * const two[] = { "rwlock", "rcu" };
+	static const double m[] = { 1000, 4000 };
+	struct kvb_cmp_opts o = { .alpha = 0.05 };
+	char a[4096], b[8192], out[8192], eout[4096], err[256];
+	int n;
+
+	full_report(a, sizeof(a), "6.12.118", 1024, "12", 2, two, m);
+	/* a newer schema: the mix's insert and rmw at 0, no workload, per-case dist */
+	snprintf(b, sizeof(b), "%s", a);
+	subst(b, sizeof(b), "\"del\": 0}",
+	      "\"del\": 0, \"insert\": 0, \"rmw\": 0}, \"workload\": null, \"dist\": \"uniform\", \"theta\": 0.0");
+	subst(b, sizeof(b), "\"repeat\": 5}",
+	      "\"repeat\": 3, \"workloads\": null, \"budget_s\": 60}");
+	subst(b, sizeof(b), "\"accel\": \"kvm\",", "");
+	subst(b, sizeof(b), "\"nproc\": 2,",
+	      "\"nproc\": 2, \"accel\": \"kvm\", \"governor\": \"performance\",");
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, b, &o, err, sizeof(err));
+	ok(n == 2 && !eout[0] && !strstr(out, "not compared"),
+	   "compare: absent vs 0 in a mix, absent vs null workloads, repeat and budget, moved keys: no difference (%s)",
+	   eout);
+	subst(b, sizeof(b), "\"kernel\": \"6.12.118\"",
+	      "\"machine\": \"aarch64\", \"kernel\": \"6.12.118\"");
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, b, &o, err, sizeof(err));
+	ok(n == 2 && !eout[0] &&
+	   strstr(out, "not compared (absent in one report):\n  machine: absent vs aarch64\n"),
+	   "compare: a field only one report has is listed as not compared, not refused");
+	subst(a, sizeof(a), "\"kernel\": \"6.12.118\"",
+	      "\"machine\": \"x86_64\", \"kernel\": \"6.12.118\"");
+	subst(b, sizeof(b), "\"rmw\": 0}, \"workload\": null, \"dist\": \"uniform\"",
+	      "\"rmw\": 5}, \"workload\": null, \"dist\": \"zipf\"");
+	subst(b, sizeof(b), "\"workloads\": null", "\"workloads\": [{\"name\": \"ycsb-f\"}]");
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, b, &o, err, sizeof(err));
+	ok(n == KVB_CMP_REFUSED && strstr(eout, "  machine: x86_64 vs aarch64\n") &&
+	   strstr(eout, "  mix get: rmw: absent vs 5\n") &&
+	   strstr(eout, "  dist (per case): uniform vs zipf (2 cases)\n") &&
+	   strstr(eout, "  params.workloads: absent vs ycsb-f\n"),
+	   "compare: machine, a mix's rmw, each case's dist (counted) and a workload preset where there was none differ");
+	subst(b, sizeof(b), "\"results\"", "\"complete\": false, \"results\"");
+	o.force = 1;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, b, &o, err, sizeof(err));
+	ok(n == 2 && strstr(out, "note: new is from an interrupted run"),
+	   "compare: an interrupted run is said");
+}
+
 static void test_compare_trust(void)
 {
 	static const char * const two[] = { "rwlock", "rcu" };
@@ -3464,6 +3526,7 @@ int main(int argc, char **argv)
 	test_verdict_groups();
 	test_verdict_baselines();
 	test_compare_trust();
+	test_compare_schema();
 	test_prov();
 	test_cli();
 	test_cli_stats(kvbench_bin);
