@@ -796,7 +796,8 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 			print_geo(f, x, &geo[g], u);
 	}
 	if (!x->np)
-		fprintf(f, "(no case is in both reports)\n");
+		fprintf(f, x->new_path ? "(no case is in both reports)\n" :
+			"(no target has a case of the same shape as the base's)\n");
 	fprintf(f,
 		"\nMann-Whitney U test over the runs' ops/s, two-sided, exact up to 20 runs in all;\n"
 		"~: no significant difference (p > alpha %.3g). delta: change of the median;\n"
@@ -1082,8 +1083,8 @@ out:
  * rwlock/uring-qd16, so the row shows the backend, not the way of calling
  * it. One group (and one geomean row) per target.
  */
-static int compare_base(FILE *f, FILE *ferr, struct cmp_report *r,
-			const struct kvb_cmp_opts *opt, char *err, size_t errlen)
+static int compare_base(FILE *f, struct cmp_report *r, const struct kvb_cmp_opts *opt,
+			char *err, size_t errlen)
 {
 	struct cmp_ctx x = { .opt = opt, .old_path = r->path, .only = { NULL, r } };
 	size_t blen = strlen(opt->base);
@@ -1136,7 +1137,6 @@ static int compare_base(FILE *f, FILE *ferr, struct cmp_report *r,
 	if (ret < 0)
 		snprintf(err, errlen, "out of memory");
 out:
-	(void)ferr;
 	free(x.p);
 	free(x.diffs);
 	return ret;
@@ -1186,7 +1186,7 @@ static int compare_loaded(FILE *f, FILE *ferr, struct cmp_report *o, struct cmp_
 	int ret;
 
 	if (!n)
-		return compare_base(f, ferr, o, opt, err, errlen);
+		return compare_base(f, o, opt, err, errlen);
 	ret = compare_reports(f, ferr, o, n, opt);
 	if (ret == -1)
 		snprintf(err, errlen, "out of memory");
