@@ -713,8 +713,9 @@ static void print_row(FILE *f, const struct cmp_ctx *x, const struct cmp_pair *r
 	center(a, sizeof(a), &u[0], o);
 	center(b, sizeof(b), &u[1], r->n);
 	kvb_call_name(o->batch, o->multi, call, sizeof(call));
+	/* the target's fd: none ("-") for one that has no device fd */
 	fprintf(f, "%-*s %-*s %4u %5s %-10s %s %s", x->tw, r->n->target, x->mw, o->mix,
-		o->threads, call, o->fd, a, b);
+		o->threads, call, r->n->fd, a, b);
 	snprintf(delta, sizeof(delta), r->significant ? "%+.2f%%" : "~", r->d_tput);
 	fprintf(f, " %10s", delta);
 	fmt_unit(a, sizeof(a), &u[2], o->threads * 1e9 / r->mo);
@@ -926,8 +927,8 @@ static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g
 		kvb_json_str(f, r->o->mix);
 		fprintf(f, ", \"threads\": %u, \"batch\": %u, \"multi\": %s, \"fd\": ",
 			r->o->threads, r->o->batch, r->o->multi ? "true" : "false");
-		if (strcmp(r->o->fd, "-"))
-			kvb_json_str(f, r->o->fd);
+		if (strcmp(r->n->fd, "-"))
+			kvb_json_str(f, r->n->fd);
 		else
 			fputs("null", f);
 		fputs(",\n      \"old_median\": ", f);
@@ -1077,6 +1078,16 @@ out:
 	return ret;
 }
 
+static int find_case(const struct cmp_report *r, const struct cmp_case *key)
+{
+	int j;
+
+	for (j = 0; j < r->n; j++)
+		if (same_case(&r->c[j], key))
+			return j;
+	return -1;
+}
+
 /*
  * RUN --base B: every target T of the report against B's case of the same
  * shape. An io variant keeps its suffix: rcu/uring-qd16 is compared with
@@ -1123,9 +1134,18 @@ static int compare_base(FILE *f, struct cmp_report *r, const struct kvb_cmp_opts
 		key = *t;
 		memcpy(key.target, opt->base, blen);
 		memcpy(key.target + blen, io ? io : "", iolen + 1);
-		for (j = 0; j < r->n && !same_case(&r->c[j], &key); j++)
-			;
-		if (j == r->n)
+		j = find_case(r, &key);
+		/*
+		 * A target without a device fd (the userspace ones, bpf-htab)
+		 * against the base's default per-thread fd, and the other way
+		 * round: the fd mode is not a difference between them.
+		 */
+		if (j < 0) {
+			snprintf(key.fd, sizeof(key.fd), "%s",
+				 strcmp(t->fd, "-") ? "-" : "per-thread");
+			j = find_case(r, &key);
+		}
+		if (j < 0)
 			continue;
 		t->matched = 1;
 		x.p[x.np].o = &r->c[j];

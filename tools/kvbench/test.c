@@ -2324,9 +2324,9 @@ static void test_compare_trust(void)
 {
 	static const char * const two[] = { "rwlock", "rcu" };
 	static const char * const base[] = { "rwlock", "rcu", "rwlock/uring-qd16",
-					     "rcu/uring-qd16", "kthread/uring-qd1" };
+					     "rcu/uring-qd16", "kthread/uring-qd1", "user-rwlock" };
 	static const double m_old[] = { 1000, 4000 }, m_new[] = { 2000, 32000 };
-	static const double m_base[] = { 1000, 3000, 2000, 1000, 5000 };
+	static const double m_base[] = { 1000, 3000, 2000, 1000, 5000, 8000 };
 	struct kvb_cmp_opts o = { .alpha = 0.05 };
 	char a[4096], b[4096], out[8192], eout[4096], err[256];
 	const struct jnode *g, *rows;
@@ -2386,21 +2386,25 @@ static void test_compare_trust(void)
 	   strstr(out, "{ \"field\": \"kernel\", \"old\": \"6.12.118\", \"new\": \"7.2.13\" }"),
 	   "compare --json --force: forced, and the differences listed");
 	/* --base: rcu against rwlock, rcu/uring-qd16 against rwlock/uring-qd16 */
-	full_report(a, sizeof(a), "6.12.118", 1024, "12", 5, base, m_base);
+	full_report(a, sizeof(a), "6.12.118", 1024, "12", 6, base, m_base);
+	/* a target without a device fd, as the userspace ones */
+	subst(a, sizeof(a), "\"fd\": \"per-thread\", \"ops_per_sec_runs\": [7984.0",
+	      "\"fd\": null, \"ops_per_sec_runs\": [7984.0");
 	o.force = 0;
 	o.json = 0;
 	o.base = "rwlock";
 	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, NULL, &o, err, sizeof(err));
-	ok(n == 2 && strstr(out, "every backend against rwlock") && strstr(out, "+200.00%") &&
+	ok(n == 3 && strstr(out, "every backend against rwlock") && strstr(out, "+200.00%") &&
 	   strstr(out, "-50.00%") && count(out, "rcu") == 2 &&
-	   strstr(out, "no rwlock case for: kthread/uring-qd1 get"),
-	   "compare --base rwlock: rcu x3 (+200%%), rcu/uring-qd16 against rwlock/uring-qd16 (-50%%)");
+	   strstr(out, "no rwlock case for: kthread/uring-qd1 get") &&
+	   strstr(out, "user-rwlock      get         2     1 -") && strstr(out, "+700.00%"),
+	   "compare --base rwlock: rcu x3 (+200%%), rcu/uring-qd16 against rwlock/uring-qd16 (-50%%), user-rwlock (no fd) x8");
 	o.json = 1;
 	n = compare_opts(out, sizeof(out), eout, sizeof(eout), a, NULL, &o, err, sizeof(err));
-	ok(n == 2 && json_valid(out) && !kvb_json_parse(out, &root, err, sizeof(err)),
+	ok(n == 3 && json_valid(out) && !kvb_json_parse(out, &root, err, sizeof(err)),
 	   "compare --base --json: strict JSON");
 	rows = kvb_json_get(&root, "geomean_by_backend", J_ARR);
-	ok(rows && rows->nkids == 2 &&
+	ok(rows && rows->nkids == 3 &&
 	   !strcmp(kvb_json_get(&rows->kids[1], "backend", J_STR)->str, "rcu/uring-qd16") &&
 	   kvb_json_get(kvb_json_get(&rows->kids[1], "geomean", J_OBJ), "ratio",
 			J_NUM)->num == 0.5 &&
