@@ -2909,6 +2909,12 @@ static void test_cli_stats(const char *k)
 		 k, dir, k);
 	ok(st == 2 && strstr(out, "takes 2 reports") && strstr(out, "--alpha: must be"),
 	   "kvbench compare usage errors: exit 2");
+	st = run(out, sizeof(out),
+		 "%s compare --base rwlock a b 2>&1; %s compare --base rcu/uring-qd1 a 2>&1",
+		 k, k);
+	ok(st == 2 && strstr(out, "--base takes 1 report") &&
+	   strstr(out, "--base: a backend's name, such as rwlock"),
+	   "kvbench compare --base with 2 reports, or with an io variant: exit 2");
 	/* The 22 columns of kvbench-bench/1, and one row. */
 	snprintf(csv, sizeof(csv), "%s%s%s\n%s%s\n",
 		 "backend,kind,mix,get,set,del,threads,batch,fd,runs,ops_per_sec,",
