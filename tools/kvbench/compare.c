@@ -579,8 +579,10 @@ static void fmt_unit(char *buf, size_t len, const struct cmp_unit *u, double v)
 }
 
 /*
- * "   1.235M ±2.1%  ": the median and the 95% CI half-width of the mean, in
- * 18 columns, the medians aligned whether or not an interval follows.
+ * "   1.235M ±2.1%  ": the median and half the width of the median's own
+ * interval (order statistics; "~" after it: fewer than 6 runs, min..max,
+ * below 95%), in 18 columns, the medians aligned whether or not an
+ * interval follows.
  */
 static void center(char *buf, size_t len, const struct cmp_unit *u,
 		   const struct cmp_case *c)
@@ -590,8 +592,10 @@ static void center(char *buf, size_t len, const struct cmp_unit *u,
 
 	kvb_summarize(c->runs, c->n, &s);
 	fmt_unit(m, sizeof(m), u, s.median);
-	if (isfinite(s.ci_hi) && s.mean > 0)
-		snprintf(ci, sizeof(ci), "±%.1f%%", (s.ci_hi - s.mean) / s.mean * 100);
+	if (isfinite(s.med_lo) && s.median > 0)
+		snprintf(ci, sizeof(ci), "±%.1f%%%s",
+			 (s.med_hi - s.med_lo) / 2 / s.median * 100,
+			 s.med_level < 0.95 ? "~" : "");
 	/* "±" is two bytes and one column */
 	snprintf(buf, len, "%10s %-*s", m, 7 + !!ci[0], ci);
 }
@@ -802,7 +806,8 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 	fprintf(f,
 		"\nMann-Whitney U test over the runs' ops/s, two-sided, exact up to 20 runs in all;\n"
 		"~: no significant difference (p > alpha %.3g). delta: change of the median;\n"
-		"±: half the 95%% confidence interval of the mean ops/s, in %% of the mean.\n"
+		"±: half the median's 95%% interval (order statistics), in %% of the median;\n"
+		"±n%%~: under 6 runs no interval reaches 95%%; it is their min..max.\n"
 		"lat/op is threads x 1e9 / ops/s of each run, so it has the same p.\n"
 		"geomean: of the medians of the cases above it; its delta is the change of\n"
 		"the geometric mean of the ratios %s/%s, shown whatever their p.\n",
