@@ -178,18 +178,18 @@ for b in $backends; do
 done
 
 : >"$tmp/bench.json"
-echo "# kvbench bench -b $list -t $threads -m $mix -D $duration -w $warmup${*:+ $*}"
+echo "# kvbench bench -b $list -t $threads -m $mix -D $duration -w $warmup -r 1${*:+ $*}"
 "$kvb" bench -q -b "$list" -t "$threads" -m "$mix" -D "$duration" \
-	-w "$warmup" -f json -o "$tmp/bench.json" "$@" 2>"$tmp/bench.err"
+	-w "$warmup" -r 1 -f json -o "$tmp/bench.json" "$@" 2>"$tmp/bench.err"
 st=$?
 sed -e 's/^/# /' "$tmp/bench.err"
 # The cases that did not run say why in the report.
 grep -h '"why"' "$tmp/bench.json" | sed -e 's/^ */# not run: /'
 
 : >"$tmp/uring.json"
-echo "# kvbench bench -b $list -t $threads -m $mix -D $uring_duration -w $warmup --io uring --qd $uring_qd${*:+ $*}"
+echo "# kvbench bench -b $list -t $threads -m $mix -D $uring_duration -w $warmup -r 1 --io uring --qd $uring_qd${*:+ $*}"
 "$kvb" bench -q -b "$list" -t "$threads" -m "$mix" -D "$uring_duration" \
-	-w "$warmup" --io uring --qd "$uring_qd" -f json -o "$tmp/uring.json" \
+	-w "$warmup" -r 1 --io uring --qd "$uring_qd" -f json -o "$tmp/uring.json" \
 	"$@" 2>"$tmp/uring.err"
 ust=$?
 sed -e 's/^/# /' "$tmp/uring.err"

@@ -258,7 +258,7 @@ kill_test()
 	j=0
 	while [ $j -lt "$nkill" ]; do
 		"$cli" bench -b current -t 4 --no-pin -m 40:40:20 -k 256 \
-			--key-size 16 --value-size 64 -D 600 -w 0 -q \
+			--key-size 16 --value-size 64 -D 600 -w 0 -r 1 -q \
 			>/dev/null 2>&1 &
 		pids="$pids $!"
 		j=$((j + 1))
@@ -322,7 +322,7 @@ if ! load backend=rcu; then
 	not_ok "slab back to where it started (load failed)"
 else
 	"$cli" bench -b current -t 1 -m get -k 2048 --key-size 16 \
-		--value-size 4000 -n 1 -w 0 -q >/dev/null 2>&1 || bad=1
+		--value-size 4000 -n 1 -w 0 -r 1 -q >/dev/null 2>&1 || bad=1
 	n=$(cat $sysdir/entries)
 	[ "$n" -ge 2048 ] || { diag "only $n entries after the fill"; bad=1; }
 	grown=$(slab_kb)

@@ -64,7 +64,7 @@ ok $? "kvbench get of a deleted key: exit 1, names the key"
 ok $? "kvbench nop"
 
 before=$(cat /sys/class/misc/kvbench/backend)
-"$kvb" bench -q -b all -t 1-2 -m get,90:10 --batch 1,8 -n 200 -w 0 \
+"$kvb" bench -q -b all -t 1-2 -m get,90:10 --batch 1,8 -n 200 -w 0 -r 1 \
 	-f json -o "$tmp/smoke.json" 2>"$tmp/bench.err"
 st=$?
 [ $st = 0 ] || cat "$tmp/bench.err" >&2
