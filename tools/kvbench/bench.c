@@ -57,7 +57,17 @@ struct run {
 	int one_kind;		/* ->multi: every op of a call is of one kind */
 	__u32 get_below;	/* op = GET when (u32)rand < get_below, */
 	__u32 set_below;	/* else SET when below set_below, else DEL */
+	/* a --workload's case: its chooser picks the operations and keys */
+	int wl;
+	struct kvb_chooser ch;
 	pthread_barrier_t barrier;
+	/*
+	 * ycsb-d's newest key, on a line of its own: every read of the case
+	 * loads it and every insert (5%) bumps it, so it bounces between the
+	 * CPUs as YCSB's shared insert counter does; a cost of the benchmark,
+	 * not of the map, and the same for every target.
+	 */
+	alignas(64) atomic_ulong newest;
 };
 
 struct counts {
@@ -134,6 +144,45 @@ static unsigned long pick_key(struct worker *w, __u64 x)
 	return (unsigned long)(((x >> 32) * b->p->keys) >> 32);
 }
 
+/*
+ * A --workload's operation: its kind (KVB_W_*) in *wop, its key, and the
+ * device operation (a read-modify-write starts with its GET).
+ */
+static int wl_pick(struct worker *w, int *wop, const char **key)
+{
+	const struct run *r = w->run;
+	const struct kvb_params *p = r->b->p;
+
+	*wop = kvb_chooser_op(&r->ch, kvb_rand(&w->rng));
+	*key = r->b->keys + kvb_chooser_key(&r->ch, *wop, &w->rng) * p->key_size;
+	return *wop == KVB_W_READ || *wop == KVB_W_RMW ? KVBENCH_OP_GET : KVBENCH_OP_SET;
+}
+
+/*
+ * A read-modify-write, one operation as YCSB counts it: the GET, then a
+ * SET of the same key with the value the GET brought back (a GET that
+ * missed still writes). The SET's failure is the operation's.
+ */
+static void rmw(struct worker *w, struct counts *c, const char *key)
+{
+	const struct run *r = w->run;
+	unsigned int vlen = r->b->p->value_size;
+	int op = KVBENCH_OP_GET, res;
+
+	res = r->ops->op(&w->ctx, KVBENCH_OP_GET, key, w->val, &vlen);
+	if (!res || res == -ENOENT) {
+		int set;
+
+		vlen = r->b->p->value_size;
+		set = r->ops->op(&w->ctx, KVBENCH_OP_SET, key, w->val, &vlen);
+		if (set) {
+			res = set;
+			op = KVBENCH_OP_SET;
+		}
+	}
+	account(c, op, res);
+}
+
 /* Every timed step counts: a histogram has room for all of them. */
 static void record(struct worker *w, __u64 ns)
 {
@@ -169,16 +218,27 @@ static void step(struct worker *w, struct counts *c, int timed)
 	/* a step is timed whole, but a queued op from queue to completion */
 	__u64 t0 = timed && !r->queue ? now_ns() : 0;
 	unsigned int vlen = p->value_size, i;
-	__u64 x = kvb_rand(&w->rng);
-	int op = pick_op(r, x);
-	const char *key = r->b->keys + pick_key(w, x) * p->key_size;
+	__u64 x = 0;
+	int op, wop = KVB_W_READ;
+	const char *key;
 
+	if (r->wl) {
+		op = wl_pick(w, &wop, &key);
+	} else {
+		x = kvb_rand(&w->rng);
+		op = pick_op(r, x);
+		key = r->b->keys + pick_key(w, x) * p->key_size;
+	}
 	if (r->queue) {
 		queue_step(w, c, op, key, timed);
 		return;
 	}
 	if (!r->call) {
-		account(c, op, r->ops->op(&w->ctx, op, key, w->val, &vlen));
+		/* only here: parse_bench() refuses RMW with calls or a queue */
+		if (wop == KVB_W_RMW)
+			rmw(w, c, key);
+		else
+			account(c, op, r->ops->op(&w->ctx, op, key, w->val, &vlen));
 		if (timed)
 			record(w, now_ns() - t0);
 		return;
@@ -186,7 +246,12 @@ static void step(struct worker *w, struct counts *c, int timed)
 	for (i = 0; i < r->batch; i++) {
 		struct kvbench_op *o = &w->ops[i];
 
-		if (i) {
+		if (i && r->wl && r->one_kind) {
+			/* a packed call: the first operation's kind, new keys */
+			key = r->b->keys + kvb_chooser_key(&r->ch, wop, &w->rng) * p->key_size;
+		} else if (i && r->wl) {
+			op = wl_pick(w, &wop, &key);
+		} else if (i) {
 			x = kvb_rand(&w->rng);
 			if (!r->one_kind)
 				op = pick_op(r, x);
@@ -386,6 +451,15 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	r->set_below = (__u32)(4294967295.0 * ((mix->get + mix->set) / total));
 	if (!mix->del)
 		r->set_below = 0xffffffffU;
+	if (mix->wl) {
+		int wi = mix->wl - kvb_workloads;
+
+		/* the pre-fill inserted keys 0..n-1: n - 1 is the newest */
+		atomic_store(&r->newest, p->keys - 1);
+		r->wl = 1;
+		kvb_chooser_init(&r->ch, mix, p->keys, b->wlz[wi],
+				 mix->wl->dist == KVB_ZIPF ? b->perm : NULL, &r->newest);
+	}
 
 	if (ops->setup && ops->setup(b, &mc.run, threads))
 		goto out_nomem;
@@ -562,7 +636,9 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 	memset(res, 0, sizeof(*res));
 	snprintf(res->target, sizeof(res->target), "%s", t->name);
 	res->kind = t->ops->kind;
-	res->mix = t->ops->flags & KVB_T_MIXES ? *mix : (struct kvb_mix){ 0, 0, 0 };
+	res->mix = t->ops->flags & KVB_T_MIXES ? *mix : (struct kvb_mix){ 0 };
+	res->dist = res->mix.wl ? res->mix.wl->dist : p->dist;
+	res->theta = res->mix.wl ? res->mix.wl->theta : p->theta;
 	res->threads = threads;
 	res->batch = batch;
 	res->multi = multi;
@@ -654,6 +730,39 @@ out_free:
 	return ret;
 }
 
+/*
+ * The samplers of the --workload presets in the mixes: one zipf table per
+ * theta (every YCSB preset has 0.99: one table), built once for all their
+ * cases; the permutation that scatters the zipf ranks, from --seed.
+ */
+static int wl_samplers(struct kvb_bench *b)
+{
+	const struct kvb_params *p = b->p;
+	int i, j;
+
+	b->wlz = calloc(kvb_nworkloads, sizeof(*b->wlz));
+	b->zipfs = calloc(kvb_nworkloads, sizeof(*b->zipfs));
+	if (!b->wlz || !b->zipfs)
+		return -1;
+	for (i = 0; i < p->nmixes; i++) {
+		const struct kvb_workload *wl = p->mixes[i].wl;
+
+		if (!wl || wl->dist == KVB_UNIFORM)
+			continue;
+		for (j = 0; j < b->nzipfs && b->zipfs[j].theta != wl->theta; j++)
+			;
+		if (j == b->nzipfs) {
+			if (kvb_zipf_init(&b->zipfs[j], p->keys, wl->theta))
+				return -1;
+			b->nzipfs++;
+		}
+		b->wlz[wl - kvb_workloads] = &b->zipfs[j];
+		if (wl->dist == KVB_ZIPF && !b->perm && kvb_perm_init(&b->perm, p->keys, p->seed))
+			return -1;
+	}
+	return 0;
+}
+
 struct kvb_bench *kvb_bench_new(const struct kvb_params *p)
 {
 	struct kvb_bench *b = calloc(1, sizeof(*b));
@@ -681,19 +790,27 @@ struct kvb_bench *kvb_bench_new(const struct kvb_params *p)
 	}
 	if (p->dist == KVB_ZIPF && kvb_zipf_init(&b->zipf, p->keys, p->theta))
 		goto out_free;
+	if (wl_samplers(b))
+		goto out_free;
 	return b;
 out_free:
-	free(b->keys);
-	free(b);
+	kvb_bench_free(b);
 	return NULL;
 }
 
 void kvb_bench_free(struct kvb_bench *b)
 {
+	int i;
+
 	if (!b)
 		return;
 	close_fd(b);
 	kvb_zipf_free(&b->zipf);
+	for (i = 0; i < b->nzipfs; i++)
+		kvb_zipf_free(&b->zipfs[i]);
+	free(b->zipfs);
+	free(b->wlz);
+	free(b->perm);
 	free(b->keys);
 	free(b);
 }
@@ -748,6 +865,18 @@ static const char bench_help[] =
 	"                        (default 50 us; 0 = always sleep and wake)\n"
 	"  -m, --mix LIST        GET:SET[:DEL] weights, e.g. get,90:10,50:50,set\n"
 	"                        (default get,set)\n"
+	"  -W, --workload LIST   instead of --mix, standard workloads, a set of\n"
+	"                        cases each: YCSB's (zipfian keys, theta 0.99)\n"
+	"                        ycsb-a (a) 50% read 50% update, ycsb-b (b) 95:5,\n"
+	"                        ycsb-c (c) read only, ycsb-d (d) 95% read 5%\n"
+	"                        insert, reads of the newest keys (\"latest\"),\n"
+	"                        ycsb-f (f) 50% read 50% read-modify-write (GET\n"
+	"                        then SET, one op; single ops only: not with\n"
+	"                        --batch > 1, --multi or --io uring); ycsb = all\n"
+	"                        five; seed: GET only, uniform, threads = CPUs\n"
+	"                        without -t. Each fixes its distribution (no\n"
+	"                        --dist). Unless given, -k 1000, --key-size 24,\n"
+	"                        --value-size 1000: YCSB's records\n"
 	"  -k, --keys N          distinct keys, pre-filled before timing (default 1024)\n"
 	"      --keep-hash-bits  keep the module's hash_bits (to measure the chains\n"
 	"                        of an overfull table); by default the kernel\n"
@@ -990,6 +1119,8 @@ static void print_plan(FILE *f, const struct kvb_params *p)
 			w = strlen(p->targets[i].name);
 	fprintf(f, "kvbench bench: the plan (--dry-run: nothing runs); threads ");
 	print_threads(f, &p->threads);
+	for (i = 0; i < p->nmixes && p->workloads; i++)
+		fprintf(f, "%s%s", i ? "," : "; workloads ", p->mixes[i].wl->name);
 	fprintf(f, "\n%-*s %6s %6s %9s\n", w, "target", "cases", "runs", "about");
 	for (i = 0; i < p->ntargets; i++) {
 		const struct kvb_target *t = &p->targets[i];
@@ -1105,6 +1236,33 @@ static int parse_io(struct kvb_params *p, const char *qds)
 	return 0;
 }
 
+/*
+ * A read-modify-write needs its GET's answer before its SET: it runs on
+ * the single-operation path only. A BATCH, a packed call or a queue of
+ * io_uring commands would send the SET before the GET came back.
+ */
+static int rmw_refused(const struct kvb_params *p, char *err, size_t errlen)
+{
+	const char *why = NULL;
+	int i;
+
+	for (i = 0; i < p->batches.n; i++)
+		if (p->batches.v[i] > 1)
+			why = "--batch above 1";
+	if (p->multis.n)
+		why = "--multi";
+	if (p->ios & 1U << KVB_IO_URING)
+		why = "--io uring";
+	for (i = 0; i < p->nmixes && why; i++)
+		if (p->mixes[i].rmw) {
+			snprintf(err, errlen,
+				 "%s is read-modify-write: its SET needs the GET's answer, so it runs one operation per call, not with %s",
+				 p->mixes[i].wl->name, why);
+			return -1;
+		}
+	return 0;
+}
+
 static int parse_bench(int argc, char **argv, struct kvb_params *p)
 {
 	static const struct option opts[] = {
@@ -1112,6 +1270,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "threads", required_argument, NULL, 't' },
 		{ "no-pin", no_argument, NULL, 'P' },
 		{ "mix", required_argument, NULL, 'm' },
+		{ "workload", required_argument, NULL, 'W' },
 		{ "keys", required_argument, NULL, 'k' },
 		{ "keep-hash-bits", no_argument, NULL, 'H' },
 		{ "key-size", required_argument, NULL, 'K' },
@@ -1147,7 +1306,9 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	};
 	const char *targets = "nop,current", *threads = "pow2", *mixes = "get,set";
 	const char *batches = NULL, *fdmodes = "per-thread", *multis = NULL;
-	const char *qds = NULL;
+	const char *qds = NULL, *workloads = NULL;
+	int mix_given = 0, dist_given = 0, threads_given = 0;
+	int keys_given = 0, ksize_given = 0, vsize_given = 0;
 	unsigned long long v;
 	char err[256], opt[32];
 	int c, idx, i, digits = 1;
@@ -1157,7 +1318,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	argv[0] = "kvbench bench";
 	opterr = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:t:m:k:D:w:n:r:f:o:d:qh", opts, &idx)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:t:m:W:k:D:w:n:r:f:o:d:qh", opts, &idx)) != -1) {
 		if (c == '?' || c == ':') {
 			fprintf(stderr, "Try 'kvbench bench --help' for more information.\n");
 			return KVB_EXIT_USAGE;
@@ -1172,17 +1333,23 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			break;
 		case 't':
 			threads = optarg;
+			threads_given = 1;
 			break;
 		case 'P':
 			p->pin = 0;
 			break;
 		case 'm':
 			mixes = optarg;
+			mix_given = 1;
+			break;
+		case 'W':
+			workloads = optarg;
 			break;
 		case 'k':
 			if (kvb_parse_count(optarg, 1, 1UL << 28, &v, err, sizeof(err)))
 				return bench_usage(opt, err);
 			p->keys = v;
+			keys_given = 1;
 			break;
 		case 'H':
 			p->keep_hash_bits = 1;
@@ -1191,15 +1358,18 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			if (kvb_parse_count(optarg, 1, KVBENCH_KEY_MAX, &v, err, sizeof(err)))
 				return bench_usage(opt, err);
 			p->key_size = v;
+			ksize_given = 1;
 			break;
 		case 'V':
 			if (kvb_parse_count(optarg, 0, KVB_MAX_VALUE, &v, err, sizeof(err)))
 				return bench_usage(opt, err);
 			p->value_size = v;
+			vsize_given = 1;
 			break;
 		case 'Z':
 			if (kvb_parse_dist(optarg, &p->dist, &p->theta, err, sizeof(err)))
 				return bench_usage(opt, err);
+			dist_given = 1;
 			break;
 		case 'B':
 			batches = optarg;
@@ -1323,11 +1493,34 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 
 	if (kvb_parse_targets(targets, &p->targets, &p->ntargets, err, sizeof(err)))
 		return bench_usage("--backends", err);
+	if (workloads) {
+		if (mix_given)
+			return bench_usage("--workload",
+					   "-m/--mix and --workload exclude each other: a workload is its own mix");
+		if (dist_given)
+			return bench_usage("--dist",
+					   "--workload fixes the key distribution (ycsb-* zipf 0.99 or latest, seed uniform)");
+		if (kvb_parse_workloads(workloads, &p->mixes, &p->nmixes, err, sizeof(err)))
+			return bench_usage("--workload", err);
+		p->workloads = 1;
+		/* YCSB's record: "user" + up to 19 digits, 10 fields of 100 B */
+		if (!keys_given)
+			p->keys = 1000;
+		if (!ksize_given)
+			p->key_size = 24;
+		if (!vsize_given)
+			p->value_size = 1000;
+		/* the seed's case alone: as many threads as CPUs, as it ran */
+		for (i = 0; i < p->nmixes && p->mixes[i].wl->all_cpus; i++)
+			;
+		if (!threads_given && i == p->nmixes)
+			threads = "max";
+	} else if (kvb_parse_mixes(mixes, &p->mixes, &p->nmixes, err, sizeof(err))) {
+		return bench_usage("--mix", err);
+	}
 	if (kvb_parse_ulist(threads, 1, KVB_MAX_THREADS, p->ncpus, &p->threads,
 			    err, sizeof(err)))
 		return bench_usage("--threads", err);
-	if (kvb_parse_mixes(mixes, &p->mixes, &p->nmixes, err, sizeof(err)))
-		return bench_usage("--mix", err);
 	p->multi_only = multis && !batches;
 	if (kvb_parse_ulist(batches ? batches : "1", 1, KVBENCH_BATCH_MAX,
 			    KVBENCH_BATCH_MAX, &p->batches, err, sizeof(err)))
@@ -1339,6 +1532,8 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		return bench_usage("--fd", err);
 	if (parse_io(p, qds))
 		return KVB_EXIT_USAGE;
+	if (rmw_refused(p, err, sizeof(err)))
+		return bench_usage("--workload", err);
 	for (n = p->keys - 1; n >= 10; n /= 10)
 		digits++;
 	if ((unsigned int)digits > p->key_size) {
@@ -1696,8 +1891,8 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 		fprintf(stderr,
 			"kvbench: %d cases x %u run%s, about %.0f s; %d CPUs, %lu keys, %s\n",
 			s.total, p.repeat, p.repeat == 1 ? "" : "s",
-			plan_seconds(&p, p.repeat), p.ncpus,
-			p.keys, p.dist == KVB_ZIPF ? "zipf" : "uniform");
+			plan_seconds(&p, p.repeat), p.ncpus, p.keys,
+			p.workloads ? "the workloads' distributions" : kvb_dist_name(p.dist));
 
 	s.t0 = now_ns();
 	for (ti = 0; ti < p.ntargets && !atomic_load(&kvb_interrupted); ti++) {

@@ -45,7 +45,11 @@ enum kvb_kind {
 	KVB_PEER,		/* another map the kernel offers (bpf-htab) */
 };
 
-enum kvb_dist { KVB_UNIFORM, KVB_ZIPF };
+/*
+ * How keys are drawn. KVB_LATEST: a --workload's (ycsb-d), the keys just
+ * behind the newest insert, as YCSB's "latest" distribution.
+ */
+enum kvb_dist { KVB_UNIFORM, KVB_ZIPF, KVB_LATEST };
 /* KVB_FD_NONE: a target without a device fd (it runs once, whatever --fd) */
 enum kvb_fd { KVB_FD_PER_THREAD, KVB_FD_SHARED, KVB_FD_NONE };
 enum kvb_format { KVB_TABLE, KVB_JSON, KVB_CSV };
@@ -56,12 +60,67 @@ enum kvb_format { KVB_TABLE, KVB_JSON, KVB_CSV };
  */
 enum kvb_io { KVB_IO_IOCTL, KVB_IO_URING, KVB_IO_NONE };
 
-/* Relative weights of GET, SET and DEL; "90:10" is get=90 set=10 del=0. */
+struct kvb_workload;
+
+/*
+ * Relative weights of GET, SET and DEL; "90:10" is get=90 set=10 del=0.
+ * A --workload's mix also has inserts (a SET that makes its key the newest)
+ * and read-modify-writes (a GET, then a SET of the same key: one
+ * operation), and wl, the preset it comes from (NULL for a --mix).
+ */
 struct kvb_mix {
 	unsigned int get;
 	unsigned int set;
 	unsigned int del;
+	unsigned int ins;
+	unsigned int rmw;
+	const struct kvb_workload *wl;
 };
+
+/*
+ * A --workload preset: YCSB's core workloads that apply to a map, and the
+ * seed's own case. The weights are percentages of operations.
+ */
+struct kvb_workload {
+	const char *name;	/* "ycsb-a", as the reports say */
+	const char *alias;	/* "a", or NULL */
+	const char *what;	/* what it stands for: YCSB's words */
+	struct kvb_mix mix;	/* read, update (SET), insert, rmw: % */
+	enum kvb_dist dist;
+	double theta;		/* KVB_ZIPF, KVB_LATEST: the zipf constant */
+	int all_cpus;		/* without -t: as many threads as CPUs */
+};
+
+extern const struct kvb_workload kvb_workloads[];
+extern const int kvb_nworkloads;
+
+/*
+ * A workload's operation and key chooser, shared by the threads of a run
+ * (bench.c) and the host tests. zipf: the sampler of its distribution
+ * (NULL: uniform); perm: where zipf rank r lives, perm[r] (NULL: r
+ * itself, as "latest" needs: rank r is r behind the newest key). newest:
+ * the newest key's counter, a shared atomic as YCSB's insert sequence:
+ * the inserts bump it and every "latest" draw reads it.
+ */
+struct kvb_chooser {
+	/* op = READ when (u32)x < read_below, else UPDATE below ... */
+	__u64 read_below, update_below, insert_below;	/* else rmw */
+	unsigned long n;
+	enum kvb_dist dist;
+	const struct kvb_zipf *zipf;
+	const unsigned long *perm;
+	atomic_ulong *newest;
+};
+
+enum { KVB_W_READ, KVB_W_UPDATE, KVB_W_INSERT, KVB_W_RMW };
+
+void kvb_chooser_init(struct kvb_chooser *c, const struct kvb_mix *mix,
+		      unsigned long n, const struct kvb_zipf *zipf,
+		      const unsigned long *perm, atomic_ulong *newest);
+int kvb_chooser_op(const struct kvb_chooser *c, __u64 x);
+unsigned long kvb_chooser_key(const struct kvb_chooser *c, int wop,
+			      __u64 *rng);
+int kvb_perm_init(unsigned long **perm, unsigned long n, __u64 seed);
 
 struct kvb_ulist {
 	unsigned int *v;
@@ -201,6 +260,7 @@ struct kvb_params {
 	unsigned int value_size;
 	enum kvb_dist dist;
 	double theta;
+	int workloads;		/* --workload: the mixes are presets */
 	double duration;	/* seconds, when ops == 0 */
 	double warmup;		/* seconds */
 	unsigned long long ops;	/* per thread, 0 = use duration */
@@ -325,7 +385,9 @@ double kvb_poll_cpus(const struct kvb_bstats *b, double seconds);
 struct kvb_result {
 	char target[KVB_NAME_MAX];
 	enum kvb_kind kind;
-	struct kvb_mix mix;
+	struct kvb_mix mix;	/* mix.wl: the --workload preset, or NULL */
+	enum kvb_dist dist;	/* the keys' distribution: --dist or mix.wl's */
+	double theta;
 	unsigned int threads;
 	unsigned int batch;	/* operations per call */
 	int multi;		/* the calls are packed MGET/MSET/MDEL, not BATCH */
@@ -395,6 +457,9 @@ int kvb_parse_mixes(const char *s, struct kvb_mix **mixes, int *n,
 		    char *err, size_t errlen);
 int kvb_parse_dist(const char *s, enum kvb_dist *dist, double *theta,
 		   char *err, size_t errlen);
+int kvb_parse_workloads(const char *s, struct kvb_mix **mixes, int *n,
+			char *err, size_t errlen);
+const char *kvb_dist_name(enum kvb_dist dist);
 int kvb_parse_seconds(const char *s, double *sec, char *err, size_t errlen);
 int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
 		    unsigned long long *out, char *err, size_t errlen);
@@ -438,6 +503,7 @@ double kvb_mwu_min_p(unsigned int na, unsigned int nb);
  */
 struct kvb_zipf {
 	unsigned long n;
+	double theta;
 	double *prob;
 	unsigned long *alias;
 };
@@ -523,6 +589,17 @@ struct kvb_bench {
 	const struct kvb_params *p;
 	char *keys;		/* nkeys * key_size bytes */
 	struct kvb_zipf zipf;	/* prob == NULL for uniform */
+	/*
+	 * The --workload presets' key samplers, by preset (kvb_workloads[]
+	 * index): wlz[i] points into zipfs[], one per distinct theta, built
+	 * once; NULL for a uniform preset. perm: the fixed random placement
+	 * of the zipf ranks over the keys, so that the hot keys are spread
+	 * over the table (YCSB scrambles its zipfian the same way).
+	 */
+	const struct kvb_zipf **wlz;
+	struct kvb_zipf *zipfs;
+	int nzipfs;
+	unsigned long *perm;
 	/* the target's fd across its cases: the device, the BPF map; -1 */
 	int fd;
 	int filled;		/* the target's map holds every key */

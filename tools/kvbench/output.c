@@ -114,7 +114,9 @@ static void header(FILE *f, const struct kvb_params *p,
 	fprintf(f, "cpus: %d, pinned: %s\n", p->ncpus, p->pin ? "yes" : "no");
 	fprintf(f, "keys: %lu x %u B, values: %u B, dist: ", p->keys, p->key_size,
 		p->value_size);
-	if (p->dist == KVB_ZIPF)
+	if (p->workloads)
+		fprintf(f, "the workload's (mix column; --workload in the docs)\n");
+	else if (p->dist == KVB_ZIPF)
 		fprintf(f, "zipf theta=%.2f\n", p->theta);
 	else
 		fprintf(f, "uniform\n");
@@ -556,6 +558,36 @@ static void print_latency(FILE *f, const struct kvb_result *x)
 	fputs(" }", f);
 }
 
+/*
+ * params.workloads: the --workload presets of the run, each with its
+ * whole definition (null without --workload: the cases are --mix's).
+ */
+static void print_workloads(FILE *f, const struct kvb_params *p)
+{
+	int i;
+
+	fprintf(f, ",\n    \"workloads\": ");
+	if (!p->workloads) {
+		fputs("null", f);
+		return;
+	}
+	fputc('[', f);
+	for (i = 0; i < p->nmixes; i++) {
+		const struct kvb_workload *w = p->mixes[i].wl;
+
+		fprintf(f, "%s\n      { \"name\": ", i ? "," : "");
+		jstr(f, w->name);
+		fprintf(f, ", \"what\": ");
+		jstr(f, w->what);
+		fprintf(f,
+			", \"read\": %u, \"update\": %u, \"insert\": %u, \"rmw\": %u, \"dist\": \"%s\", \"theta\": ",
+			w->mix.get, w->mix.set, w->mix.ins, w->mix.rmw, kvb_dist_name(w->dist));
+		jnum(f, w->theta, 3);
+		fputs(" }", f);
+	}
+	fputs("\n    ]", f);
+}
+
 void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_result *r, int n,
 		    const struct kvb_outcome *o)
@@ -597,8 +629,9 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 	fprintf(f, ",\n    \"keys\": %lu,\n    \"key_size\": %u,\n    \"value_size\": %u,\n",
 		p->keys, p->key_size, p->value_size);
 	fprintf(f, "    \"dist\": \"%s\",\n    \"theta\": ",
-		p->dist == KVB_ZIPF ? "zipf" : "uniform");
+		kvb_dist_name(p->dist));
 	jnum(f, p->theta, 3);
+	print_workloads(f, p);
 	fprintf(f, ",\n    \"warmup_s\": ");
 	jnum(f, p->warmup, 3);
 	fprintf(f, ",\n    \"duration_s\": ");
@@ -629,8 +662,17 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		fprintf(f, ",\n      \"kind\": \"%s\",\n", kvb_kind_name(x->kind));
 		fprintf(f, "      \"mix\": { \"name\": ");
 		jstr(f, x->kind == KVB_NOP ? "nop" : m);
-		fprintf(f, ", \"get\": %u, \"set\": %u, \"del\": %u },\n",
-			x->mix.get, x->mix.set, x->mix.del);
+		fprintf(f, ", \"get\": %u, \"set\": %u, \"del\": %u, \"insert\": %u, \"rmw\": %u },\n",
+			x->mix.get, x->mix.set, x->mix.del, x->mix.ins, x->mix.rmw);
+		fputs("      \"workload\": ", f);
+		if (x->mix.wl)
+			jstr(f, x->mix.wl->name);
+		else
+			fputs("null", f);
+		fprintf(f, ",\n      \"dist\": \"%s\",\n      \"theta\": ",
+			kvb_dist_name(x->dist));
+		jnum(f, x->dist == KVB_UNIFORM ? 0 : x->theta, 3);
+		fputs(",\n", f);
 		fprintf(f, "      \"threads\": %u,\n      \"batch\": %u,\n", x->threads,
 			x->batch);
 		fprintf(f, "      \"multi\": %s,\n      \"fd\": ",

@@ -152,15 +152,15 @@ int kvb_parse_mix(const char *s, struct kvb_mix *mix, char *err, size_t errlen)
 	int i;
 
 	if (!strcmp(s, "get") || !strcmp(s, "ro") || !strcmp(s, "read")) {
-		*mix = (struct kvb_mix){ 100, 0, 0 };
+		*mix = (struct kvb_mix){ .get = 100, .set = 0, .del = 0 };
 		return 0;
 	}
 	if (!strcmp(s, "set") || !strcmp(s, "wo") || !strcmp(s, "write")) {
-		*mix = (struct kvb_mix){ 0, 100, 0 };
+		*mix = (struct kvb_mix){ .get = 0, .set = 100, .del = 0 };
 		return 0;
 	}
 	if (!strcmp(s, "del")) {
-		*mix = (struct kvb_mix){ 0, 0, 100 };
+		*mix = (struct kvb_mix){ .get = 0, .set = 0, .del = 100 };
 		return 0;
 	}
 	for (i = 0; i < 3; i++) {
@@ -183,7 +183,7 @@ int kvb_parse_mix(const char *s, struct kvb_mix *mix, char *err, size_t errlen)
 		goto bad;
 	if (!w[0] && !w[1] && !w[2])
 		return fail(err, errlen, "'%s' has no operations (all weights are 0)", s);
-	*mix = (struct kvb_mix){ w[0], w[1], w[2] };
+	*mix = (struct kvb_mix){ .get = w[0], .set = w[1], .del = w[2] };
 	return 0;
 bad:
 	return fail(err, errlen,
@@ -251,6 +251,114 @@ int kvb_parse_dist(const char *s, enum kvb_dist *dist, double *theta,
 	*dist = KVB_ZIPF;
 	*theta = t;
 	return 0;
+}
+
+/*
+ * The --workload presets. YCSB's core workloads (workloads/workloada..f in
+ * its repository, CoreWorkload's defaults: zipfian constant 0.99) that a
+ * map can run: E (short scans) cannot, a hash map has no order. The
+ * weights are YCSB's proportions, in percent: read (GET), update (SET of
+ * a key), insert (SET of a new newest key), read-modify-write.
+ */
+const struct kvb_workload kvb_workloads[] = {
+	{ "ycsb-a", "a", "update heavy: a session store recording recent actions",
+	  { .get = 50, .set = 50 }, KVB_ZIPF, 0.99, 0 },
+	{ "ycsb-b", "b", "read mostly: photo tagging (reading tags, adding one now and then)",
+	  { .get = 95, .set = 5 }, KVB_ZIPF, 0.99, 0 },
+	{ "ycsb-c", "c", "read only: a user profile cache",
+	  { .get = 100 }, KVB_ZIPF, 0.99, 0 },
+	{ "ycsb-d", "d", "read latest: user status updates (people read the newest)",
+	  { .get = 95, .ins = 5 }, KVB_LATEST, 0.99, 0 },
+	{ "ycsb-f", "f", "read-modify-write: a user database (read a record, change it, write it)",
+	  { .get = 50, .rmw = 50 }, KVB_ZIPF, 0.99, 0 },
+	{ "seed", NULL, "the seed experiment: GET only, uniform keys, a thread per CPU",
+	  { .get = 100 }, KVB_UNIFORM, 0, 1 },
+};
+
+const int kvb_nworkloads = ARRAY_SIZE(kvb_workloads);
+
+/* "ycsb-a (a), ycsb-b (b), ..., seed" */
+static void workload_list(char *buf, size_t len)
+{
+	size_t at = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < kvb_nworkloads && at < len; i++) {
+		const struct kvb_workload *w = &kvb_workloads[i];
+
+		at += snprintf(buf + at, len - at, "%s%s%s%s%s", i ? ", " : "",
+			       w->name, w->alias ? " (" : "", w->alias ? w->alias : "",
+			       w->alias ? ")" : "");
+	}
+}
+
+/*
+ * Comma-separated presets, by name or alias ("a,b,c", "ycsb-d,seed"): one
+ * mix each, in the order given, each once. "ycsb" is a, b, c, d and f.
+ */
+int kvb_parse_workloads(const char *s, struct kvb_mix **mixes, int *n,
+			char *err, size_t errlen)
+{
+	char *copy = strdup(s), *tok, *save = NULL;
+	struct kvb_mix *m = calloc(kvb_nworkloads, sizeof(*m));
+	int cnt = 0, i, j;
+
+	if (!copy || !m) {
+		fail(err, errlen, "out of memory");
+		goto out_free;
+	}
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		int ycsb = !strcmp(tok, "ycsb"), found = 0;
+
+		for (i = 0; i < kvb_nworkloads; i++) {
+			const struct kvb_workload *w = &kvb_workloads[i];
+
+			if (!(ycsb ? !strncmp(w->name, "ycsb-", 5) :
+			      !strcmp(tok, w->name) || (w->alias && !strcmp(tok, w->alias))))
+				continue;
+			found = 1;
+			for (j = 0; j < cnt && m[j].wl != w; j++)
+				;
+			if (j < cnt)
+				continue;
+			m[cnt] = w->mix;
+			m[cnt++].wl = w;
+		}
+		if (!found) {
+			char known[256];
+
+			workload_list(known, sizeof(known));
+			fail(err, errlen, "'%s' is not a workload (known: %s; ycsb: all of ycsb-*)",
+			     tok, known);
+			goto out_free;
+		}
+	}
+	if (!cnt) {
+		fail(err, errlen, "empty list");
+		goto out_free;
+	}
+	free(copy);
+	*mixes = m;
+	*n = cnt;
+	return 0;
+out_free:
+	free(m);
+	free(copy);
+	return -1;
+}
+
+const char *kvb_dist_name(enum kvb_dist dist)
+{
+	switch (dist) {
+	case KVB_ZIPF:
+		return "zipf";
+	case KVB_LATEST:
+		return "latest";
+	default:
+		return "uniform";
+	}
 }
 
 /*
@@ -604,7 +712,9 @@ int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,
 
 void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len)
 {
-	if (mix->get && !mix->set && !mix->del)
+	if (mix->wl)
+		snprintf(buf, len, "%s", mix->wl->name);
+	else if (mix->get && !mix->set && !mix->del)
 		snprintf(buf, len, "get");
 	else if (!mix->get && mix->set && !mix->del)
 		snprintf(buf, len, "set");

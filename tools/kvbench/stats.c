@@ -126,6 +126,7 @@ int kvb_zipf_init(struct kvb_zipf *z, unsigned long n, double theta)
 	if (!n)
 		return -EINVAL;
 	z->n = n;
+	z->theta = theta;
 	z->prob = malloc(n * sizeof(*z->prob));
 	z->alias = malloc(n * sizeof(*z->alias));
 	small = malloc(n * sizeof(*small));
@@ -422,4 +423,105 @@ double kvb_mwu_min_p(unsigned int na, unsigned int nb)
 	for (i = 1; i <= na; i++)
 		c = c * (nb + i) / i;
 	return c > 0 && 2 / c < 1 ? 2 / c : 1;
+}
+
+/*
+ * A --workload's chooser. The thresholds are out of 2^32, so that a
+ * weight that takes the rest takes every draw: (u32)x < 2^32 always.
+ */
+void kvb_chooser_init(struct kvb_chooser *c, const struct kvb_mix *mix,
+		      unsigned long n, const struct kvb_zipf *zipf,
+		      const unsigned long *perm, atomic_ulong *newest)
+{
+	double total = (double)mix->get + mix->set + mix->ins + mix->rmw;
+	double span = 4294967296.0;
+
+	memset(c, 0, sizeof(*c));
+	if (total <= 0)
+		total = 1;
+	c->read_below = (__u64)(span * (mix->get / total));
+	c->update_below = (__u64)(span * ((mix->get + mix->set) / total));
+	c->insert_below = (__u64)(span * ((mix->get + mix->set + mix->ins) / total));
+	/* the last kind with a weight takes the rounding's leftovers */
+	if (!mix->rmw) {
+		c->insert_below = 1ULL << 32;
+		if (!mix->ins) {
+			c->update_below = 1ULL << 32;
+			if (!mix->set)
+				c->read_below = 1ULL << 32;
+		}
+	}
+	c->n = n;
+	c->dist = mix->wl ? mix->wl->dist : KVB_UNIFORM;
+	c->zipf = zipf;
+	c->perm = perm;
+	c->newest = newest;
+}
+
+/* The kind of operation (KVB_W_*) for a random x: its low 32 bits. */
+int kvb_chooser_op(const struct kvb_chooser *c, __u64 x)
+{
+	__u64 v = (__u32)x;
+
+	if (v < c->read_below)
+		return KVB_W_READ;
+	if (v < c->update_below)
+		return KVB_W_UPDATE;
+	if (v < c->insert_below)
+		return KVB_W_INSERT;
+	return KVB_W_RMW;
+}
+
+/*
+ * The key (an index in 0..n-1) an operation of kind wop acts on.
+ *
+ * An insert makes a key the newest: over a fixed ring of n keys it is the
+ * one after the newest, which is the oldest (re-inserted: the map keeps
+ * its size). The counter only grows; key = counter mod n. It starts at
+ * n - 1 (the pre-fill inserted 0..n-1, in that order).
+ *
+ * "latest", as YCSB's SkewedLatestGenerator: newest - zipf draw, so rank
+ * 0 is the newest key, 1 the one before... A read may land on a key whose
+ * insert another thread has counted but not yet done: it finds the old
+ * value (every key of the ring always exists), never a miss. YCSB's reads
+ * stop at the last acknowledged insert instead; the difference is at most
+ * one key per thread.
+ */
+unsigned long kvb_chooser_key(const struct kvb_chooser *c, int wop, __u64 *rng)
+{
+	unsigned long r;
+
+	if (wop == KVB_W_INSERT)
+		return (atomic_fetch_add_explicit(c->newest, 1, memory_order_relaxed) + 1) %
+		       c->n;
+	if (!c->zipf)
+		return (unsigned long)(((kvb_rand(rng) >> 32) * c->n) >> 32);
+	r = kvb_zipf_next(c->zipf, rng);
+	if (c->dist == KVB_LATEST)
+		return (atomic_load_explicit(c->newest, memory_order_relaxed) - r) % c->n;
+	return c->perm ? c->perm[r] : r;
+}
+
+/*
+ * A random permutation of 0..n-1 (Fisher-Yates), the same for a seed: where
+ * each zipf rank lives, so that the hottest keys are not the first ones
+ * (neighbours in a table, sharing its cache lines and buckets).
+ */
+int kvb_perm_init(unsigned long **perm, unsigned long n, __u64 seed)
+{
+	unsigned long *p = malloc((n ? n : 1) * sizeof(*p)), i;
+	__u64 rng = kvb_thread_seed(seed, 0xffffffffU);
+
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		p[i] = i;
+	for (i = n; i > 1; i--) {
+		unsigned long j = kvb_rand(&rng) % i, t = p[i - 1];
+
+		p[i - 1] = p[j];
+		p[j] = t;
+	}
+	*perm = p;
+	return 0;
 }

@@ -298,10 +298,10 @@ static void test_mix(void)
 	   n == 3 && ms[1].get == 90, "mix list get,90:10,set");
 	if (n)
 		free(ms);
-	m = (struct kvb_mix){ 90, 10, 0 };
+	m = (struct kvb_mix){ .get = 90, .set = 10, .del = 0 };
 	kvb_mix_name(&m, name, sizeof(name));
 	ok(!strcmp(name, "90:10"), "mix name 90:10");
-	m = (struct kvb_mix){ 0, 5, 0 };
+	m = (struct kvb_mix){ .get = 0, .set = 5, .del = 0 };
 	kvb_mix_name(&m, name, sizeof(name));
 	ok(!strcmp(name, "set"), "mix name set");
 }
@@ -556,7 +556,7 @@ static void test_engine(void)
 {
 	struct kvb_params p;
 	struct kvb_target t[2];
-	struct kvb_mix mix = { 80, 15, 5 };
+	struct kvb_mix mix = { .get = 80, .set = 15, .del = 5 };
 	struct kvb_result r;
 	struct kvb_bench *b;
 	int cpus[1] = { 0 }, i;
@@ -666,7 +666,7 @@ static void test_bpf_htab(void)
 	struct kvb_bench *b;
 	struct kvb_ctx c;
 	struct kvb_result r;
-	struct kvb_mix mix = { 50, 25, 25 };
+	struct kvb_mix mix = { .get = 50, .set = 25, .del = 25 };
 	struct kvbench_op o[6];
 	char val[64], buf[64], v2[64];
 	unsigned int vl = sizeof(val);
@@ -820,7 +820,7 @@ static void test_fdless(void)
 	r[1] = r[0];
 	snprintf(r[1].target, sizeof(r[1].target), "user-rwlock");
 	r[1].kind = KVB_USER_RWLOCK;
-	r[1].mix = (struct kvb_mix){ 1, 0, 0 };
+	r[1].mix = (struct kvb_mix){ .get = 1, .set = 0, .del = 0 };
 	r[1].ns_per_op = 500;
 	r[1].fdmode = KVB_FD_NONE;
 	kvb_compute_ratios(r, 2);
@@ -874,7 +874,7 @@ static void fake_results(struct kvb_result *r, double *runs)
 	r[1] = r[0];
 	snprintf(r[1].target, sizeof(r[1].target), "rwlock");
 	r[1].kind = KVB_KERNEL;
-	r[1].mix = (struct kvb_mix){ 90, 10, 0 };
+	r[1].mix = (struct kvb_mix){ .get = 90, .set = 10, .del = 0 };
 	r[1].ops_per_sec = 200000;
 	r[1].ns_per_op = 5000;
 	r[1].lat_per_op = 5000;
@@ -949,7 +949,7 @@ static void test_multi(void)
 		.multi = fake_multi,
 	};
 	struct kvb_target t = { .name = "fake", .kind = KVB_KERNEL, .ops = &fake_ops };
-	struct kvb_mix mix = { 50, 50, 0 };
+	struct kvb_mix mix = { .get = 50, .set = 50, .del = 0 };
 	struct kvb_params p;
 	struct kvb_result r[2];
 	struct kvb_bench *b;
@@ -989,7 +989,7 @@ static void test_multi(void)
 	memset(r, 0, sizeof(r));
 	snprintf(r[0].target, sizeof(r[0].target), "rwlock");
 	r[0].kind = KVB_KERNEL;
-	r[0].mix = (struct kvb_mix){ 1, 0, 0 };
+	r[0].mix = (struct kvb_mix){ .get = 1, .set = 0, .del = 0 };
 	r[0].threads = 1;
 	r[0].batch = 64;
 	r[0].runs = 1;
@@ -1549,7 +1549,7 @@ static void test_table(const char *k)
 	fake_results(r, runs);
 	for (i = 0; i < 3; i++)
 		snprintf(r[i].target, sizeof(r[i].target), "%s", names[i]);
-	r[2].mix = (struct kvb_mix){ 50, 25, 25 };
+	r[2].mix = (struct kvb_mix){ .get = 50, .set = 25, .del = 25 };
 	r[2].threads = 4;
 	kvb_compute_ratios(r, 3);
 	f = open_memstream(&buf, &len);
@@ -1622,7 +1622,11 @@ static void test_table(const char *k)
 static int grid(struct kvb_result *r, const unsigned int *thr, int nthr)
 {
 	static const char * const targets[] = { "rwlock", "kthread-percpu", "user-rwlock" };
-	static const struct kvb_mix mixes[] = { { 100, 0, 0 }, { 90, 10, 0 }, { 50, 50, 0 } };
+	static const struct kvb_mix mixes[] = {
+		{ .get = 100, .set = 0, .del = 0 },
+		{ .get = 90, .set = 10, .del = 0 },
+		{ .get = 50, .set = 50, .del = 0 },
+	};
 	static const unsigned int batches[] = { 1, 64 };
 	int n = 0, t, m, b, i, k;
 
@@ -3042,7 +3046,7 @@ static void test_uring_params(void)
 		.queue = fake_q_queue,
 	};
 	struct kvb_target t = { .name = "fake", .kind = KVB_KERNEL, .ops = &fake_ops };
-	struct kvb_mix mix = { 50, 50, 0 };
+	struct kvb_mix mix = { .get = 50, .set = 50, .del = 0 };
 	struct kvb_target *tg = NULL;
 	struct kvb_ulist qds = { NULL, 0 };
 	struct kvb_params p;
