@@ -662,7 +662,8 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		fprintf(f, ",\n      \"kind\": \"%s\",\n", kvb_kind_name(x->kind));
 		fprintf(f, "      \"mix\": { \"name\": ");
 		jstr(f, x->kind == KVB_NOP ? "nop" : m);
-		fprintf(f, ", \"get\": %u, \"set\": %u, \"del\": %u, \"insert\": %u, \"rmw\": %u },\n",
+		fprintf(f,
+			", \"get\": %u, \"set\": %u, \"del\": %u, \"insert\": %u, \"rmw\": %u },\n",
 			x->mix.get, x->mix.set, x->mix.del, x->mix.ins, x->mix.rmw);
 		fputs("      \"workload\": ", f);
 		if (x->mix.wl)

@@ -3512,6 +3512,347 @@ static void test_bench_verdict(void)
 	   !strcmp(buf + strlen(buf) - strlen("rwlock: -15% ±2.7%\n"), "rwlock: -15% ±2.7%\n"),
 	   "bench table: ends with the verdict lines");
 	free(buf);
+
+static const struct kvb_mix *wl_mix(const struct kvb_mix *m, int n, const char *name)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (m[i].wl && !strcmp(m[i].wl->name, name))
+			return &m[i];
+	return NULL;
+}
+
+#define WL_DRAWS	200000
+#define WL_KEYS		1000
+
+/*
+ * One preset's chooser, WL_DRAWS draws as the engine makes them: counts
+ * of each kind of operation and of each key read, and for "latest" how far
+ * behind the newest key each read landed.
+ */
+struct wl_counts {
+	unsigned long op[4];
+	unsigned long key[WL_KEYS];
+	unsigned long behind[WL_KEYS];
+	int insert_ok;		/* every insert took the key after the newest */
+};
+
+static void wl_draw(const struct kvb_mix *m, const struct kvb_zipf *z,
+		    const unsigned long *perm, struct wl_counts *c)
+{
+	struct kvb_chooser ch;
+	atomic_ulong newest = WL_KEYS - 1;
+	__u64 rng = kvb_thread_seed(42, 0);
+	int i;
+
+	memset(c, 0, sizeof(*c));
+	c->insert_ok = 1;
+	kvb_chooser_init(&ch, m, WL_KEYS, z, perm, &newest);
+	for (i = 0; i < WL_DRAWS; i++) {
+		int wop = kvb_chooser_op(&ch, kvb_rand(&rng));
+		unsigned long before = atomic_load(&newest);
+		unsigned long k = kvb_chooser_key(&ch, wop, &rng);
+
+		c->op[wop]++;
+		if (wop == KVB_W_INSERT) {
+			c->insert_ok &= k == (before + 1) % WL_KEYS &&
+					atomic_load(&newest) == before + 1;
+			continue;
+		}
+		c->key[k]++;
+		c->behind[(before - k) % WL_KEYS]++;
+	}
+}
+
+static int near(unsigned long count, double want_share, double tol)
+{
+	return fabs((double)count / WL_DRAWS - want_share) <= tol;
+}
+
+/*
+ * The presets produce the documented mixes and distributions: each one's
+ * chooser counted over WL_DRAWS draws.
+ */
+static void test_workloads(void)
+{
+	struct kvb_mix *m = NULL, *m2 = NULL;
+	const struct kvb_mix *a, *b, *c, *d, *f, *seed;
+	struct wl_counts *cnt = malloc(sizeof(*cnt));
+	struct kvb_zipf z;
+	unsigned long *perm = NULL, i, top, topk = 0, distinct = 0;
+	double pmf0 = kvb_zipf_pmf(WL_KEYS, 0.99, 0), near10 = 0;
+	char err[512];
+	int n = 0, seen_ok = 1;
+
+	ok(!kvb_parse_workloads("a,ycsb-b,c,d,f,seed", &m, &n, err, sizeof(err)) && n == 6,
+	   "workloads: a,ycsb-b,c,d,f,seed parse (aliases and names)");
+	a = wl_mix(m, n, "ycsb-a");
+	b = wl_mix(m, n, "ycsb-b");
+	c = wl_mix(m, n, "ycsb-c");
+	d = wl_mix(m, n, "ycsb-d");
+	f = wl_mix(m, n, "ycsb-f");
+	seed = wl_mix(m, n, "seed");
+	if (!a || !b || !c || !d || !f || !seed || !cnt ||
+	    kvb_zipf_init(&z, WL_KEYS, 0.99) || kvb_perm_init(&perm, WL_KEYS, 7)) {
+		ok(0, "workloads: presets, zipf table, permutation");
+		free(m);
+		free(cnt);
+		return;
+	}
+	ok(a->wl->dist == KVB_ZIPF && a->wl->theta == 0.99 && d->wl->dist == KVB_LATEST &&
+	   seed->wl->dist == KVB_UNIFORM && seed->wl->all_cpus && !a->wl->all_cpus,
+	   "workloads: YCSB's zipfian constant 0.99, d latest, seed uniform at a thread per CPU");
+	ok(!kvb_parse_workloads("ycsb,ycsb-a", &m2, &n, err, sizeof(err)) && n == 5 &&
+	   !strcmp(m2[0].wl->name, "ycsb-a") && !strcmp(m2[4].wl->name, "ycsb-f"),
+	   "workloads: ycsb is a, b, c, d, f, each once");
+	free(m2);
+	m2 = NULL;
+	ok(kvb_parse_workloads("a,e", &m2, &n, err, sizeof(err)) && !m2 &&
+	   strstr(err, "'e' is not a workload") && strstr(err, "ycsb-a (a)") &&
+	   strstr(err, "ycsb-f (f)") && strstr(err, "seed"),
+	   "workloads: an unknown one is refused with the list (%s)", err);
+	ok(kvb_parse_workloads("", &m2, &n, err, sizeof(err)) &&
+	   kvb_parse_workloads(",", &m2, &n, err, sizeof(err)), "workloads: empty list refused");
+
+	memset(cnt, 0, sizeof(*cnt));
+	for (i = 0, seen_ok = 1; i < WL_KEYS; i++)
+		cnt->key[perm[i]]++;
+	for (i = 0; i < WL_KEYS; i++)
+		seen_ok &= cnt->key[i] == 1;
+	for (i = 0; i < 10; i++)
+		distinct += perm[i] < 10;
+	ok(seen_ok && distinct < 10,
+	   "workloads: the zipf ranks are a permutation of the keys, hot keys scattered");
+
+	/* A: 50% GET, 50% SET, the hottest key perm[0] at the zipf pmf */
+	wl_draw(a, &z, perm, cnt);
+	for (i = 0, top = 0; i < WL_KEYS; i++)
+		if (cnt->key[i] > top) {
+			top = cnt->key[i];
+			topk = i;
+		}
+	ok(near(cnt->op[KVB_W_READ], 0.5, 0.005) && near(cnt->op[KVB_W_UPDATE], 0.5, 0.005) &&
+	   !cnt->op[KVB_W_INSERT] && !cnt->op[KVB_W_RMW],
+	   "ycsb-a: %lu reads, %lu updates of %d (50:50)", cnt->op[KVB_W_READ],
+	   cnt->op[KVB_W_UPDATE], WL_DRAWS);
+	ok(topk == perm[0] && fabs((double)top / WL_DRAWS / pmf0 - 1) < 0.03 &&
+	   fabs((double)cnt->key[perm[1]] / WL_DRAWS /
+		kvb_zipf_pmf(WL_KEYS, 0.99, 1) - 1) < 0.05,
+	   "ycsb-a: the hottest key is perm[0], %.4f of the draws (zipf pmf %.4f)",
+	   (double)top / WL_DRAWS, pmf0);
+
+	wl_draw(b, &z, perm, cnt);
+	ok(near(cnt->op[KVB_W_READ], 0.95, 0.003) && near(cnt->op[KVB_W_UPDATE], 0.05, 0.003) &&
+	   !cnt->op[KVB_W_INSERT] && !cnt->op[KVB_W_RMW] &&
+	   fabs((double)cnt->key[perm[0]] / WL_DRAWS / pmf0 - 1) < 0.03,
+	   "ycsb-b: %lu reads, %lu updates (95:5), zipf", cnt->op[KVB_W_READ],
+	   cnt->op[KVB_W_UPDATE]);
+
+	wl_draw(c, &z, perm, cnt);
+	ok(cnt->op[KVB_W_READ] == WL_DRAWS &&
+	   fabs((double)cnt->key[perm[0]] / WL_DRAWS / pmf0 - 1) < 0.03,
+	   "ycsb-c: reads only, zipf");
+
+	/* D: 95% reads, 5% inserts; the reads just behind the newest key */
+	wl_draw(d, &z, NULL, cnt);
+	for (i = 0; i < 10; i++)
+		near10 += kvb_zipf_pmf(WL_KEYS, 0.99, i);
+	for (i = 0, top = 0; i < 10; i++)
+		top += cnt->behind[i];
+	ok(near(cnt->op[KVB_W_READ], 0.95, 0.003) && near(cnt->op[KVB_W_INSERT], 0.05, 0.003) &&
+	   !cnt->op[KVB_W_UPDATE] && !cnt->op[KVB_W_RMW] && cnt->insert_ok,
+	   "ycsb-d: %lu reads, %lu inserts (95:5), each insert the key after the newest",
+	   cnt->op[KVB_W_READ], cnt->op[KVB_W_INSERT]);
+	ok(fabs((double)cnt->behind[0] / cnt->op[KVB_W_READ] / pmf0 - 1) < 0.03 &&
+	   fabs((double)top / cnt->op[KVB_W_READ] / near10 - 1) < 0.02,
+	   "ycsb-d: %.3f of the reads hit the newest key, %.3f the newest 10 (zipf %.3f, %.3f)",
+	   (double)cnt->behind[0] / cnt->op[KVB_W_READ],
+	   (double)top / cnt->op[KVB_W_READ], pmf0, near10);
+
+	wl_draw(f, &z, perm, cnt);
+	ok(near(cnt->op[KVB_W_READ], 0.5, 0.005) && near(cnt->op[KVB_W_RMW], 0.5, 0.005) &&
+	   !cnt->op[KVB_W_UPDATE] && !cnt->op[KVB_W_INSERT] &&
+	   fabs((double)cnt->key[perm[0]] / WL_DRAWS / pmf0 - 1) < 0.03,
+	   "ycsb-f: %lu reads, %lu read-modify-writes (50:50), zipf",
+	   cnt->op[KVB_W_READ], cnt->op[KVB_W_RMW]);
+
+	/* seed: GET only, uniform: every key near 1/1000 of the draws */
+	wl_draw(seed, NULL, NULL, cnt);
+	for (i = 0, top = 0, seen_ok = 1; i < WL_KEYS; i++) {
+		seen_ok &= cnt->key[i] > 0;
+		if (cnt->key[i] > top)
+			top = cnt->key[i];
+	}
+	ok(cnt->op[KVB_W_READ] == WL_DRAWS && seen_ok && top < 2.0 * WL_DRAWS / WL_KEYS,
+	   "seed: reads only, uniform (the busiest key %lu draws, mean %d)", top,
+	   WL_DRAWS / WL_KEYS);
+	kvb_zipf_free(&z);
+	free(perm);
+	free(cnt);
+	free(m);
+}
+
+/*
+ * A target that logs what a worker thread does, to see a read-modify-write
+ * reach the map: a GET, then a SET of the same key. The pre-fill (from the
+ * main thread's context, priv NULL) is not logged.
+ */
+#define LOG_MAX		65536
+static struct { int op; char key[32]; } op_log[LOG_MAX];
+static int op_log_n;
+
+static int log_init(struct kvb_ctx *c, enum kvb_fd fdmode)
+{
+	c->priv = fdmode == KVB_FD_SHARED ? NULL : (void *)1;
+	return 0;
+}
+
+static int log_op(struct kvb_ctx *c, int op, const char *key, char *val,
+		  unsigned int *vlen)
+{
+	(void)val;
+	(void)vlen;
+	if (c->priv && op_log_n < LOG_MAX) {
+		op_log[op_log_n].op = op;
+		snprintf(op_log[op_log_n++].key, sizeof(op_log[0].key), "%.*s", c->klen, key);
+	}
+	return 0;
+}
+
+static const struct kvb_target_ops log_ops = {
+	.kind = KVB_USER_RWLOCK,
+	.group = "test",
+	.flags = KVB_T_MIXES | KVB_T_RUN_MAP,
+	.thread_init = log_init,
+	.op = log_op,
+};
+
+static void test_workload_engine(void)
+{
+	struct kvb_params p;
+	struct kvb_target t;
+	struct kvb_result r;
+	struct kvb_bench *b;
+	struct kvb_mix *m = NULL;
+	int cpus[1] = { 0 }, n = 0, i, gets = 0, sets = 0, pairs_ok = 1;
+	char err[256];
+
+	kvb_params_defaults(&p);
+	if (kvb_parse_workloads("f,d", &m, &n, err, sizeof(err))) {
+		ok(0, "workload engine: f,d");
+		return;
+	}
+	p.mixes = m;
+	p.nmixes = n;
+	p.workloads = 1;
+	p.keys = 1000;
+	p.key_size = 24;
+	p.value_size = 100;
+	p.ops = 20000;
+	p.warmup = 0;
+	p.pin = 0;
+	p.ncpus = 1;
+	p.cpus = cpus;
+	b = kvb_bench_new(&p);
+	memset(&t, 0, sizeof(t));
+	snprintf(t.name, sizeof(t.name), "log");
+	t.ops = &log_ops;
+	t.io = KVB_IO_NONE;
+	op_log_n = 0;
+	ok(b && b->wlz[m[0].wl - kvb_workloads] && b->wlz[m[0].wl - kvb_workloads] ==
+	   b->wlz[m[1].wl - kvb_workloads] && b->nzipfs == 1 && b->perm,
+	   "workload engine: f and d share one zipf table (theta 0.99), built once");
+	if (!b || kvb_run_case(b, &t, &m[0], 1, 1, 0, KVB_FD_NONE, &r)) {
+		ok(0, "workload engine: ycsb-f runs");
+		kvb_bench_free(b);
+		free(m);
+		return;
+	}
+	/* every SET follows a GET of its key; the ops count GET + SET once */
+	for (i = 0; i < op_log_n; i++) {
+		if (op_log[i].op == KVBENCH_OP_GET) {
+			gets++;
+			continue;
+		}
+		sets++;
+		pairs_ok &= op_log[i].op == KVBENCH_OP_SET && i > 0 &&
+			    op_log[i - 1].op == KVBENCH_OP_GET &&
+			    !strcmp(op_log[i - 1].key, op_log[i].key);
+	}
+	ok(pairs_ok && r.ops == 20000 && gets == 20000 && sets > 9500 && sets < 10500 &&
+	   op_log_n == gets + sets && !r.errors,
+	   "ycsb-f through the engine: %d GETs, %d SETs each right after a GET of its key, %llu ops (an RMW is one)",
+	   gets, sets, r.ops);
+	ok(r.mix.wl == m[0].wl && r.dist == KVB_ZIPF && r.theta == 0.99,
+	   "ycsb-f's result: its workload, zipf 0.99");
+	kvb_result_free(&r);
+	op_log_n = 0;
+	ok(!kvb_run_case(b, &t, &m[1], 1, 1, 0, KVB_FD_NONE, &r) && r.ops == 20000 &&
+	   r.dist == KVB_LATEST && op_log_n == 20000,
+	   "ycsb-d through the engine: 20000 single operations, latest");
+	kvb_result_free(&r);
+	kvb_bench_free(b);
+	free(m);
+}
+
+static void test_workload_cli(const char *k)
+{
+	char out[32768], cmd[256];
+	int st;
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "--workload command line tests");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "%s bench -b user-rwlock -t 1 -D 0.01 -w 0 -q", k);
+	st = run(out, sizeof(out), "%s -W e 2>&1", cmd);
+	ok(st == 2 && strstr(out, "'e' is not a workload") && strstr(out, "ycsb-d (d)") &&
+	   strstr(out, "seed"), "-W e: exit 2, the presets listed");
+	st = run(out, sizeof(out), "%s -m get --workload a 2>&1", cmd);
+	ok(st == 2 && strstr(out, "--mix and --workload exclude each other"),
+	   "-m with --workload: exit 2");
+	st = run(out, sizeof(out), "%s -W a --dist uniform 2>&1", cmd);
+	ok(st == 2 && strstr(out, "--dist") && strstr(out, "fixes the key distribution"),
+	   "--dist with --workload: exit 2");
+	st = run(out, sizeof(out), "%s -W b,f --batch 1,8 2>&1", cmd);
+	ok(st == 2 && strstr(out, "ycsb-f is read-modify-write") && strstr(out, "--batch"),
+	   "-W f --batch 8: exit 2, names ycsb-f");
+	st = run(out, sizeof(out), "%s -W f --multi 8 2>&1", cmd);
+	ok(st == 2 && strstr(out, "ycsb-f") && strstr(out, "--multi"), "-W f --multi: exit 2");
+	st = run(out, sizeof(out), "%s bench -b nop,user-rwlock -W f --io uring -q 2>&1", k);
+	ok(st == 2 && strstr(out, "ycsb-f") && strstr(out, "--io uring"),
+	   "-W f --io uring: exit 2");
+	st = run(out, sizeof(out), "%s -W a,b --batch 8 --dry-run 2>&1", cmd);
+	ok(st == 0, "-W a,b --batch 8: allowed (no read-modify-write)");
+	st = run(out, sizeof(out),
+		 "%s bench -b user-rwlock,user-owner -t 1,2 -W ycsb -r 2 --dry-run --cpus 2 2>&1",
+		 k);
+	ok(st == 0 && strstr(out, "workloads ycsb-a,ycsb-b,ycsb-c,ycsb-d,ycsb-f") &&
+	   strstr(out, "20 cases x 2 runs"),
+	   "--dry-run counts the workloads: 2 targets x 5 workloads x 2 thread counts");
+	st = run(out, sizeof(out), "%s bench -b user-rwlock -W seed --cpus 2 --dry-run 2>&1", k);
+	ok(st == 0 && strstr(out, "threads 2;") && strstr(out, "1 cases"),
+	   "-W seed without -t: one thread per CPU");
+	st = run(out, sizeof(out), "%s bench -b user-rwlock -W seed,a --cpus 4 --dry-run 2>&1",
+		 k);
+	ok(st == 0 && strstr(out, "threads 1,2,4;"), "-W seed,a without -t: pow2 (up to the CPUs)");
+	st = run(out, sizeof(out), "%s -W c,d -f json 2>&1", cmd);
+	ok(st == 0 && json_valid(out) && strstr(out, "\"workload\": \"ycsb-c\"") &&
+	   strstr(out, "\"workload\": \"ycsb-d\"") && strstr(out, "\"dist\": \"latest\"") &&
+	   strstr(out, "\"key_size\": 24") && strstr(out, "\"value_size\": 1000") &&
+	   strstr(out, "\"keys\": 1000") && strstr(out, "\"insert\": 5") &&
+	   strstr(out, "\"workloads\": [") && strstr(out, "\"rmw\": 0"),
+	   "-W c,d JSON: workload and dist per case, YCSB's record, params.workloads");
+	st = run(out, sizeof(out), "%s -W a -k 64 --value-size 8 -f json 2>&1", cmd);
+	ok(st == 0 && strstr(out, "\"keys\": 64") && strstr(out, "\"value_size\": 8") &&
+	   strstr(out, "\"key_size\": 24"), "-W a: -k and --value-size still apply");
+	st = run(out, sizeof(out), "%s -m get -f json 2>&1", cmd);
+	ok(st == 0 && strstr(out, "\"workload\": null") && strstr(out, "\"workloads\": null") &&
+	   strstr(out, "\"dist\": \"uniform\""), "-m: workload null");
+	st = run(out, sizeof(out), "%s -W a,seed 2>&1", cmd);
+	ok(st == 0 && strstr(out, "user-rwlock ycsb-a") && strstr(out, "user-rwlock seed"),
+	   "the table's mix column names the workload");
 }
 
 int main(int argc, char **argv)
@@ -3555,6 +3896,9 @@ int main(int argc, char **argv)
 	test_hash_bits(kvbench_bin);
 	test_report(kvbench_bin);
 	test_bench_verdict();
+	test_workloads();
+	test_workload_engine();
+	test_workload_cli(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);
