@@ -457,8 +457,7 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		/* the pre-fill inserted keys 0..n-1: n - 1 is the newest */
 		atomic_store(&r->newest, p->keys - 1);
 		r->wl = 1;
-		kvb_chooser_init(&r->ch, mix, p->keys, b->wlz[wi],
-				 mix->wl->dist == KVB_ZIPF ? b->perm : NULL, &r->newest);
+		kvb_chooser_init(&r->ch, mix, p->keys, b->wlz[wi], &r->newest);
 	}
 
 	if (ops->setup && ops->setup(b, &mc.run, threads))
@@ -731,9 +730,9 @@ out_free:
 }
 
 /*
- * The samplers of the --workload presets in the mixes: one zipf table per
- * theta (every YCSB preset has 0.99: one table), built once for all their
- * cases; the permutation that scatters the zipf ranks, from --seed.
+ * The samplers of the --workload presets in the mixes, built once for all
+ * their cases: one table per kind and theta (ycsb-a, b, c, f share YCSB's
+ * scrambled zipfian, ycsb-d has the plain zipf of its "latest").
  */
 static int wl_samplers(struct kvb_bench *b)
 {
@@ -746,19 +745,21 @@ static int wl_samplers(struct kvb_bench *b)
 		return -1;
 	for (i = 0; i < p->nmixes; i++) {
 		const struct kvb_workload *wl = p->mixes[i].wl;
+		int scrambled;
 
 		if (!wl || wl->dist == KVB_UNIFORM)
 			continue;
-		for (j = 0; j < b->nzipfs && b->zipfs[j].theta != wl->theta; j++)
-			;
+		scrambled = wl->dist == KVB_SCRAMBLED;
+		for (j = 0; j < b->nzipfs; j++)
+			if (b->zipfs[j].theta == wl->theta && b->zipfs[j].scrambled == scrambled)
+				break;
 		if (j == b->nzipfs) {
-			if (kvb_zipf_init(&b->zipfs[j], p->keys, wl->theta))
+			if (scrambled ? kvb_ycsb_zipf_init(&b->zipfs[j], p->keys, wl->theta) :
+			    kvb_zipf_init(&b->zipfs[j], p->keys, wl->theta))
 				return -1;
 			b->nzipfs++;
 		}
 		b->wlz[wl - kvb_workloads] = &b->zipfs[j];
-		if (wl->dist == KVB_ZIPF && !b->perm && kvb_perm_init(&b->perm, p->keys, p->seed))
-			return -1;
 	}
 	return 0;
 }
@@ -810,7 +811,6 @@ void kvb_bench_free(struct kvb_bench *b)
 		kvb_zipf_free(&b->zipfs[i]);
 	free(b->zipfs);
 	free(b->wlz);
-	free(b->perm);
 	free(b->keys);
 	free(b);
 }

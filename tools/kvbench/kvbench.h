@@ -46,10 +46,11 @@ enum kvb_kind {
 };
 
 /*
- * How keys are drawn. KVB_LATEST: a --workload's (ycsb-d), the keys just
- * behind the newest insert, as YCSB's "latest" distribution.
+ * How keys are drawn. A --workload's: KVB_LATEST (ycsb-d), the keys just
+ * behind the newest insert, as YCSB's "latest" distribution; KVB_SCRAMBLED
+ * (ycsb-a, b, c, f), YCSB's "zipfian", a scrambled one (kvb_ycsb_weights()).
  */
-enum kvb_dist { KVB_UNIFORM, KVB_ZIPF, KVB_LATEST };
+enum kvb_dist { KVB_UNIFORM, KVB_ZIPF, KVB_LATEST, KVB_SCRAMBLED };
 /* KVB_FD_NONE: a target without a device fd (it runs once, whatever --fd) */
 enum kvb_fd { KVB_FD_PER_THREAD, KVB_FD_SHARED, KVB_FD_NONE };
 enum kvb_format { KVB_TABLE, KVB_JSON, KVB_CSV };
@@ -97,8 +98,8 @@ extern const int kvb_nworkloads;
 /*
  * A workload's operation and key chooser, shared by the threads of a run
  * (bench.c) and the host tests. zipf: the sampler of its distribution
- * (NULL: uniform); perm: where zipf rank r lives, perm[r] (NULL: r
- * itself, as "latest" needs: rank r is r behind the newest key). newest:
+ * (NULL: uniform), a record for KVB_SCRAMBLED, for KVB_LATEST how far
+ * behind the newest key. newest:
  * the newest key's counter, a shared atomic as YCSB's insert sequence:
  * the inserts bump it and every "latest" draw reads it.
  */
@@ -108,7 +109,6 @@ struct kvb_chooser {
 	unsigned long n;
 	enum kvb_dist dist;
 	const struct kvb_zipf *zipf;
-	const unsigned long *perm;
 	atomic_ulong *newest;
 };
 
@@ -116,11 +116,10 @@ enum { KVB_W_READ, KVB_W_UPDATE, KVB_W_INSERT, KVB_W_RMW };
 
 void kvb_chooser_init(struct kvb_chooser *c, const struct kvb_mix *mix,
 		      unsigned long n, const struct kvb_zipf *zipf,
-		      const unsigned long *perm, atomic_ulong *newest);
+		      atomic_ulong *newest);
 int kvb_chooser_op(const struct kvb_chooser *c, __u64 x);
 unsigned long kvb_chooser_key(const struct kvb_chooser *c, int wop,
 			      __u64 *rng);
-int kvb_perm_init(unsigned long **perm, unsigned long n, __u64 seed);
 
 struct kvb_ulist {
 	unsigned int *v;
@@ -504,6 +503,7 @@ double kvb_mwu_min_p(unsigned int na, unsigned int nb);
 struct kvb_zipf {
 	unsigned long n;
 	double theta;
+	int scrambled;		/* kvb_ycsb_zipf_init(): records, not ranks */
 	double *prob;
 	unsigned long *alias;
 };
@@ -511,6 +511,11 @@ struct kvb_zipf {
 int kvb_zipf_init(struct kvb_zipf *z, unsigned long n, double theta);
 unsigned long kvb_zipf_next(const struct kvb_zipf *z, __u64 *rng);
 double kvb_zipf_pmf(unsigned long n, double theta, unsigned long k);
+/* YCSB's ScrambledZipfianGenerator: a zipfian over this many items */
+#define KVB_YCSB_ITEMS		1e10
+double kvb_zeta(double n, double theta);
+void kvb_ycsb_weights(double *w, unsigned long n, double theta);
+int kvb_ycsb_zipf_init(struct kvb_zipf *z, unsigned long n, double theta);
 void kvb_zipf_free(struct kvb_zipf *z);
 
 /* umap.c: the in-process map behind both userspace baselines */
@@ -591,15 +596,12 @@ struct kvb_bench {
 	struct kvb_zipf zipf;	/* prob == NULL for uniform */
 	/*
 	 * The --workload presets' key samplers, by preset (kvb_workloads[]
-	 * index): wlz[i] points into zipfs[], one per distinct theta, built
-	 * once; NULL for a uniform preset. perm: the fixed random placement
-	 * of the zipf ranks over the keys, so that the hot keys are spread
-	 * over the table (YCSB scrambles its zipfian the same way).
+	 * index): wlz[i] points into zipfs[], one per distinct kind
+	 * (scrambled or not) and theta, built once; NULL for a uniform one.
 	 */
 	const struct kvb_zipf **wlz;
 	struct kvb_zipf *zipfs;
 	int nzipfs;
-	unsigned long *perm;
 	/* the target's fd across its cases: the device, the BPF map; -1 */
 	int fd;
 	int filled;		/* the target's map holds every key */

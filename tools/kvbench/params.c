@@ -262,15 +262,15 @@ int kvb_parse_dist(const char *s, enum kvb_dist *dist, double *theta,
  */
 const struct kvb_workload kvb_workloads[] = {
 	{ "ycsb-a", "a", "update heavy: a session store recording recent actions",
-	  { .get = 50, .set = 50 }, KVB_ZIPF, 0.99, 0 },
+	  { .get = 50, .set = 50 }, KVB_SCRAMBLED, 0.99, 0 },
 	{ "ycsb-b", "b", "read mostly: photo tagging (reading tags, adding one now and then)",
-	  { .get = 95, .set = 5 }, KVB_ZIPF, 0.99, 0 },
+	  { .get = 95, .set = 5 }, KVB_SCRAMBLED, 0.99, 0 },
 	{ "ycsb-c", "c", "read only: a user profile cache",
-	  { .get = 100 }, KVB_ZIPF, 0.99, 0 },
+	  { .get = 100 }, KVB_SCRAMBLED, 0.99, 0 },
 	{ "ycsb-d", "d", "read latest: user status updates (people read the newest)",
 	  { .get = 95, .ins = 5 }, KVB_LATEST, 0.99, 0 },
 	{ "ycsb-f", "f", "read-modify-write: a user database (read a record, change it, write it)",
-	  { .get = 50, .rmw = 50 }, KVB_ZIPF, 0.99, 0 },
+	  { .get = 50, .rmw = 50 }, KVB_SCRAMBLED, 0.99, 0 },
 	{ "seed", NULL, "the seed experiment: GET only, uniform keys, a thread per CPU",
 	  { .get = 100 }, KVB_UNIFORM, 0, 1 },
 };
@@ -356,6 +356,8 @@ const char *kvb_dist_name(enum kvb_dist dist)
 		return "zipf";
 	case KVB_LATEST:
 		return "latest";
+	case KVB_SCRAMBLED:
+		return "scrambled-zipf";
 	default:
 		return "uniform";
 	}

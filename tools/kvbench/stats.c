@@ -116,32 +116,25 @@ double kvb_zipf_pmf(unsigned long n, double theta, unsigned long k)
 	return pow((double)(k + 1), -theta) / h;
 }
 
-/* Vose's alias method over the zipf weights. */
-int kvb_zipf_init(struct kvb_zipf *z, unsigned long n, double theta)
+/*
+ * Vose's alias method over the weights in z->prob (z->n of them, not
+ * normalised): z->prob and z->alias become the table. Frees z on failure.
+ */
+static int alias_build(struct kvb_zipf *z)
 {
-	unsigned long *small, *large, ns = 0, nl = 0, i;
-	double sum = 0, *p;
+	unsigned long n = z->n, *small, *large, ns = 0, nl = 0, i;
+	double sum = 0, *p = z->prob;
 
-	memset(z, 0, sizeof(*z));
-	if (!n)
-		return -EINVAL;
-	z->n = n;
-	z->theta = theta;
-	z->prob = malloc(n * sizeof(*z->prob));
-	z->alias = malloc(n * sizeof(*z->alias));
 	small = malloc(n * sizeof(*small));
 	large = malloc(n * sizeof(*large));
-	p = z->prob;
-	if (!z->prob || !z->alias || !small || !large) {
+	if (!small || !large) {
 		free(small);
 		free(large);
 		kvb_zipf_free(z);
 		return -ENOMEM;
 	}
-	for (i = 0; i < n; i++) {
-		p[i] = pow((double)(i + 1), -theta);
+	for (i = 0; i < n; i++)
 		sum += p[i];
-	}
 	for (i = 0; i < n; i++) {
 		p[i] = p[i] / sum * n;	/* scaled so the mean is 1 */
 		z->alias[i] = i;
@@ -168,6 +161,113 @@ int kvb_zipf_init(struct kvb_zipf *z, unsigned long n, double theta)
 	free(small);
 	free(large);
 	return 0;
+}
+
+static int alias_alloc(struct kvb_zipf *z, unsigned long n, double theta)
+{
+	memset(z, 0, sizeof(*z));
+	if (!n)
+		return -EINVAL;
+	z->n = n;
+	z->theta = theta;
+	z->prob = malloc(n * sizeof(*z->prob));
+	z->alias = malloc(n * sizeof(*z->alias));
+	if (!z->prob || !z->alias) {
+		kvb_zipf_free(z);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Index 0 the most popular: P(k) = kvb_zipf_pmf(n, theta, k). */
+int kvb_zipf_init(struct kvb_zipf *z, unsigned long n, double theta)
+{
+	unsigned long i;
+	int err = alias_alloc(z, n, theta);
+
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		z->prob[i] = pow((double)(i + 1), -theta);
+	return alias_build(z);
+}
+
+/*
+ * zeta(n, theta) = sum of k^-theta for k = 1..n, for any n up to YCSB's
+ * 10^10: the first million terms summed, the rest by the midpoint rule
+ * (k^-theta is smooth there: the error is below 1e-12 of the sum).
+ */
+double kvb_zeta(double n, double theta)
+{
+	double m = n < 1e6 ? n : 1e6, z = 0, k;
+
+	for (k = 1; k <= m; k++)
+		z += pow(k, -theta);
+	if (n <= m)
+		return z;
+	if (fabs(theta - 1) < 0.000000000001)
+		return z + log((n + 0.5) / (m + 0.5));
+	return z + (pow(n + 0.5, 1 - theta) - pow(m + 0.5, 1 - theta)) / (1 - theta);
+}
+
+/* YCSB's Utils.fnvhash64(): FNV-1 64 over the 8 bytes, low first; |h| */
+static __u64 fnvhash64(__u64 v)
+{
+	__u64 h = 0xCBF29CE484222325ULL;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		h ^= v & 0xff;
+		v >>= 8;
+		h *= 1099511628211ULL;
+	}
+	return (__s64)h < 0 ? -h : h;
+}
+
+/*
+ * The popularity of each of n records under YCSB's ScrambledZipfianGenerator
+ * (the request distribution "zipfian" of its workloads A, B, C, F): a
+ * zipfian over KVB_YCSB_ITEMS (10^10) items, zipf(theta) ranks, item i
+ * going to record fnvhash64(i) mod n. So a record's weight is the sum of
+ * the items that hash to it: the first m items exactly (m: 2^21 to 2^24,
+ * 16 per record), the rest of the mass evenly (their hashes spread so, and
+ * each is tiny). Far flatter than zipf over the n records themselves: with
+ * 1000 records the hottest has 3.9% of the requests, not 12.9% (the
+ * hottest items are diluted among 10^10). YCSB draws its ranks with Gray
+ * et al.'s closed form, which approximates this pmf; we use the pmf. w: n
+ * weights, summing to 1.
+ */
+void kvb_ycsb_weights(double *w, unsigned long n, double theta)
+{
+	double zetan = kvb_zeta(KVB_YCSB_ITEMS, theta), head = 0;
+	__u64 m = (__u64)n * 16, i;
+
+	/* 2^24 items: half a second; beyond, every record gets a few */
+	if (m < 1ULL << 21)
+		m = 1ULL << 21;
+	if (m > 1ULL << 24)
+		m = 1ULL << 24;
+	memset(w, 0, n * sizeof(*w));
+	for (i = 0; i < m; i++) {
+		double p = pow((double)(i + 1), -theta) / zetan;
+
+		w[fnvhash64(i) % n] += p;
+		head += p;
+	}
+	for (i = 0; i < n; i++)
+		w[i] += (1 - head) / n;
+}
+
+/* A sampler of n records as YCSB's scrambled zipfian draws them. */
+int kvb_ycsb_zipf_init(struct kvb_zipf *z, unsigned long n, double theta)
+{
+	int err = alias_alloc(z, n, theta);
+
+	if (err)
+		return err;
+	z->scrambled = 1;
+	kvb_ycsb_weights(z->prob, n, theta);
+	return alias_build(z);
 }
 
 unsigned long kvb_zipf_next(const struct kvb_zipf *z, __u64 *rng)
@@ -431,7 +531,7 @@ double kvb_mwu_min_p(unsigned int na, unsigned int nb)
  */
 void kvb_chooser_init(struct kvb_chooser *c, const struct kvb_mix *mix,
 		      unsigned long n, const struct kvb_zipf *zipf,
-		      const unsigned long *perm, atomic_ulong *newest)
+		      atomic_ulong *newest)
 {
 	double total = (double)mix->get + mix->set + mix->ins + mix->rmw;
 	double span = 4294967296.0;
@@ -454,7 +554,6 @@ void kvb_chooser_init(struct kvb_chooser *c, const struct kvb_mix *mix,
 	c->n = n;
 	c->dist = mix->wl ? mix->wl->dist : KVB_UNIFORM;
 	c->zipf = zipf;
-	c->perm = perm;
 	c->newest = newest;
 }
 
@@ -499,29 +598,5 @@ unsigned long kvb_chooser_key(const struct kvb_chooser *c, int wop, __u64 *rng)
 	r = kvb_zipf_next(c->zipf, rng);
 	if (c->dist == KVB_LATEST)
 		return (atomic_load_explicit(c->newest, memory_order_relaxed) - r) % c->n;
-	return c->perm ? c->perm[r] : r;
-}
-
-/*
- * A random permutation of 0..n-1 (Fisher-Yates), the same for a seed: where
- * each zipf rank lives, so that the hottest keys are not the first ones
- * (neighbours in a table, sharing its cache lines and buckets).
- */
-int kvb_perm_init(unsigned long **perm, unsigned long n, __u64 seed)
-{
-	unsigned long *p = malloc((n ? n : 1) * sizeof(*p)), i;
-	__u64 rng = kvb_thread_seed(seed, 0xffffffffU);
-
-	if (!p)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		p[i] = i;
-	for (i = n; i > 1; i--) {
-		unsigned long j = kvb_rand(&rng) % i, t = p[i - 1];
-
-		p[i - 1] = p[j];
-		p[j] = t;
-	}
-	*perm = p;
-	return 0;
+	return r;
 }
