@@ -299,6 +299,8 @@ static void panel_title(const struct plot *pl, int m, int b, char *buf, size_t l
 	}
 	if (!strcmp(mix, "get") || !strcmp(mix, "set") || !strcmp(mix, "del"))
 		what = "only";
+	else if (!strchr(mix, ':'))	/* a --workload: ycsb-a, seed */
+		what = "workload";
 	else if (strchr(strchr(mix, ':') + 1, ':'))
 		what = "GET:SET:DEL";
 	snprintf(buf, len, "%s %s, %s", mix, what, batch);

@@ -3845,6 +3845,36 @@ static void test_workload_engine(void)
 	free(m);
 }
 
+/* The plot's panel of a workload: titled by its name (it crashed on "ycsb-a") */
+static void test_workload_plot(void)
+{
+	struct kvb_result r[2];
+	char buf[65536] = "";
+	FILE *g = tmpfile();
+	size_t n = 0;
+
+	memset(r, 0, sizeof(r));
+	snprintf(r[0].target, sizeof(r[0].target), "user-rwlock");
+	r[0].kind = KVB_USER_RWLOCK;
+	r[0].mix = kvb_workloads[0].mix;
+	r[0].mix.wl = &kvb_workloads[0];
+	r[0].threads = 1;
+	r[0].batch = 1;
+	r[0].ops_per_sec = 1000;
+	r[1] = r[0];
+	r[1].mix = kvb_workloads[5].mix;
+	r[1].mix.wl = &kvb_workloads[5];
+	if (g && !kvb_plot_script(g, "x.svg", r, 2)) {
+		rewind(g);
+		n = fread(buf, 1, sizeof(buf) - 1, g);
+	}
+	buf[n] = 0;
+	ok(strstr(buf, "ycsb-a workload, single ops") && strstr(buf, "seed workload"),
+	   "plot: a panel per workload, titled by its name");
+	if (g)
+		fclose(g);
+}
+
 static void test_workload_cli(const char *k)
 {
 	char out[32768], cmd[256];
@@ -3948,6 +3978,7 @@ int main(int argc, char **argv)
 	test_ycsb_zipf();
 	test_workloads();
 	test_workload_engine();
+	test_workload_plot();
 	test_workload_cli(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
