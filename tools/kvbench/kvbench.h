@@ -459,6 +459,7 @@ int kvb_parse_dist(const char *s, enum kvb_dist *dist, double *theta,
 int kvb_parse_workloads(const char *s, struct kvb_mix **mixes, int *n,
 			char *err, size_t errlen);
 const char *kvb_dist_name(enum kvb_dist dist);
+const struct kvb_workload *kvb_workload_by_name(const char *name);
 int kvb_parse_seconds(const char *s, double *sec, char *err, size_t errlen);
 int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
 		    unsigned long long *out, char *err, size_t errlen);

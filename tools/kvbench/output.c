@@ -868,7 +868,7 @@ int kvb_plot_csv(const char *csv, const char *out)
 		"ops_per_sec",
 	};
 	char line[1024], *cols[NCOL + 1];
-	int idx[ARRAY_SIZE(need)], n = 0, cap = 0, i, ret, ncols, imulti;
+	int idx[ARRAY_SIZE(need)], n = 0, cap = 0, i, ret, ncols, imulti, imix;
 	struct kvb_result *r = NULL, *nr;
 	FILE *f = fopen(csv, "re");
 
@@ -888,6 +888,7 @@ int kvb_plot_csv(const char *csv, const char *out)
 	}
 	/* optional: reports from before --multi have no such column */
 	imulti = col_index(cols, i, "multi");
+	imix = col_index(cols, i, "mix");
 	while (fgets(line, sizeof(line), f)) {
 		struct kvb_result *x;
 
@@ -908,6 +909,11 @@ int kvb_plot_csv(const char *csv, const char *out)
 		x->mix.get = strtoul(cols[idx[2]], NULL, 10);
 		x->mix.set = strtoul(cols[idx[3]], NULL, 10);
 		x->mix.del = strtoul(cols[idx[4]], NULL, 10);
+		/* a --workload's case: its mix column names the preset */
+		if (imix >= 0 && kvb_workload_by_name(cols[imix])) {
+			x->mix = kvb_workload_by_name(cols[imix])->mix;
+			x->mix.wl = kvb_workload_by_name(cols[imix]);
+		}
 		x->threads = strtoul(cols[idx[5]], NULL, 10);
 		x->batch = strtoul(cols[idx[6]], NULL, 10);
 		x->multi = imulti >= 0 && !strcmp(cols[imulti], "1");

@@ -349,6 +349,17 @@ out_free:
 	return -1;
 }
 
+/* A preset by its name (not an alias: the reports name it so), or NULL */
+const struct kvb_workload *kvb_workload_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < kvb_nworkloads; i++)
+		if (!strcmp(name, kvb_workloads[i].name))
+			return &kvb_workloads[i];
+	return NULL;
+}
+
 const char *kvb_dist_name(enum kvb_dist dist)
 {
 	switch (dist) {
