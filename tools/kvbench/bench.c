@@ -1501,7 +1501,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 					   "-m/--mix and --workload exclude each other: a workload is its own mix");
 		if (dist_given)
 			return bench_usage("--dist",
-					   "--workload fixes the key distribution (ycsb-* zipf 0.99 or latest, seed uniform)");
+					   "--workload fixes the key distribution (ycsb-a, b, c, f: YCSB's scrambled zipfian, 0.99; ycsb-d: latest; seed: uniform)");
 		if (kvb_parse_workloads(workloads, &p->mixes, &p->nmixes, err, sizeof(err)))
 			return bench_usage("--workload", err);
 		p->workloads = 1;
