@@ -3768,13 +3768,37 @@ static int log_op(struct kvb_ctx *c, int op, const char *key, char *val,
 	return 0;
 }
 
+static void log_batch(struct kvb_ctx *c, struct kvbench_op *ops, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		unsigned int vlen = ops[i].kv.value_len;
+
+		ops[i].result = log_op(c, ops[i].op,
+				       (const char *)(unsigned long)ops[i].kv.key, NULL, &vlen);
+	}
+}
+
 static const struct kvb_target_ops log_ops = {
 	.kind = KVB_USER_RWLOCK,
 	.group = "test",
-	.flags = KVB_T_MIXES | KVB_T_RUN_MAP,
+	.flags = KVB_T_MIXES | KVB_T_RUN_MAP | KVB_T_BATCHES | KVB_T_MULTI,
 	.thread_init = log_init,
 	.op = log_op,
+	.batch = log_batch,
+	.multi = log_batch,
 };
+
+/* The key's number: the digits after the 'k' padding */
+static long log_key(int i)
+{
+	const char *k = op_log[i].key;
+
+	while (*k == 'k')
+		k++;
+	return atol(k);
+}
 
 static void test_workload_engine(void)
 {
@@ -3783,7 +3807,7 @@ static void test_workload_engine(void)
 	struct kvb_result r;
 	struct kvb_bench *b;
 	struct kvb_mix *m = NULL;
-	int cpus[1] = { 0 }, n = 0, i, gets = 0, sets = 0, pairs_ok = 1;
+	int cpus[1] = { 0 }, n = 0, i, gets = 0, sets = 0, pairs_ok = 1, multi, rc;
 	char err[256];
 
 	kvb_params_defaults(&p);
@@ -3841,6 +3865,37 @@ static void test_workload_engine(void)
 	   r.dist == KVB_LATEST && op_log_n == 20000,
 	   "ycsb-d through the engine: 20000 single operations, latest");
 	kvb_result_free(&r);
+
+	/*
+	 * ycsb-d in BATCHes of 8, then packed calls of 8: every op drawn as a
+	 * single one (inserts the keys after the newest, one by one: 0, 1, 2...
+	 * over the ring), a packed call all of one kind.
+	 */
+	for (multi = 0; multi < 2; multi++) {
+		int inserts = 0, next_ok = 1, one_kind = 1;
+		long want = 0;
+
+		op_log_n = 0;
+		p.ops = 8000;
+		rc = kvb_run_case(b, &t, &m[1], 1, 8, multi, KVB_FD_NONE, &r);
+		for (i = 0; i < op_log_n; i++) {
+			if (i % 8 && op_log[i].op != op_log[i - i % 8].op)
+				one_kind = 0;
+			if (op_log[i].op != KVBENCH_OP_SET)
+				continue;
+			inserts++;
+			next_ok &= log_key(i) == want;
+			want = (want + 1) % 1000;
+		}
+		ok(!rc && r.ops == 8000 && op_log_n == 8000 && next_ok &&
+		   inserts > (multi ? 160 : 300) && inserts < (multi ? 700 : 500) &&
+		   (!multi || one_kind),
+		   "ycsb-d %s of 8: %d inserts, each the key after the newest%s",
+		   multi ? "in packed calls" : "in BATCHes", inserts,
+		   multi ? ", each call of one kind" : "");
+		if (!rc)
+			kvb_result_free(&r);
+	}
 	kvb_bench_free(b);
 	free(m);
 }
