@@ -923,7 +923,8 @@ static const char bench_help[] =
 	"                        is killed leaves the cases it finished)\n"
 	"      --json FILE       also write the JSON report to FILE\n"
 	"      --csv FILE        also write the CSV report to FILE\n"
-	"      --plot FILE       draw ops/s vs threads with gnuplot (.png or .svg)\n"
+	"      --plot FILE       draw the report with gnuplot, as 'kvbench plot' (.png,\n"
+	"                        .svg, .jpg)\n"
 	"  -d, --device PATH     device (default " KVB_DEFAULT_DEVICE ")\n"
 	"      --sysfs DIR       the device's sysfs directory\n"
 	"                        (default " KVB_DEFAULT_SYSFS ")\n"
@@ -1425,6 +1426,9 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			p->output = optarg;
 			break;
 		case 'L':
+			/* a figure that cannot be drawn is said before the run */
+			if (kvb_plot_check(optarg, err, sizeof(err)))
+				return bench_usage(opt, err);
 			p->plot = optarg;
 			break;
 		case 'J':
@@ -1659,6 +1663,32 @@ out:
 }
 
 /*
+ * --plot: the figure of the JSON report, drawn from that JSON as
+ * 'kvbench plot' draws it from a file, so the two cannot differ.
+ */
+static int plot_report(struct kvb_session *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "kvbench: --plot: %s\n", strerror(errno));
+		return -1;
+	}
+	print_report(f, s, KVB_JSON, 1);
+	if (fclose(f)) {
+		fprintf(stderr, "kvbench: --plot: %s\n", strerror(errno));
+		free(text);
+		return -1;
+	}
+	ret = kvb_plot_json(s->p->plot, text, "--plot");
+	free(text);
+	return ret;
+}
+
+/*
  * The report files (-o, --json, --csv), rewritten after every case, so a
  * run that is killed leaves what it measured; once more at the end, with
  * the plot and, without -o, the report on stdout.
@@ -1684,7 +1714,7 @@ static int save_reports(struct kvb_session *s, int complete)
 			ret = -1;
 		}
 	}
-	if (p->plot && kvb_plot(p->plot, s->res, s->nres))
+	if (p->plot && plot_report(s))
 		ret = -1;
 	return ret;
 }

@@ -648,12 +648,17 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_result *r, int n,
 		    const struct kvb_outcome *o);
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
-int kvb_plot_csv(const char *csv, const char *out);
 
-/* plot.c */
-int kvb_plot(const char *file, const struct kvb_result *r, int n);
-int kvb_plot_script(FILE *g, const char *file, const struct kvb_result *r,
-		    int n);
+/* plot.c: the figure, drawn by gnuplot from a JSON report */
+enum kvb_plot_fmt { KVB_PLOT_PNG, KVB_PLOT_SVG, KVB_PLOT_JPEG };
+
+struct jnode;
+int kvb_plot_format(const char *file, char *err, size_t errlen);
+int kvb_plot_check(const char *file, char *err, size_t errlen);
+int kvb_plot_script(FILE *g, const char *file, const struct jnode *report,
+		    char *err, size_t errlen);
+int kvb_plot_json(const char *file, const char *json, const char *what);
+int kvb_plot_main(int argc, char **argv);
 
 /* devstats.c: kvbench stats, the device's sysfs files */
 struct kvb_sysfs_file {

@@ -26,7 +26,7 @@ static const char help_text[] =
 	"  del KEY         delete KEY\n"
 	"  nop             issue KVBENCH_IOC_NOP (checks the device answers)\n"
 	"  bench [OPTS]    run the benchmark ('kvbench bench --help')\n"
-	"  plot CSV OUT    draw a 'bench -f csv' report with gnuplot (.png/.svg)\n"
+	"  plot JSON OUT   draw a 'bench --json' report with gnuplot ('kvbench plot --help')\n"
 	"  stats [OPTS]    the device's sysfs statistics ('kvbench stats --help')\n"
 	"  compare OLD NEW compare two 'bench' JSON reports ('kvbench compare --help')\n"
 	"  report RUN...   the fastest backend per workload ('kvbench report --help')\n"
@@ -242,14 +242,8 @@ int main(int argc, char **argv)
 		return kvb_compare_main(argc - optind + 1, argv + optind - 1);
 	if (!strcmp(cmd, "bench"))
 		return kvb_bench_main(argc - optind + 1, argv + optind - 1, device);
-	if (!strcmp(cmd, "plot")) {
-		if (argc - optind != 2) {
-			fprintf(stderr,
-				"kvbench: plot takes 2 arguments: kvbench plot RESULTS.csv OUT.png|OUT.svg\n");
-			return KVB_EXIT_USAGE;
-		}
-		return kvb_plot_csv(argv[optind], argv[optind + 1]) ? KVB_EXIT_FAIL : KVB_EXIT_OK;
-	}
+	if (!strcmp(cmd, "plot"))
+		return kvb_plot_main(argc - optind + 1, argv + optind - 1);
 
 	for (i = 0; i < (int)ARRAY_SIZE(commands); i++)
 		if (!strcmp(cmd, commands[i].name))

@@ -1,53 +1,189 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kvbench: the chart, drawn by gnuplot as small multiples a person reads at
- * a glance. One panel per mix (columns) and per batch size (rows), all on
- * the same logarithmic ops/s axis. With up to two thread counts (a 2-CPU
- * machine) each panel is a bar chart, one group of bars per target, one bar
- * per thread count; with more, a line per target against threads. The nop
- * floor has no mix: it is drawn in every panel, as a reference. One legend,
- * above the panels.
+ * kvbench: the figure, drawn by gnuplot from a JSON report. `kvbench plot`
+ * reads the report from a file; `bench --plot` renders its own report to
+ * JSON first and reads that, so both draw the same figure from the same
+ * data: every run's ops/s, the latency percentiles and the provenance.
+ *
+ * One column of panels per workload (mix), and rows:
+ *  (a) ops/s against threads, a line per backend, whiskers from the
+ *      slowest to the fastest run, hollow points where there were more
+ *      threads than CPUs (the nop floor dashed grey);
+ *  (b) the same over rwlock's ops/s, so that ratios read directly;
+ *  (c) latency p50 and p99 per backend, at the highest thread count that
+ *      had a CPU per thread;
+ * for the calls a user makes: single operations, ioctl, an fd per thread.
+ * Other call shapes the report has (BATCH, packed calls, io_uring, a
+ * shared fd) follow as rows of (a), up to PLOT_MAX_EXTRA of them. A header
+ * holds the title, the provenance (kernel, accelerator, CPUs, commit,
+ * date), the setup and the one legend.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
-#include <stdlib.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 
 #include "kvbench.h"
 
-#define PANEL_W		440
-#define PANEL_H		330
-#define TITLE_H		40
-#define LEGEND_H	36
+#define PANEL_W		460
+#define ROW_OPS_H	330	/* (a) and the other call shapes */
+#define ROW_RATIO_H	290	/* (b) */
+#define ROW_LAT_H	350	/* (c): room for the backends' names */
+#define HEAD_H		106	/* title, provenance, setup, rows */
+#define KEY_ROW_H	22	/* a row of the legend */
+#define FOOT_H		26
+/* rows of other call shapes: with several workloads, with one */
+#define PLOT_MAX_EXTRA	3
+#define PLOT_MAX_ROWS	6
+#define PLOT_NAME	40
 
-/* Series colours, from a colour-blind-safe set; nop is grey. */
+/*
+ * Series colours: Okabe and Ito's colour-blind-safe set, then two of Paul
+ * Tol's; rwlock, the reference of (b), is black, nop grey. Point shapes
+ * tell the series apart where colours repeat; hollow is the same shape
+ * less one (gnuplot's pt 7 filled circle, 6 hollow).
+ */
 static const char * const colors[] = {
 	"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9",
-	"#000000", "#F0E442", "#8C564B", "#7F3C8D", "#11A579", "#3969AC",
+	"#882255", "#999933",
 };
 
-#define NOP_COLOR	"#888888"
-/* Bars: one shade per thread count, light to dark. */
-static const char * const bar_colors[] = { "#9ECAE1", "#2171B5" };
+static const int shapes[] = { 7, 5, 13, 15, 11 };
+
+#define RWLOCK_COLOR	"#000000"
+#define NOP_COLOR	"#8C8C8C"
+#define SHADE_COLOR	"#EEEEEE"
+
+static const struct {
+	enum kvb_plot_fmt fmt;
+	const char *ext;
+	const char *term;	/* gnuplot's terminal */
+} formats[] = {
+	{ KVB_PLOT_PNG, ".png", "pngcairo" },
+	{ KVB_PLOT_SVG, ".svg", "svg" },
+	{ KVB_PLOT_JPEG, ".jpg", "jpeg" },
+	{ KVB_PLOT_JPEG, ".jpeg", "jpeg" },
+};
+
+/* How a case called the map: a row of the figure per shape. */
+struct shape {
+	unsigned int batch;	/* operations per call; 1: single ops */
+	int multi;		/* packed MGET/MSET/MDEL, not BATCH */
+	int uring;		/* io_uring; 0: ioctl, or no device */
+	unsigned int qd;
+	int sqpoll;
+	int shared;		/* one fd for every thread */
+};
+
+/* One result of the report, as the figure needs it. */
+struct pcase {
+	int series;		/* index in plot.series */
+	int panel;		/* index in plot.panels; -1: the floor */
+	struct shape sh;
+	unsigned int threads;
+	double ops, lo, hi;	/* median, slowest and fastest run, ops/s */
+	double p50, p99;	/* ns; NAN when the report has none */
+};
+
+struct series {
+	char name[PLOT_NAME];	/* the backend, without its io: "rcu" */
+	int floor;		/* nop: dashed grey, in every panel */
+	int dashed;		/* a userspace baseline or a peer */
+	const char *color;
+	int pt;			/* filled point type; hollow is pt - 1 */
+};
 
 struct plot {
-	const struct kvb_result *r;
+	struct pcase *c;
 	int n;
-	char (*mixes)[32];	/* panel columns, in order of appearance */
-	int nmix;
-	unsigned int *batches;	/* panel rows, ascending */
-	int nbatch;
-	char (*series)[KVB_NAME_MAX + 16];	/* target (+ " shared-fd") */
+	struct series *series;
 	int nseries;
+	char (*panels)[PLOT_NAME];	/* columns: workloads, as they come */
+	int npanel;
+	struct shape *rows;	/* rows[0] the main shape, then the others */
+	int nrow, nextra;	/* shapes; rows of other shapes drawn */
 	unsigned int *threads;	/* ascending */
 	int nthr;
-	int bars;		/* at most two thread counts: bar charts */
-	double ymin, ymax;	/* shared by every panel */
+	int cpus;		/* the report's: threads above it share CPUs */
+	int base;		/* the series (b) divides by; -1: no (b) */
+	int lat;		/* any latency in the main shape: (c) */
+	unsigned int *lat_thr;	/* per panel: the threads of (c) */
+	double ymin, ymax;	/* ops/s, every row of (a) */
+	double rmin, rmax;	/* ratios, (b) */
+	double lmin, lmax;	/* latency, ns, (c) */
+	int runs;		/* most runs of a case */
+	char title[200];
+	char prov[400];
+	char setup[300];
+	char rowsline[300];
+	char foot[300];
 };
 
-/* A name that is safe inside gnuplot quotes and data lines. */
+/* The format a file name asks for; -1 with a message in err. */
+int kvb_plot_format(const char *file, char *err, size_t errlen)
+{
+	const char *dot = strrchr(file, '.');
+	size_t i;
+
+	for (i = 0; dot && i < ARRAY_SIZE(formats); i++)
+		if (!strcasecmp(dot, formats[i].ext))
+			return formats[i].fmt;
+	snprintf(err, errlen, "%s: unknown format '%s': %s", file, dot ? dot : "",
+		 "the name must end in .png, .svg, .jpg or .jpeg");
+	return -1;
+}
+
+static const char *term_of(enum kvb_plot_fmt fmt)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(formats); i++)
+		if (formats[i].fmt == fmt)
+			return formats[i].term;
+	return "pngcairo";
+}
+
+/*
+ * Can this file be drawn here? The format from the name; a JPEG needs
+ * gnuplot's libgd terminal, which not every build has: asked of gnuplot
+ * now, so that nobody waits for a benchmark whose figure cannot be drawn.
+ */
+int kvb_plot_check(const char *file, char *err, size_t errlen)
+{
+	int fmt = kvb_plot_format(file, err, errlen), st;
+
+	if (fmt != KVB_PLOT_JPEG)
+		return fmt < 0 ? -1 : 0;
+	st = system("gnuplot -e 'set terminal jpeg' </dev/null >/dev/null 2>&1");
+	if (st == 0)
+		return 0;
+	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
+		snprintf(err, errlen, "%s: %s", file,
+			 "a JPEG needs gnuplot, which is not installed (apt-get install gnuplot-nox)");
+	else
+		snprintf(err, errlen, "%s: this gnuplot has no jpeg terminal: write .png or .svg",
+			 file);
+	return -1;
+}
+
+/* s inside gnuplot's single quotes: '' is a quote, control bytes go. */
+static void gstr(FILE *g, const char *s)
+{
+	fputc('\'', g);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("''", g);
+		else if ((unsigned char)*s >= 0x20)
+			fputc(*s, g);
+	}
+	fputc('\'', g);
+}
+
+/* A name safe in a datablock line and a title: no quotes, no blanks. */
 static void clean(char *dst, size_t len, const char *src)
 {
 	size_t i;
@@ -56,272 +192,690 @@ static void clean(char *dst, size_t len, const char *src)
 		char c = src[i];
 
 		dst[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			 (c >= '0' && c <= '9') || strchr("_.:+-() ", c) ? c : '_';
+			 (c >= '0' && c <= '9') || strchr("_.:+-()/", c) ? c : '_';
 	}
 	dst[i] = 0;
 }
 
-static void series_name(const struct kvb_result *x, char *buf, size_t len)
+static double jnum(const struct jnode *o, const char *key, double def)
 {
-	char t[KVB_NAME_MAX];
+	const struct jnode *v = kvb_json_get(o, key, J_NUM);
 
-	clean(t, sizeof(t), x->target);
-	snprintf(buf, len, "%s%s", t, x->fdmode == KVB_FD_SHARED ? " shared-fd" : "");
+	return v ? v->num : def;
 }
 
-static int find_str(char (*v)[32], int n, const char *s)
+static const char *jstr(const struct jnode *o, const char *key, const char *def)
+{
+	const struct jnode *v = kvb_json_get(o, key, J_STR);
+
+	return v ? v->str : def;
+}
+
+static int jbool(const struct jnode *o, const char *key)
+{
+	const struct jnode *v = kvb_json_get(o, key, J_BOOL);
+
+	return v && v->num;
+}
+
+static int same_shape(const struct shape *a, const struct shape *b)
+{
+	return a->batch == b->batch && a->multi == b->multi && a->uring == b->uring &&
+	       a->qd == b->qd && a->sqpoll == b->sqpoll && a->shared == b->shared;
+}
+
+/* Does case x belong in row r? The floor has no batch: it is in each. */
+static int in_row(const struct plot *pl, const struct pcase *x, int r)
+{
+	const struct shape *s = &pl->rows[r];
+
+	if (pl->series[x->series].floor)
+		return x->sh.uring == s->uring && x->sh.qd == s->qd &&
+		       x->sh.sqpoll == s->sqpoll && x->sh.shared == s->shared;
+	return same_shape(&x->sh, s);
+}
+
+static void shape_name(const struct shape *s, char *buf, size_t len)
+{
+	size_t n;
+
+	if (s->multi)
+		n = snprintf(buf, len, "MGET/MSET/MDEL(%u)", s->batch);
+	else if (s->batch > 1)
+		n = snprintf(buf, len, "BATCH(%u)", s->batch);
+	else
+		n = snprintf(buf, len, "single ops");
+	if (s->uring && n < len)
+		n += snprintf(buf + n, len - n, " via io_uring qd%u%s", s->qd,
+			      s->sqpoll ? " SQPOLL" : "");
+	if (s->shared && n < len)
+		snprintf(buf + n, len - n, ", one shared fd");
+}
+
+static void panel_name(const char *mix, char *buf, size_t len)
+{
+	const char *c = strchr(mix, ':');
+
+	if (!strcmp(mix, "get") || !strcmp(mix, "set") || !strcmp(mix, "del"))
+		snprintf(buf, len, "%s only", mix);
+	else if (c && strchr(c + 1, ':'))
+		snprintf(buf, len, "%s GET:SET:DEL", mix);
+	else if (c)
+		snprintf(buf, len, "%s GET:SET", mix);
+	else
+		snprintf(buf, len, "%s", mix);
+}
+
+static int add_name(char (*v)[PLOT_NAME], int *n, const char *s)
 {
 	int i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < *n; i++)
 		if (!strcmp(v[i], s))
 			return i;
-	return -1;
+	snprintf(v[*n], PLOT_NAME, "%s", s);
+	return (*n)++;
 }
 
-static int find_series(const struct plot *pl, const char *s)
+static int add_series(struct plot *pl, const char *backend, const char *kind)
 {
+	char name[PLOT_NAME];
+	struct series *s;
 	int i;
 
+	/* "rcu/uring-qd16" is rcu: the io is the row's */
+	clean(name, sizeof(name), backend);
+	name[strcspn(name, "/")] = 0;
 	for (i = 0; i < pl->nseries; i++)
-		if (!strcmp(pl->series[i], s))
+		if (!strcmp(pl->series[i].name, name))
 			return i;
-	return -1;
+	s = &pl->series[pl->nseries];
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->floor = !strcmp(kind, "floor") || !strcmp(name, "nop");
+	s->dashed = s->floor || !strcmp(kind, "userspace") || !strcmp(kind, "peer");
+	return pl->nseries++;
 }
 
-static void add_sorted(unsigned int *v, int *n, unsigned int x)
+static void add_thread(struct plot *pl, unsigned int t)
 {
 	int i, j;
 
-	for (i = 0; i < *n && v[i] < x; i++)
+	for (i = 0; i < pl->nthr && pl->threads[i] < t; i++)
 		;
-	if (i < *n && v[i] == x)
+	if (i < pl->nthr && pl->threads[i] == t)
 		return;
-	for (j = *n; j > i; j--)
-		v[j] = v[j - 1];
-	v[i] = x;
-	(*n)++;
+	for (j = pl->nthr; j > i; j--)
+		pl->threads[j] = pl->threads[j - 1];
+	pl->threads[i] = t;
+	pl->nthr++;
 }
 
-/* A panel row per call shape: batch size, packed calls after BATCHes. */
-#define PANEL_MULTI	0x10000U
-
-static unsigned int panel_call(const struct kvb_result *x)
+/* One result into pl->c[pl->n]; 0, or 1 when it has nothing to draw. */
+static int load_case(struct plot *pl, const struct jnode *r, char (*names)[PLOT_NAME],
+		     int *nnames)
 {
-	return x->batch | (x->multi ? PANEL_MULTI : 0);
-}
+	const struct jnode *runs = kvb_json_get(r, "ops_per_sec_runs", J_ARR);
+	const struct jnode *lat = kvb_json_get(r, "latency_ns", J_OBJ);
+	const struct jnode *mix = kvb_json_get(r, "mix", J_OBJ);
+	const char *backend = jstr(r, "backend", NULL);
+	const char *workload = jstr(r, "workload", NULL);
+	const char *kind = jstr(r, "kind", "");
+	const char *fd = jstr(r, "fd", "");
+	double threads = jnum(r, "threads", 0);
+	struct pcase *x = &pl->c[pl->n];
+	char m[PLOT_NAME];
+	int i;
 
-static void result_mix(const struct kvb_result *x, char *buf, size_t len)
-{
-	char m[32];
-
-	kvb_mix_name(&x->mix, m, sizeof(m));
-	clean(buf, len, m);
-}
-
-static int layout(struct plot *pl, const struct kvb_result *r, int n)
-{
-	int i, k = n ? n : 1;
-
-	memset(pl, 0, sizeof(*pl));
-	pl->r = r;
-	pl->n = n;
-	pl->mixes = calloc(k, sizeof(*pl->mixes));
-	pl->batches = calloc(k, sizeof(*pl->batches));
-	pl->series = calloc(k, sizeof(*pl->series));
-	pl->threads = calloc(k, sizeof(*pl->threads));
-	if (!pl->mixes || !pl->batches || !pl->series || !pl->threads)
-		return -1;
-	pl->ymin = INFINITY;
-	pl->ymax = 0;
-	for (i = 0; i < n; i++) {
-		const struct kvb_result *x = &r[i];
-		char s[KVB_NAME_MAX + 16], mix[32];
-
-		if (!(x->ops_per_sec > 0) || !isfinite(x->ops_per_sec))
-			continue;
-		series_name(x, s, sizeof(s));
-		if (find_series(pl, s) < 0)
-			snprintf(pl->series[pl->nseries++], sizeof(*pl->series), "%s", s);
-		add_sorted(pl->threads, &pl->nthr, x->threads);
-		pl->ymin = fmin(pl->ymin, x->ops_per_sec);
-		pl->ymax = fmax(pl->ymax, x->ops_per_sec);
-		if (x->kind == KVB_NOP)
-			continue;
-		result_mix(x, mix, sizeof(mix));
-		if (find_str(pl->mixes, pl->nmix, mix) < 0)
-			memcpy(pl->mixes[pl->nmix++], mix, sizeof(mix));
-		add_sorted(pl->batches, &pl->nbatch, panel_call(x));
-	}
-	if (!pl->nseries)
+	memset(x, 0, sizeof(*x));
+	x->ops = jnum(r, "ops_per_sec", NAN);
+	if (!backend || !(x->ops > 0) || !(threads >= 1) || threads > KVB_MAX_THREADS)
 		return 1;
-	/* Only the floor was measured: one panel for it. */
-	if (!pl->nmix) {
-		snprintf(pl->mixes[0], sizeof(*pl->mixes), "nop");
-		pl->nmix = 1;
-		pl->batches[0] = 1;
-		pl->nbatch = 1;
+	x->threads = threads;
+	x->series = add_series(pl, backend, kind);
+	x->sh.batch = jnum(r, "batch", 1);
+	x->sh.multi = jbool(r, "multi");
+	x->sh.uring = !strcmp(jstr(r, "io", ""), "uring");
+	x->sh.qd = x->sh.uring ? jnum(r, "qd", 0) : 0;
+	x->sh.sqpoll = x->sh.uring && jbool(r, "sqpoll");
+	x->sh.shared = !strcmp(fd, "shared");
+	x->lo = x->ops;
+	x->hi = x->ops;
+	for (i = 0; runs && i < runs->nkids; i++) {
+		if (runs->kids[i].type != J_NUM)
+			continue;
+		x->lo = fmin(x->lo, runs->kids[i].num);
+		x->hi = fmax(x->hi, runs->kids[i].num);
 	}
-	pl->bars = pl->nthr <= 2;
-	/* at least a third of a decade below the lowest bar, so it shows */
-	pl->ymin = pow(10, floor(log10(pl->ymin) - 0.3));
-	pl->ymax = pow(10, ceil(log10(pl->ymax * 1.05)));
+	if (runs && runs->nkids > pl->runs)
+		pl->runs = runs->nkids;
+	/* a percentile the report could not give (null) is not drawn */
+	x->p50 = jnum(lat, "p50", NAN);
+	x->p99 = jnum(lat, "p99", NAN);
+	x->panel = -1;
+	if (!pl->series[x->series].floor) {
+		clean(m, sizeof(m), workload ? workload : jstr(mix, "name", "?"));
+		x->panel = add_name(names, nnames, m);
+	}
+	add_thread(pl, x->threads);
+	pl->n++;
 	return 0;
 }
 
-static void free_layout(struct plot *pl)
+/* The main shape first (single ops, ioctl, fd per thread), then as they come. */
+static void find_rows(struct plot *pl)
 {
-	free(pl->mixes);
-	free(pl->batches);
-	free(pl->series);
-	free(pl->threads);
-}
-
-/* Does result x belong in the panel of mix m and batch b? */
-static int in_panel(const struct plot *pl, const struct kvb_result *x,
-		    int m, int b)
-{
-	char s[32];
-
-	if (!(x->ops_per_sec > 0) || !isfinite(x->ops_per_sec))
-		return 0;
-	if (x->kind == KVB_NOP)
-		return 1;	/* the floor, in every panel */
-	result_mix(x, s, sizeof(s));
-	return !strcmp(s, pl->mixes[m]) && panel_call(x) == pl->batches[b];
-}
-
-static int panel_has_data(const struct plot *pl, int m, int b)
-{
-	int i;
+	static const struct shape main_shape = { .batch = 1 };
+	int i, j, max, floor_only = 1;
 
 	for (i = 0; i < pl->n; i++)
-		if (pl->r[i].kind != KVB_NOP && in_panel(pl, &pl->r[i], m, b))
-			return 1;
-	return !strcmp(pl->mixes[m], "nop");
+		floor_only &= pl->series[pl->c[i].series].floor;
+	for (i = 0; i < pl->n; i++)
+		if (same_shape(&pl->c[i].sh, &main_shape) &&
+		    (floor_only || !pl->series[pl->c[i].series].floor))
+			pl->rows[pl->nrow++] = main_shape;
+	if (pl->nrow)
+		pl->nrow = 1;
+	for (i = 0; i < pl->n; i++) {
+		if (!floor_only && pl->series[pl->c[i].series].floor)
+			continue;
+		for (j = 0; j < pl->nrow; j++)
+			if (same_shape(&pl->rows[j], &pl->c[i].sh))
+				break;
+		if (j == pl->nrow)
+			pl->rows[pl->nrow++] = pl->c[i].sh;
+	}
+	max = pl->npanel > 1 ? PLOT_MAX_EXTRA : PLOT_MAX_ROWS;
+	pl->nextra = pl->nrow - 1 < max ? pl->nrow - 1 : max;
 }
 
-static const struct kvb_result *point(const struct plot *pl, int m, int b,
-				      const char *series, unsigned int threads)
+/* The case of series s in panel m of row r at t threads, or NULL. */
+static const struct pcase *point(const struct plot *pl, int r, int m, int s,
+				 unsigned int t)
 {
 	int i;
 
 	for (i = 0; i < pl->n; i++) {
-		const struct kvb_result *x = &pl->r[i];
-		char s[KVB_NAME_MAX + 16];
+		const struct pcase *x = &pl->c[i];
 
-		if (x->threads != threads || !in_panel(pl, x, m, b))
-			continue;
-		series_name(x, s, sizeof(s));
-		if (!strcmp(s, series))
+		if (x->series == s && x->threads == t && in_row(pl, x, r) &&
+		    (x->panel == m || x->panel < 0))
 			return x;
 	}
 	return NULL;
 }
 
-static const char *series_color(const struct plot *pl, int s)
+static int series_in(const struct plot *pl, int r, int m, int s)
+{
+	int t;
+
+	for (t = 0; t < pl->nthr; t++)
+		if (point(pl, r, m, s, pl->threads[t]))
+			return 1;
+	return 0;
+}
+
+/* Any case of a real backend in this panel? (The floor alone is not one.) */
+static int panel_used(const struct plot *pl, int r, int m)
+{
+	int i;
+
+	for (i = 0; i < pl->n; i++)
+		if (pl->c[i].panel == m && in_row(pl, &pl->c[i], r))
+			return 1;
+	return pl->panels[m][0] == 0;
+}
+
+static void style_series(struct plot *pl)
 {
 	int i, k = 0;
 
-	if (!strncmp(pl->series[s], "nop", 3) &&
-	    (!pl->series[s][3] || pl->series[s][3] == ' '))
-		return NOP_COLOR;
-	for (i = 0; i < s; i++)
-		if (strncmp(pl->series[i], "nop", 3))
+	for (i = 0; i < pl->nseries; i++) {
+		struct series *s = &pl->series[i];
+
+		s->pt = 7;
+		if (s->floor) {
+			s->color = NOP_COLOR;
+		} else if (!strcmp(s->name, "rwlock")) {
+			s->color = RWLOCK_COLOR;
+		} else {
+			s->color = colors[k % ARRAY_SIZE(colors)];
+			s->pt = shapes[k % ARRAY_SIZE(shapes)];
 			k++;
-	return colors[k % ARRAY_SIZE(colors)];
-}
-
-/*
- * One series of one panel. Bars: a row, the name then ops/s per thread
- * count ("-" where missing). Lines: a data set (index) of threads, ops/s.
- */
-static void series_data(FILE *g, const struct plot *pl, int m, int b, int s)
-{
-	const char *name = pl->series[s];
-	int t;
-
-	if (pl->bars)
-		fprintf(g, "\"%s%s\"", name, strcmp(name, "nop") ? "" : " (floor)");
-	else
-		fprintf(g, "# %d %s\n", s, name);
-	for (t = 0; t < pl->nthr; t++) {
-		const struct kvb_result *x = point(pl, m, b, name, pl->threads[t]);
-
-		if (pl->bars && x)
-			fprintf(g, " %.1f", x->ops_per_sec);
-		else if (pl->bars)
-			fprintf(g, " -");
-		else if (x)
-			fprintf(g, "%u %.1f\n", x->threads, x->ops_per_sec);
-	}
-	fprintf(g, pl->bars ? "\n" : "\n\n");
-}
-
-/* The data of every panel, as gnuplot datablocks $P<m>_<b>. */
-static void datablocks(FILE *g, const struct plot *pl)
-{
-	int m, b, s, t;
-
-	for (b = 0; b < pl->nbatch; b++) {
-		for (m = 0; m < pl->nmix; m++) {
-			fprintf(g, "$P%d_%d << EOD\n", m, b);
-			for (s = 0; s < pl->nseries; s++) {
-				int any = 0;
-
-				for (t = 0; t < pl->nthr; t++)
-					any |= !!point(pl, m, b, pl->series[s], pl->threads[t]);
-				if (!any)
-					continue;
-				series_data(g, pl, m, b, s);
-			}
-			fprintf(g, "EOD\n");
 		}
 	}
 }
 
-static void panel_title(const struct plot *pl, int m, int b, char *buf, size_t len)
+/* The series (b) divides by: rwlock, else the userspace one, else none. */
+static int find_base(const struct plot *pl)
 {
-	const char *mix = pl->mixes[m];
-	const char *what = "GET:SET";
-	char batch[32];
+	static const char * const names[] = { "rwlock", "user-rwlock" };
+	size_t k;
+	int i, j;
 
-	if (pl->batches[b] & PANEL_MULTI)
-		snprintf(batch, sizeof(batch), "MGET/MSET/MDEL(%u)",
-			 pl->batches[b] & ~PANEL_MULTI);
-	else if (pl->batches[b] > 1)
-		snprintf(batch, sizeof(batch), "BATCH(%u)", pl->batches[b]);
-	else
-		snprintf(batch, sizeof(batch), "single ops");
-	if (!strcmp(mix, "nop")) {
-		snprintf(buf, len, "nop: the ioctl floor");
-		return;
-	}
-	if (!strcmp(mix, "get") || !strcmp(mix, "set") || !strcmp(mix, "del"))
-		what = "only";
-	else if (!strchr(mix, ':'))	/* a --workload: ycsb-a, seed */
-		what = "workload";
-	else if (strchr(strchr(mix, ':') + 1, ':'))
-		what = "GET:SET:DEL";
-	snprintf(buf, len, "%s %s, %s", mix, what, batch);
+	for (k = 0; k < ARRAY_SIZE(names); k++)
+		for (i = 0; i < pl->nseries; i++)
+			for (j = 0; j < pl->n; j++)
+				if (pl->c[j].series == i && !strcmp(pl->series[i].name, names[k]) &&
+				    in_row(pl, &pl->c[j], 0))
+					return i;
+	return -1;
 }
 
-/* The series of one panel in line mode, by index in its datablock. */
-static void plot_lines(FILE *g, const struct plot *pl, int m, int b)
+static double ratio(const struct plot *pl, const struct pcase *x, int m)
 {
-	int s, t, idx = 0, first = 1;
+	const struct pcase *b = point(pl, 0, m, pl->base, x->threads);
+
+	return b ? x->ops / b->ops : NAN;
+}
+
+/* The ranges every panel of a row shares, and (c)'s thread counts. */
+static void ranges(struct plot *pl)
+{
+	int i, r, m;
+
+	pl->ymin = INFINITY;
+	pl->ymax = 0;
+	pl->rmin = INFINITY;
+	pl->rmax = 0;
+	pl->lmin = INFINITY;
+	pl->lmax = 0;
+	for (m = 0; m < pl->npanel; m++) {
+		unsigned int best = 0, low = 0;
+
+		for (i = 0; i < pl->n; i++) {
+			const struct pcase *x = &pl->c[i];
+
+			if (x->panel != m || !in_row(pl, x, 0) || !(x->p50 > 0))
+				continue;
+			if (x->threads <= (unsigned int)pl->cpus && x->threads > best)
+				best = x->threads;
+			if (!low || x->threads < low)
+				low = x->threads;
+		}
+		/* every count oversubscribed: the least, marked as such */
+		pl->lat_thr[m] = best ? best : low;
+		pl->lat |= !!pl->lat_thr[m];
+	}
+	for (i = 0; i < pl->n; i++) {
+		const struct pcase *x = &pl->c[i];
+
+		for (r = 0; r <= pl->nextra; r++) {
+			if (!in_row(pl, x, r))
+				continue;
+			pl->ymin = fmin(pl->ymin, x->lo);
+			pl->ymax = fmax(pl->ymax, x->hi);
+		}
+		if (!in_row(pl, x, 0))
+			continue;
+		for (m = 0; m < pl->npanel; m++) {
+			double q = pl->base >= 0 ? ratio(pl, x, m) : NAN;
+
+			if (x->panel >= 0 && x->panel != m)
+				continue;
+			if (q > 0) {
+				pl->rmin = fmin(pl->rmin, q);
+				pl->rmax = fmax(pl->rmax, q);
+			}
+			if (x->threads != pl->lat_thr[m])
+				continue;
+			if (x->p50 > 0)
+				pl->lmin = fmin(pl->lmin, x->p50);
+			if (x->p99 > 0)
+				pl->lmax = fmax(pl->lmax, x->p99);
+			if (x->p50 > 0)
+				pl->lmax = fmax(pl->lmax, x->p50);
+		}
+	}
+	if (!(pl->rmax > 0))
+		pl->base = -1;
+	if (!(pl->lmax > 0))
+		pl->lat = 0;
+	else if (!isfinite(pl->lmin))
+		pl->lmin = pl->lmax;
+}
+
+static void fmt_date(const char *iso, char *buf, size_t len)
+{
+	/* 2026-12-06T15:49:39Z -> 2026-12-06 15:49 UTC */
+	if (strlen(iso) >= 16 && iso[10] == 'T')
+		snprintf(buf, len, "%.10s %.5s UTC", iso, iso + 11);
+	else
+		snprintf(buf, len, "%s", iso);
+}
+
+/* Title, provenance and setup, from the report's top level. */
+static void header(struct plot *pl, const struct jnode *root)
+{
+	const struct jnode *pv = kvb_json_get(root, "provenance", J_OBJ);
+	const struct jnode *pa = kvb_json_get(root, "params", J_OBJ);
+	const char *dist = jstr(pa, "dist", NULL);
+	double dur = jnum(pa, "duration_s", NAN), nops = jnum(pa, "ops_per_thread", NAN);
+	char date[64], rep[64], what[96];
+	size_t n;
+
+	pl->cpus = jnum(root, "cpus", jnum(pv, "nproc", 0));
+	snprintf(pl->title, sizeof(pl->title), "kvbench: throughput and latency per backend%s",
+		 jbool(root, "interrupted") ? " (interrupted run: the cases it finished)" :
+		 kvb_json_get(root, "complete", J_BOOL) && !jbool(root, "complete") ?
+		 " (a report written while the run went on)" : "");
+	fmt_date(jstr(root, "date", "date unknown"), date, sizeof(date));
+	n = snprintf(pl->prov, sizeof(pl->prov), "kernel %s %s  |  accelerator %s  |  ",
+		     jstr(root, "kernel", "unknown"), jstr(root, "machine", ""),
+		     jstr(pv, "accel", "unknown"));
+	if (pl->cpus > 0)
+		n += snprintf(pl->prov + n, sizeof(pl->prov) - n, "%d CPU%s", pl->cpus,
+			      pl->cpus == 1 ? "" : "s");
+	else
+		n += snprintf(pl->prov + n, sizeof(pl->prov) - n, "CPUs unknown");
+	if (n < sizeof(pl->prov))
+		n += snprintf(pl->prov + n, sizeof(pl->prov) - n, " (%s)  |  commit %s  |  %s",
+			      jstr(pv, "cpu_model", "model unknown"),
+			      jstr(pv, "git_describe", "unknown"), date);
+	n = 0;
+	if (pa)
+		n = snprintf(pl->setup, sizeof(pl->setup),
+			     "%.0f keys of %.0f B, values of %.0f B, %s keys",
+			     jnum(pa, "keys", 0), jnum(pa, "key_size", 0),
+			     jnum(pa, "value_size", 0), dist ? dist : "uniform");
+	if (dist && !strcmp(dist, "zipf") && n < sizeof(pl->setup))
+		n += snprintf(pl->setup + n, sizeof(pl->setup) - n, " (theta %.2f)",
+			      jnum(pa, "theta", 0));
+	if (dur > 0)
+		snprintf(what, sizeof(what), "of %g s", dur);
+	else if (nops > 0)
+		snprintf(what, sizeof(what), "of %.0f ops per thread", nops);
+	else
+		what[0] = 0;
+	snprintf(rep, sizeof(rep), "%d run%s %s", pl->runs, pl->runs == 1 ? "" : "s", what);
+	if (n < sizeof(pl->setup))
+		snprintf(pl->setup + n, sizeof(pl->setup) - n,
+			 "%s%s per point%s; ops/s over all threads", n ? "; " : "", rep,
+			 pl->runs > 1 ? ", whiskers from the slowest to the fastest run" : "");
+}
+
+static void free_plot(struct plot *pl)
+{
+	free(pl->c);
+	free(pl->series);
+	free(pl->panels);
+	free(pl->rows);
+	free(pl->threads);
+	free(pl->lat_thr);
+}
+
+/* Which rows show what: the caption's last line. */
+static void rows_line(struct plot *pl)
+{
+	const struct shape *s = &pl->rows[0];
+	char last = 'a' + (pl->base >= 0) + pl->lat, name[96];
+	size_t n;
+
+	shape_name(s, name, sizeof(name));
+	if (last > 'a')
+		n = snprintf(pl->rowsline, sizeof(pl->rowsline), "(a) to (%c): ", last);
+	else
+		n = snprintf(pl->rowsline, sizeof(pl->rowsline), "(a): ");
+	if (n < sizeof(pl->rowsline))
+		n += snprintf(pl->rowsline + n, sizeof(pl->rowsline) - n, "%s%s%s", name,
+			      s->uring ? "" : " through ioctl",
+			      s->shared ? "" : ", an fd per thread (the baselines without one)");
+	if (pl->nextra == 1 && n < sizeof(pl->rowsline))
+		snprintf(pl->rowsline + n, sizeof(pl->rowsline) - n,
+			 "; (%c): another call shape", last + 1);
+	else if (pl->nextra && n < sizeof(pl->rowsline))
+		snprintf(pl->rowsline + n, sizeof(pl->rowsline) - n,
+			 "; (%c) to (%c): other call shapes", last + 1, last + pl->nextra);
+}
+
+/* The figure's data from a report; 0, or -1 with a message in err. */
+static int load(struct plot *pl, const struct jnode *root, char *err, size_t errlen)
+{
+	const struct jnode *res = kvb_json_get(root, "results", J_ARR);
+	const char *schema = jstr(root, "schema", "");
+	int i, k, dropped;
+
+	memset(pl, 0, sizeof(*pl));
+	if (strcmp(schema, "kvbench-bench/1") && strcmp(schema, "kvbench-bench/2") &&
+	    strcmp(schema, "kvbench-bench/3")) {
+		snprintf(err, errlen, "%s%s%s: this kvbench draws kvbench-bench/1, /2 and /3",
+			 *schema ? "schema " : "not a kvbench report (no \"schema\")",
+			 schema, "");
+		return -1;
+	}
+	k = res && res->nkids ? res->nkids : 1;
+	pl->c = calloc(k, sizeof(*pl->c));
+	pl->series = calloc(k, sizeof(*pl->series));
+	pl->panels = calloc(k, sizeof(*pl->panels));
+	pl->rows = calloc(k, sizeof(*pl->rows));
+	pl->threads = calloc(k, sizeof(*pl->threads));
+	pl->lat_thr = calloc(k, sizeof(*pl->lat_thr));
+	if (!pl->c || !pl->series || !pl->panels || !pl->rows || !pl->threads || !pl->lat_thr) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; res && i < res->nkids; i++)
+		load_case(pl, &res->kids[i], pl->panels, &pl->npanel);
+	if (!pl->n) {
+		snprintf(err, errlen, "no results to draw");
+		return -1;
+	}
+	/* only the floor was measured: one panel, for it */
+	if (!pl->npanel)
+		pl->npanel = 1;
+	find_rows(pl);
+	style_series(pl);
+	header(pl, root);
+	pl->base = find_base(pl);
+	ranges(pl);
+	rows_line(pl);
+	dropped = pl->nrow - 1 - pl->nextra;
+	if (dropped > 0) {
+		char s[96];
+		size_t n = snprintf(pl->foot, sizeof(pl->foot),
+				    "Not drawn (%d more call shape%s): ",
+				    dropped, dropped == 1 ? "" : "s");
+
+		for (i = 1 + pl->nextra; i < pl->nrow && n < sizeof(pl->foot); i++) {
+			shape_name(&pl->rows[i], s, sizeof(s));
+			n += snprintf(pl->foot + n, sizeof(pl->foot) - n, "%s%s",
+				      i > 1 + pl->nextra ? "; " : "", s);
+		}
+	}
+	return 0;
+}
+
+static int oversub(const struct plot *pl, unsigned int t)
+{
+	return pl->cpus > 0 && t > (unsigned int)pl->cpus;
+}
+
+/* Series apart a little along x (log2), so that their whiskers do not hide each other. */
+static double dodge(const struct plot *pl, int s, unsigned int t)
+{
+	double step = fmin(0.035, 0.3 / pl->nseries);
+
+	return t * pow(2, (s - (pl->nseries - 1) / 2.0) * step);
+}
+
+/*
+ * The data, as gnuplot datablocks. $A<r>_<m>: row r, panel m, a data set
+ * (index) per series present: x, threads, ops/s, slowest, fastest,
+ * oversubscribed. $R<m>: the same over the base, x, ratio,
+ * oversubscribed. $L<m>: (c), a line per series: position, name, p50 and
+ * p99 in seconds, colour.
+ */
+static void datablocks(FILE *g, const struct plot *pl)
+{
+	int r, m, s, t, k;
+
+	for (r = 0; r <= pl->nextra; r++) {
+		for (m = 0; m < pl->npanel; m++) {
+			fprintf(g, "$A%d_%d << EOD\n", r, m);
+			for (s = 0; s < pl->nseries; s++) {
+				if (!series_in(pl, r, m, s))
+					continue;
+				fprintf(g, "# %s\n", pl->series[s].name);
+				for (t = 0; t < pl->nthr; t++) {
+					const struct pcase *x = point(pl, r, m, s, pl->threads[t]);
+
+					if (x)
+						fprintf(g, "%.5f %u %.6g %.6g %.6g %d\n",
+							dodge(pl, s, x->threads), x->threads,
+							x->ops, x->lo, x->hi,
+							oversub(pl, x->threads));
+				}
+				fprintf(g, "\n\n");
+			}
+			fprintf(g, "EOD\n");
+		}
+	}
+	for (m = 0; pl->base >= 0 && m < pl->npanel; m++) {
+		fprintf(g, "$R%d << EOD\n", m);
+		for (s = 0; s < pl->nseries; s++) {
+			if (!series_in(pl, 0, m, s))
+				continue;
+			fprintf(g, "# %s / %s\n", pl->series[s].name, pl->series[pl->base].name);
+			for (t = 0; t < pl->nthr; t++) {
+				const struct pcase *x = point(pl, 0, m, s, pl->threads[t]);
+				double q = x ? ratio(pl, x, m) : NAN;
+
+				if (q > 0)
+					fprintf(g, "%.5f %.6g %d\n", dodge(pl, s, x->threads), q,
+						oversub(pl, x->threads));
+			}
+			fprintf(g, "\n\n");
+		}
+		fprintf(g, "EOD\n");
+	}
+	for (m = 0; pl->lat && m < pl->npanel; m++) {
+		fprintf(g, "$L%d << EOD\n", m);
+		for (s = 0, k = 0; s < pl->nseries; s++) {
+			const struct pcase *x = point(pl, 0, m, s, pl->lat_thr[m]);
+
+			if (!x || !(x->p50 > 0 || x->p99 > 0))
+				continue;
+			/* a missing percentile: NaN, which gnuplot leaves out */
+			fprintf(g, "%d \"%s\" %.6g %.6g 0x%s\n", k++, pl->series[s].name,
+				x->p50 > 0 ? x->p50 / 1e9 : NAN,
+				x->p99 > 0 ? x->p99 / 1e9 : NAN, pl->series[s].color + 1);
+		}
+		fprintf(g, "EOD\n");
+	}
+}
+
+/* Tics at 1, 2 and 5 of each decade in [lo, hi], labelled by fmt. */
+static void tics_125(FILE *g, const char *axis, double lo, double hi)
+{
+	static const double steps[] = { 1, 2, 5 };
+	double d;
+	int first = 1;
+	size_t i;
+
+	fprintf(g, "set %stics nomirror (", axis);
+	for (d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
+		for (i = 0; i < ARRAY_SIZE(steps); i++)
+			if (d * steps[i] >= lo && d * steps[i] <= hi) {
+				fprintf(g, "%s%g", first ? "" : ", ", d * steps[i]);
+				first = 0;
+			}
+	fprintf(g, ")\n");
+}
+
+/* Ratio tics: powers of two, and quarters near 1 when the range is narrow. */
+static void tics_ratio(FILE *g, double lo, double hi)
+{
+	static const double near1[] = { 0.75, 0.9, 1.1, 1.25, 1.5 };
+	int e, first = 1;
+	size_t i;
+
+	fprintf(g, "set ytics nomirror (");
+	for (e = -10; e <= 10; e++) {
+		double v = ldexp(1, e);
+
+		if (v >= lo && v <= hi) {
+			fprintf(g, "%s'%g' %g", first ? "" : ", ", v, v);
+			first = 0;
+		}
+	}
+	for (i = 0; hi / lo < 4 && i < ARRAY_SIZE(near1); i++)
+		if (near1[i] >= lo && near1[i] <= hi)
+			fprintf(g, ", '%g' %g", near1[i], near1[i]);
+	fprintf(g, ")\n");
+}
+
+static void xaxis_threads(FILE *g, const struct plot *pl)
+{
+	unsigned int lo = pl->threads[0], hi = pl->threads[pl->nthr - 1];
+	double pad = pl->nthr == 1 ? 1.6 : 1.35;
+	int t;
+
+	fprintf(g, "unset logscale\nset logscale x 2\nset logscale y\n");
+	fprintf(g, "set xrange [%g:%g]\nset xtics nomirror (", lo / pad, hi * pad);
+	for (t = 0; t < pl->nthr; t++)
+		fprintf(g, "%s'%u' %u", t ? ", " : "", pl->threads[t], pl->threads[t]);
+	fprintf(g, ") norotate\nset xlabel 'threads' offset 0,0.5\n");
+}
+
+/* A grey band over the thread counts above the CPUs. */
+static void shade_oversub(FILE *g, const struct plot *pl)
+{
+	int t;
+
+	for (t = 0; t < pl->nthr && !oversub(pl, pl->threads[t]); t++)
+		;
+	if (t == pl->nthr)
+		return;
+	/* from halfway (on the log axis) between the last count that fits and the next */
+	fprintf(g, "set object 1 rect from %g, graph 0 to graph 1, graph 1 behind",
+		t ? sqrt((double)pl->threads[t - 1] * pl->threads[t]) : pl->threads[0] / 1.35);
+	fprintf(g, " fc rgb '%s' fs solid 1.0 noborder\n", SHADE_COLOR);
+}
+
+static void no_shade(FILE *g)
+{
+	fprintf(g, "unset object 1\n");
+}
+
+static void place(FILE *g, double x, double y, double w, double h)
+{
+	fprintf(g, "set origin %f,%f\nset size %f,%f\n", x, y, w, h);
+}
+
+/* Between the clauses of a plot command: one a line. */
+#define SEP	", \\\n  "
+
+/* The line of a series, and its points or whiskers (pt: their shape). */
+static void line_of(FILE *g, const struct series *S)
+{
+	fprintf(g, " with lines lw %s dt %d", S->floor ? "1.5" : "2", S->dashed ? 2 : 1);
+	fprintf(g, " lc rgb '%s' notitle", S->color);
+}
+
+static void points_of(FILE *g, const char *with, int pt, const char *color)
+{
+	fprintf(g, " with %s pt %d ps 0.9 lw 1.2", with, pt);
+	fprintf(g, " lc rgb '%s' notitle", color);
+}
+
+/* A panel of (a): lines, whiskers, hollow points above the CPUs. */
+static void plot_ops(FILE *g, const struct plot *pl, int r, int m)
+{
+	int s, idx = 0, first = 1;
 
 	fprintf(g, "plot ");
 	for (s = 0; s < pl->nseries; s++) {
-		int any = 0, shared = !!strstr(pl->series[s], "shared-fd");
+		const struct series *S = &pl->series[s];
 
-		for (t = 0; t < pl->nthr; t++)
-			any |= !!point(pl, m, b, pl->series[s], pl->threads[t]);
-		if (!any)
+		if (!series_in(pl, r, m, s))
 			continue;
-		fprintf(g, "%s$P%d_%d index %d using 1:2 ", first ? "" : ", ", m, b, idx++);
-		fprintf(g, "with linespoints lw 2 pt 7 ps 0.8 dt %d lc rgb '%s' notitle",
-			shared ? 2 : 1, series_color(pl, s));
+		fprintf(g, "%s$A%d_%d index %d using 1:3", first ? "" : SEP, r, m, idx);
+		line_of(g, S);
+		/* whiskers: y from the slowest to the fastest run; $6: oversubscribed */
+		fprintf(g, SEP "$A%d_%d index %d using 1:($6 > 0 ? NaN : $3):4:5", r, m, idx);
+		points_of(g, "yerrorbars", S->pt, S->color);
+		fprintf(g, SEP "$A%d_%d index %d using 1:($6 > 0 ? $3 : NaN):4:5", r, m, idx);
+		points_of(g, "yerrorbars", S->pt - 1, S->color);
+		idx++;
 		first = 0;
 	}
 	if (first)
@@ -329,56 +883,47 @@ static void plot_lines(FILE *g, const struct plot *pl, int m, int b)
 	fputc('\n', g);
 }
 
-static void plot_bars(FILE *g, const struct plot *pl, int m, int b)
+static void plot_ratio(FILE *g, const struct plot *pl, int m)
 {
-	int t;
+	int s, idx = 0;
 
-	fprintf(g, "plot ");
-	for (t = 0; t < pl->nthr; t++)
-		fprintf(g, "%s$P%d_%d using %d%s lc rgb '%s' notitle",
-			t ? ", " : "", m, b, t + 2, t ? "" : ":xtic(1)",
-			bar_colors[t % ARRAY_SIZE(bar_colors)]);
-	fputc('\n', g);
-}
+	/* the base itself: the line at 1 */
+	fprintf(g, "plot 1 with lines lw 1 lc rgb '#000000' notitle");
+	for (s = 0; s < pl->nseries; s++) {
+		const struct series *S = &pl->series[s];
 
-/* The one legend, in a strip above the panels. */
-static void legend(FILE *g, const struct plot *pl, double y, double h,
-		   int per_row)
-{
-	int i;
-
-	fprintf(g, "set origin 0,%f\nset size 1,%f\n", y, h);
-	fprintf(g, "unset border\nunset xtics\nunset ytics\n");
-	fprintf(g, "unset title\nunset xlabel\nunset ylabel\n");
-	fprintf(g, "unset logscale\nset xrange [0:1]\nset yrange [0:1]\nset style data lines\n");
-	/* "center" twice: horizontally and vertically, at that point */
-	fprintf(g, "set key at screen 0.5,%f center", y + h / 2);
-	fprintf(g, " center horizontal maxcols %d reverse Left width 2 samplen 3 font ',11'\n",
-		per_row);
-	fprintf(g, "plot ");
-	if (pl->bars) {
-		for (i = 0; i < pl->nthr; i++)
-			fprintf(g, "%sNaN with boxes fill solid lc rgb '%s' title '%u thread%s'",
-				i ? ", " : "", bar_colors[i % ARRAY_SIZE(bar_colors)],
-				pl->threads[i], pl->threads[i] == 1 ? "" : "s");
-	} else {
-		for (i = 0; i < pl->nseries; i++)
-			fprintf(g, "%sNaN with linespoints lw 2 pt 7 dt %d lc rgb '%s' title '%s'",
-				i ? ", " : "", strstr(pl->series[i], "shared-fd") ? 2 : 1,
-				series_color(pl, i), pl->series[i]);
+		if (!series_in(pl, 0, m, s))
+			continue;
+		fprintf(g, SEP "$R%d index %d using 1:2", m, idx);
+		line_of(g, S);
+		fprintf(g, SEP "$R%d index %d using 1:($3 > 0 ? NaN : $2)", m, idx);
+		points_of(g, "points", S->pt, S->color);
+		fprintf(g, SEP "$R%d index %d using 1:($3 > 0 ? $2 : NaN)", m, idx);
+		points_of(g, "points", S->pt - 1, S->color);
+		idx++;
 	}
 	fputc('\n', g);
 }
 
-/* How many legend entries fit in a row of w pixels, and how many rows. */
-static int legend_rows(const struct plot *pl, int w, int *per_row)
+/* (c): a stick from p50 (dot) to p99 (triangle) per backend. */
+static void plot_latency(FILE *g, int m)
 {
-	int i, len = 10, n = pl->bars ? pl->nthr : pl->nseries;
+	fprintf(g, "plot $L%d using 1:3:(0):($4 - $3):5 with vectors nohead lw 2", m);
+	fprintf(g, " lc rgb variable notitle" SEP);
+	fprintf(g, "$L%d using 1:3:5:xtic(2) with points pt 7 ps 1.3", m);
+	fprintf(g, " lc rgb variable notitle" SEP);
+	fprintf(g, "$L%d using 1:4:5 with points pt 9 ps 1.4 lc rgb variable notitle\n", m);
+}
 
-	for (i = 0; !pl->bars && i < pl->nseries; i++)
-		if ((int)strlen(pl->series[i]) > len)
-			len = strlen(pl->series[i]);
-	*per_row = (w - 40) / (len * 8 + 70);
+/* How many legend entries fit in a row of w pixels, and how many rows. */
+static int key_layout(const struct plot *pl, int w, int extra, int *per_row)
+{
+	int i, len = 24, n = pl->nseries + extra;
+
+	for (i = 0; i < pl->nseries; i++)
+		if ((int)strlen(pl->series[i].name) + 8 > len)
+			len = strlen(pl->series[i].name) + 8;
+	*per_row = (w - 60) / (len * 7 + 50);
 	if (*per_row < 1)
 		*per_row = 1;
 	if (*per_row > n)
@@ -386,108 +931,317 @@ static int legend_rows(const struct plot *pl, int w, int *per_row)
 	return (n + *per_row - 1) / *per_row;
 }
 
-static void script(FILE *g, const struct plot *pl, const char *file, int svg)
+static int any_oversub(const struct plot *pl)
 {
-	int w = PANEL_W * pl->nmix, h, m, b, t, per_row, lh;
-	double top, ph, pw;
+	return pl->nthr && oversub(pl, pl->threads[pl->nthr - 1]);
+}
 
-	if (w < 760)	/* room for the title */
-		w = 760;
-	lh = LEGEND_H + 20 * (legend_rows(pl, w, &per_row) - 1);
-	h = TITLE_H + lh + PANEL_H * pl->nbatch;
-	top = (double)(TITLE_H + lh) / h;
-	ph = (double)PANEL_H / h;
-	pw = 1.0 / pl->nmix;
-	fprintf(g, "set terminal %s size %d,%d font ',10'%s\n",
-		svg ? "svg" : "pngcairo", w, h, svg ? " dynamic" : "");
-	fprintf(g, "set output '%s'\n", file);
-	fprintf(g, "set datafile missing '-'\nset encoding utf8\n");
-	datablocks(g, pl);
-	fprintf(g, "set multiplot title 'kvbench: throughput, ops/s over all threads");
-	fprintf(g, " (log scale, higher is better)' font ',13'\n");
-	fprintf(g, "set lmargin 9\nset rmargin 2\nset tmargin 2\nset bmargin %d\n",
-		pl->bars ? 6 : 5);
-	fprintf(g, "set logscale y\nset yrange [%g:%g]\nset format y '%%.0s%%c'\n",
-		pl->ymin, pl->ymax);
-	fprintf(g, "set mytics 10\nset grid ytics mytics back lc rgb '#dddddd'\n");
-	fprintf(g, "set border 3\nset tics nomirror\nunset key\n");
-	if (pl->bars) {
-		fprintf(g, "set style data histograms\nset style histogram clustered gap 1\n");
-		fprintf(g, "set style fill solid 0.9 noborder\n");
-		fprintf(g, "set xtics rotate by 30 right scale 0\n");
-	} else {
-		fprintf(g, "set logscale x 2\nset xrange [%g:%g]\nset xtics (",
-			pl->threads[0] / 1.2, pl->threads[pl->nthr - 1] * 1.2);
-		for (t = 0; t < pl->nthr; t++)
-			fprintf(g, "%s'%u' %u", t ? ", " : "", pl->threads[t], pl->threads[t]);
-		fprintf(g, ")\nset xlabel 'threads'\n");
-	}
-	for (b = 0; b < pl->nbatch; b++) {
-		for (m = 0; m < pl->nmix; m++) {
-			char title[96];
+/* The header: title, provenance and setup, then the one legend below them. */
+static void head(FILE *g, const struct plot *pl, int h, int keyh, int per_row)
+{
+	int i;
 
-			if (!panel_has_data(pl, m, b))
-				continue;
-			panel_title(pl, m, b, title, sizeof(title));
-			fprintf(g, "set origin %f,%f\nset size %f,%f\n", m * pw,
-				1 - top - (b + 1) * ph, pw, ph);
-			fprintf(g, "set title '%s'\nset ylabel %s\n", title,
-				m ? "''" : "'ops/s'");
-			if (pl->bars)
-				plot_bars(g, pl, m, b);
-			else
-				plot_lines(g, pl, m, b);
-		}
+	place(g, 0, 1 - (double)(HEAD_H + keyh) / h, 1, (double)(HEAD_H + keyh) / h);
+	fprintf(g, "unset border\nunset xtics\nunset ytics\nunset title\n");
+	fprintf(g, "unset xlabel\nunset ylabel\n");
+	fprintf(g, "unset logscale\nunset grid\nset xrange [0:1]\nset yrange [0:1]\n");
+	/* the key's columns are limited by the plot's width: all of it */
+	fprintf(g, "set lmargin 0\nset rmargin 0\nset tmargin 0\nset bmargin 0\n");
+	fprintf(g, "set label 11 ");
+	gstr(g, pl->title);
+	fprintf(g, " at screen 0.5, screen %f center font ',15'\n", 1 - 22.0 / h);
+	fprintf(g, "set label 12 ");
+	gstr(g, pl->prov);
+	fprintf(g, " at screen 0.5, screen %f center font ',10.5'\n", 1 - 50.0 / h);
+	fprintf(g, "set label 13 ");
+	gstr(g, pl->setup);
+	fprintf(g, " at screen 0.5, screen %f center font ',9.5' tc rgb '#444444'\n",
+		1 - 70.0 / h);
+	fprintf(g, "set label 15 ");
+	gstr(g, pl->rowsline);
+	fprintf(g, " at screen 0.5, screen %f center font ',9.5' tc rgb '#444444'\n",
+		1 - 87.0 / h);
+	if (pl->foot[0]) {
+		fprintf(g, "set label 14 ");
+		gstr(g, pl->foot);
+		fprintf(g, " at screen 0.01, screen %f left font ',9' tc rgb '#444444'\n",
+			(FOOT_H / 2.0) / h);
 	}
-	legend(g, pl, 1 - top, (double)lh / h, per_row);
-	fprintf(g, "unset multiplot\n");
+	fprintf(g, "set key at screen 0.5, screen %f center top horizontal maxcols %d",
+		1 - (double)HEAD_H / h, per_row);
+	fprintf(g, " reverse Left width 1 samplen 2.5 spacing 1.1 font ',10'\n");
+	fprintf(g, "plot ");
+	for (i = 0; i < pl->nseries; i++) {
+		const struct series *S = &pl->series[i];
+		char t[PLOT_NAME + 16];
+
+		snprintf(t, sizeof(t), "%s%s", S->name, S->floor ? " (ioctl floor)" : "");
+		fprintf(g, "%sNaN with linespoints lw 2 dt %d pt %d ps 0.9", i ? SEP : "",
+			S->dashed ? 2 : 1, S->pt);
+		fprintf(g, " lc rgb '%s' title '%s'", S->color, t);
+	}
+	/* a point off the axes: gnuplot draws an errorbar's key only for data */
+	if (pl->runs > 1)
+		fprintf(g, SEP "$K using 1:1:1:1 with yerrorbars pt 7 ps 0.9 lw 1.2 %s",
+			"lc rgb '#000000' title 'runs: slowest..fastest'");
+	if (any_oversub(pl))
+		fprintf(g, SEP "NaN with points pt 6 ps 0.9 lc rgb '#000000' %s%d%s",
+			"title 'threads > ", pl->cpus, " CPUs (shaded)'");
+	if (pl->lat) {
+		fprintf(g, SEP "NaN with points pt 7 ps 1.1 lc rgb '#000000' title 'p50 latency'");
+		fprintf(g, SEP "NaN with points pt 9 ps 1.2 lc rgb '#000000' title 'p99 latency'");
+	}
+	fprintf(g, "\nunset label\nunset key\n");
+}
+
+/* The axes every panel shares. */
+static void panel_style(FILE *g)
+{
+	fprintf(g, "set lmargin 10\nset rmargin 3\nset tmargin 2.5\nset bmargin 3.5\n");
+	fprintf(g, "set border 3\nset tics nomirror out scale 0.6\nunset key\n");
+	fprintf(g, "set grid xtics ytics back lc rgb '#e4e4e4' lw 1\nset bars 0.6\n");
+}
+
+static void panel_title(FILE *g, char letter, const char *panel, const char *what)
+{
+	char name[PLOT_NAME + 16], t[200];
+
+	panel_name(panel, name, sizeof(name));
+	snprintf(t, sizeof(t), "(%c) %s: %s", letter, name, what);
+	fprintf(g, "set title ");
+	gstr(g, t);
+	fprintf(g, " font ',11'\n");
+}
+
+static void y_label(FILE *g, int m, const char *what)
+{
+	fprintf(g, "set ylabel ");
+	gstr(g, m ? "" : what);
+	fprintf(g, " offset 1,0\n");
 }
 
 /*
- * The gnuplot script that draws r into file (.png or .svg). Returns 0, or
- * -1 with a message when there is nothing to draw or no memory.
+ * Where the panels go. A kind of panel is (a), (b), (c) or a row of
+ * another call shape. With several workloads each kind is a row of the
+ * grid, a column per workload; with one, the kinds flow into a grid of
+ * up to three columns, so that a report of one workload is not a tower.
  */
-int kvb_plot_script(FILE *g, const char *file, const struct kvb_result *r,
-		    int n)
+enum { K_OPS, K_RATIO, K_LAT };
+
+struct kind {
+	int what;		/* K_* */
+	int r;			/* K_OPS: the row of pl->rows */
+	int h;			/* pixels */
+	char letter;
+};
+
+struct grid {
+	struct kind k[3 + PLOT_MAX_ROWS];
+	int nk;
+	int cols;		/* panels across */
+	int w, h;		/* the figure, pixels */
+	int top;		/* pixels from the bottom to the top of the grid */
+	int gh[3 + PLOT_MAX_ROWS];	/* the grid rows' heights */
+};
+
+static int grid_row(const struct plot *pl, const struct grid *gr, int k)
 {
-	const char *dot = strrchr(file, '.');
+	return pl->npanel > 1 ? k : k / gr->cols;
+}
+
+/* Panel m of kind k: origin and size, as fractions of the figure. */
+static void cell(FILE *g, const struct plot *pl, const struct grid *gr, int k, int m)
+{
+	int col = pl->npanel > 1 ? m : k % gr->cols, row = grid_row(pl, gr, k), i, y = gr->top;
+
+	for (i = 0; i <= row; i++)
+		y -= gr->gh[i];
+	/* wrapped, the panels of a grid row are as tall as its tallest */
+	place(g, (double)col / gr->cols, (double)y / gr->h, 1.0 / gr->cols,
+	      (double)gr->gh[row] / gr->h);
+}
+
+static void kind_ops(FILE *g, const struct plot *pl, const struct grid *gr, int k)
+{
+	int r = gr->k[k].r, m;
+	char what[160], s[96];
+
+	xaxis_threads(g, pl);
+	fprintf(g, "set yrange [%g:%g]\nset format y '%%.0s%%c'\n", pl->ymin / 1.25,
+		pl->ymax * 1.25);
+	tics_125(g, "y", pl->ymin / 1.25, pl->ymax * 1.25);
+	shade_oversub(g, pl);
+	shape_name(&pl->rows[r], s, sizeof(s));
+	snprintf(what, sizeof(what), "ops/s%s%s", r ? ", " : "", r ? s : "");
+	for (m = 0; m < pl->npanel; m++) {
+		if (!panel_used(pl, r, m))
+			continue;
+		cell(g, pl, gr, k, m);
+		panel_title(g, gr->k[k].letter, pl->panels[m], what);
+		y_label(g, m, "ops/s, all threads");
+		plot_ops(g, pl, r, m);
+	}
+	no_shade(g);
+}
+
+static void kind_ratio(FILE *g, const struct plot *pl, const struct grid *gr, int k)
+{
+	double lo = pl->rmin / 1.3, hi = pl->rmax * 1.3;
+	char what[160], yl[96];
+	int m;
+
+	xaxis_threads(g, pl);
+	fprintf(g, "set yrange [%g:%g]\nset format y '%%g'\n", lo, hi);
+	tics_ratio(g, lo, hi);
+	shade_oversub(g, pl);
+	snprintf(what, sizeof(what), "ops/s relative to %s", pl->series[pl->base].name);
+	snprintf(yl, sizeof(yl), "ops/s, %s = 1", pl->series[pl->base].name);
+	for (m = 0; m < pl->npanel; m++) {
+		if (!panel_used(pl, 0, m))
+			continue;
+		cell(g, pl, gr, k, m);
+		panel_title(g, gr->k[k].letter, pl->panels[m], what);
+		y_label(g, m, yl);
+		plot_ratio(g, pl, m);
+	}
+	no_shade(g);
+}
+
+static void kind_latency(FILE *g, const struct plot *pl, const struct grid *gr, int k)
+{
+	/* seconds: gnuplot's %c prefixes then read ns, us and ms */
+	double lo = pl->lmin / 1.6 / 1e9, hi = pl->lmax * 1.6 / 1e9;
+	char what[96];
+	int m, s, n;
+
+	fprintf(g, "unset logscale\nset logscale y\nunset xlabel\n");
+	fprintf(g, "set yrange [%g:%g]\nset format y '%%.0s%%cs'\n", lo, hi);
+	tics_125(g, "y", lo, hi);
+	fprintf(g, "set xtics nomirror rotate by 30 right\nset grid noxtics ytics\n");
+	fprintf(g, "set bmargin 6\n");
+	for (m = 0; m < pl->npanel; m++) {
+		if (!panel_used(pl, 0, m) || !pl->lat_thr[m])
+			continue;
+		for (s = 0, n = 0; s < pl->nseries; s++) {
+			const struct pcase *x = point(pl, 0, m, s, pl->lat_thr[m]);
+
+			n += x && (x->p50 > 0 || x->p99 > 0);
+		}
+		fprintf(g, "set xrange [-0.6:%f]\n", n - 0.4);
+		snprintf(what, sizeof(what), "latency at %u thread%s%s",
+			 pl->lat_thr[m], pl->lat_thr[m] == 1 ? "" : "s",
+			 oversub(pl, pl->lat_thr[m]) ? " (oversubscribed)" : "");
+		cell(g, pl, gr, k, m);
+		panel_title(g, gr->k[k].letter, pl->panels[m], what);
+		y_label(g, m, "latency per op");
+		plot_latency(g, m);
+	}
+	fprintf(g, "set bmargin 3.5\nset xtics norotate\nset grid xtics ytics\n");
+}
+
+static void add_kind(struct grid *gr, int what, int r, int h)
+{
+	struct kind *k = &gr->k[gr->nk];
+
+	k->what = what;
+	k->r = r;
+	k->h = h;
+	k->letter = 'a' + gr->nk++;
+}
+
+/* The figure's size: as wide as its panels and its provenance line. */
+static void grid_layout(const struct plot *pl, struct grid *gr, int keyrows, int *keyh)
+{
+	int r, k, w;
+
+	memset(gr, 0, sizeof(*gr));
+	add_kind(gr, K_OPS, 0, ROW_OPS_H);
+	if (pl->base >= 0)
+		add_kind(gr, K_RATIO, 0, ROW_RATIO_H);
+	if (pl->lat)
+		add_kind(gr, K_LAT, 0, ROW_LAT_H);
+	for (r = 1; r <= pl->nextra; r++)
+		add_kind(gr, K_OPS, r, ROW_OPS_H);
+	gr->cols = pl->npanel > 1 ? pl->npanel : gr->nk < 3 ? gr->nk : 3;
+	for (k = 0; k < gr->nk; k++) {
+		int row = grid_row(pl, gr, k);
+
+		if (gr->k[k].h > gr->gh[row])
+			gr->gh[row] = gr->k[k].h;
+	}
+	gr->w = PANEL_W * gr->cols;
+	/* about 6.5 pixels a character at 10.5 points */
+	w = 6.5 * strlen(pl->prov) + 60;
+	if (gr->w < w)
+		gr->w = w;
+	if (gr->w < 900)
+		gr->w = 900;
+	*keyh = KEY_ROW_H * keyrows + 10;
+	gr->top = 0;
+	for (k = 0; k <= grid_row(pl, gr, gr->nk - 1); k++)
+		gr->top += gr->gh[k];
+	if (pl->foot[0])
+		gr->top += FOOT_H;
+	gr->h = gr->top + HEAD_H + *keyh;
+}
+
+static void script(FILE *g, const struct plot *pl, const char *file, enum kvb_plot_fmt fmt)
+{
+	int per_row, keyh, k, nkeys = (pl->runs > 1) + any_oversub(pl) + 2 * pl->lat;
+	struct grid gr;
+
+	grid_layout(pl, &gr, 1, &keyh);
+	grid_layout(pl, &gr, key_layout(pl, gr.w, nkeys, &per_row), &keyh);
+	fprintf(g, "set terminal %s size %d,%d font ',10' noenhanced", term_of(fmt),
+		gr.w, gr.h);
+	if (fmt == KVB_PLOT_SVG)
+		fprintf(g, " dynamic background '#ffffff'");
+	else if (fmt == KVB_PLOT_PNG)
+		fprintf(g, " background '#ffffff'");
+	fprintf(g, "\nset output ");
+	gstr(g, file);
+	fprintf(g, "\nset encoding utf8\nset micro\n");
+	datablocks(g, pl);
+	fprintf(g, "$K << EOD\n-1\nEOD\nset multiplot\n");
+	head(g, pl, gr.h, keyh, per_row);
+	panel_style(g);
+	for (k = 0; k < gr.nk; k++) {
+		if (gr.k[k].what == K_OPS)
+			kind_ops(g, pl, &gr, k);
+		else if (gr.k[k].what == K_RATIO)
+			kind_ratio(g, pl, &gr, k);
+		else
+			kind_latency(g, pl, &gr, k);
+	}
+	fprintf(g, "unset multiplot\n");
+}
+
+/* The figure for a loaded report into file; 0, or -1 with a message in err. */
+int kvb_plot_script(FILE *g, const char *file, const struct jnode *report,
+		    char *err, size_t errlen)
+{
+	int fmt = kvb_plot_format(file, err, errlen);
 	struct plot pl;
 	int rc;
 
-	if (strchr(file, '\'') || strchr(file, '\n')) {
-		fprintf(stderr, "kvbench: --plot: unusable file name\n");
+	if (fmt < 0)
 		return -1;
-	}
-	rc = layout(&pl, r, n);
-	if (rc)
-		fprintf(stderr, "kvbench: --plot: %s\n",
-			rc < 0 ? "out of memory" : "no results to plot");
-	else
-		script(g, &pl, file, dot && !strcmp(dot, ".svg"));
-	free_layout(&pl);
-	return rc ? -1 : 0;
+	rc = load(&pl, report, err, errlen);
+	if (!rc)
+		script(g, &pl, file, fmt);
+	free_plot(&pl);
+	return rc;
 }
 
-int kvb_plot(const char *file, const struct kvb_result *r, int n)
+/* Feed a script to gnuplot; 0, or -1 with a message in err. */
+static int run_gnuplot(const char *text, size_t len, char *err, size_t errlen)
 {
 	struct sigaction ign, old;
-	char *text = NULL;
-	size_t len = 0;
 	int status;
-	FILE *g = open_memstream(&text, &len);
+	FILE *g = popen("gnuplot", "w");
 
-	/* the script first, so that a plot that cannot be drawn starts nothing */
-	if (!g || kvb_plot_script(g, file, r, n)) {
-		if (g)
-			fclose(g);
-		free(text);
-		return -1;
-	}
-	fclose(g);
-	g = popen("gnuplot", "w");
 	if (!g) {
-		fprintf(stderr, "kvbench: --plot: cannot run gnuplot: %s\n", strerror(errno));
-		free(text);
+		snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
 		return -1;
 	}
 	/* a gnuplot that is missing or dies must not kill us with SIGPIPE */
@@ -495,14 +1249,122 @@ int kvb_plot(const char *file, const struct kvb_result *r, int n)
 	ign.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &ign, &old);
 	fwrite(text, 1, len, g);
-	free(text);
 	status = pclose(g);
 	sigaction(SIGPIPE, &old, NULL);
 	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "kvbench: --plot: gnuplot failed%s\n",
-			WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
-			" (not installed? apt-get install gnuplot-nox)" : "");
+		snprintf(err, errlen, "gnuplot failed%s",
+			 status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
+			 " (not installed? apt-get install gnuplot-nox)" : "");
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Draw the report in json (its text) into file. what names the report in
+ * messages. 0, or -1 after a message on stderr.
+ */
+int kvb_plot_json(const char *file, const char *json, const char *what)
+{
+	char err[512], *text = NULL;
+	struct jnode root;
+	size_t len = 0;
+	FILE *g;
+	int rc = -1;
+
+	if (kvb_json_parse(json, &root, err, sizeof(err))) {
+		fprintf(stderr, "kvbench: %s: %s\n", what, err);
+		return -1;
+	}
+	g = open_memstream(&text, &len);
+	if (!g) {
+		fprintf(stderr, "kvbench: plot: %s\n", strerror(errno));
+		goto out;
+	}
+	/* the script first, so that a figure that cannot be drawn starts nothing */
+	rc = kvb_plot_script(g, file, &root, err, sizeof(err));
+	if (fclose(g) && !rc) {
+		snprintf(err, sizeof(err), "%s", strerror(errno));
+		rc = -1;
+	}
+	if (rc) {
+		fprintf(stderr, "kvbench: %s: %s\n", what, err);
+		goto out;
+	}
+	rc = run_gnuplot(text, len, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "kvbench: %s: %s\n", file, err);
+out:
+	free(text);
+	kvb_json_free(&root);
+	return rc;
+}
+
+static const char plot_help[] =
+	"Usage: kvbench plot [OPTIONS] REPORT.json OUT.png|OUT.svg|OUT.jpg\n"
+	"\n"
+	"Draw a 'kvbench bench' JSON report (bench --json FILE, or -f json) with\n"
+	"gnuplot, one column per workload:\n"
+	"  (a) ops/s against threads, a line per backend; whiskers from the slowest\n"
+	"      to the fastest run; hollow points: more threads than CPUs\n"
+	"  (b) the same relative to rwlock (rwlock = 1)\n"
+	"  (c) p50 and p99 latency per backend, at the most threads with a CPU each\n"
+	"for single ops through ioctl, an fd per thread; other call shapes in the\n"
+	"report (BATCH, io_uring, a shared fd) follow as rows of (a). The title\n"
+	"names the kernel, accelerator, CPUs, commit and date of the report.\n"
+	"The format follows OUT's extension: .png, .svg, .jpg or .jpeg.\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help   show this help\n"
+	"\n"
+	"Exit status: 0 drawn, 1 the report cannot be read or drawn, 2 on usage\n"
+	"errors (an unknown extension, a format this gnuplot cannot write).\n";
+
+static int plot_usage(const char *msg)
+{
+	fprintf(stderr, "kvbench plot: %s\n", msg);
+	fprintf(stderr, "Try 'kvbench plot --help' for more information.\n");
+	return KVB_EXIT_USAGE;
+}
+
+/* kvbench plot REPORT.json OUT */
+int kvb_plot_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *in, *out;
+	char err[512], *text;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c != 'h') {
+			fprintf(stderr, "Try 'kvbench plot --help' for more information.\n");
+			return KVB_EXIT_USAGE;
+		}
+		fputs(plot_help, stdout);
+		return KVB_EXIT_OK;
+	}
+	if (argc - optind != 2)
+		return plot_usage("takes 2 arguments: REPORT.json OUT.png|OUT.svg|OUT.jpg");
+	in = argv[optind];
+	out = argv[optind + 1];
+	if (kvb_plot_check(out, err, sizeof(err)))
+		return plot_usage(err);
+	text = kvb_slurp(in, err, sizeof(err));
+	if (!text) {
+		fprintf(stderr, "kvbench: %s: %s\n", in, err);
+		return KVB_EXIT_FAIL;
+	}
+	if (text[strspn(text, " \t\r\n")] != '{') {
+		fprintf(stderr, "kvbench: %s: not a JSON report; %s\n", in,
+			"kvbench plot reads 'bench --json' reports (a CSV has neither the runs nor the provenance the figure shows)");
+		free(text);
+		return KVB_EXIT_FAIL;
+	}
+	rc = kvb_plot_json(out, text, in);
+	free(text);
+	return rc ? KVB_EXIT_FAIL : KVB_EXIT_OK;
 }

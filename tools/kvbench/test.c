@@ -1263,19 +1263,48 @@ static void test_cli(void)
 		 "%s bench -q -b user-rwlock -t 1 -D 30ms -w 0 -f csv 2>/dev/null", k);
 	ok(st == 0 && strstr(out, "user-rwlock,userspace,get"), "bench --format csv");
 	st = run(out, sizeof(out), "%s plot 2>&1", k);
-	ok(st == 2 && strstr(out, "RESULTS.csv"), "plot without arguments: exit 2");
-	st = run(out, sizeof(out), "%s plot /nonexistent.csv /tmp/x.png 2>&1", k);
-	ok(st == 1 && strstr(out, "/nonexistent.csv"), "plot of a missing file: exit 1");
+	ok(st == 2 && strstr(out, "REPORT.json"), "plot without arguments: exit 2");
+	st = run(out, sizeof(out), "%s plot /nonexistent.json /tmp/x.png 2>&1", k);
+	ok(st == 1 && strstr(out, "/nonexistent.json"), "plot of a missing file: exit 1");
+	st = run(out, sizeof(out), "%s plot /nonexistent.json /tmp/x.txt 2>&1", k);
+	ok(st == 2 && strstr(out, ".png, .svg, .jpg or .jpeg"),
+	   "plot to x.txt: exit 2, the formats listed");
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -n 10 -w 0 --plot /tmp/x.gif 2>&1", k);
+	ok(st == 2 && strstr(out, "--plot: /tmp/x.gif: unknown format '.gif'") &&
+	   !strstr(out, "user-rwlock"),
+	   "bench --plot x.gif: exit 2 before the run");
+	st = run(out, sizeof(out), "%s plot --help", k);
+	ok(st == 0 && strstr(out, "Usage: kvbench plot") && strstr(out, "relative to rwlock"),
+	   "plot --help");
 	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1")) {
-		skip("no gnuplot", "bench --csv then kvbench plot draws a PNG");
+		skip("no gnuplot", "bench --json then kvbench plot draws a PNG");
+		skip("no gnuplot", "plot of a CSV report: exit 1, it needs the JSON");
+		skip("no gnuplot", "bench --plot draws the same figure as kvbench plot");
+		skip("no gnuplot", "plot x.jpg: a JPEG, or exit 2 without gnuplot's jpeg terminal");
 	} else {
 		char dir[] = "/tmp/kvbench-test-XXXXXX";
 
 		ok(mkdtemp(dir) &&
 		   !run(out, sizeof(out),
-			"%s bench -q -b user-rwlock -t 1-2 -D 20ms -w 0 --csv %s/r.csv >/dev/null 2>&1 && %s plot %s/r.csv %s/r.png 2>&1 && test -s %s/r.png",
-			k, dir, k, dir, dir, dir),
-		   "bench --csv then kvbench plot draws a PNG");
+			"%s bench -q -b user-rwlock -t 1-2 -D 20ms -w 0 -r 2 --json %s/r.json --csv %s/r.csv >/dev/null 2>&1 && %s plot %s/r.json %s/r.png 2>&1 && test -s %s/r.png",
+			k, dir, dir, k, dir, dir, dir),
+		   "bench --json then kvbench plot draws a PNG");
+		st = run(out, sizeof(out), "%s plot %s/r.csv %s/c.png 2>&1", k, dir, dir);
+		ok(st == 1 && strstr(out, "not a JSON report"),
+		   "plot of a CSV report: exit 1, it needs the JSON");
+		st = run(out, sizeof(out),
+			 "%s bench -q -b user-rwlock -t 1 -n 100 -w 0 --plot %s/b.svg >/dev/null 2>&1 && grep -c 'kvbench: throughput and latency' %s/b.svg",
+			 k, dir, dir);
+		ok(st == 0 && atoi(out) >= 1,
+		   "bench --plot draws the same figure as kvbench plot");
+		st = run(out, sizeof(out),
+			 "%s plot %s/r.json %s/r.jpg 2>&1 && od -An -tx1 -N3 %s/r.jpg",
+			 k, dir, dir, dir);
+		ok((st == 0 && strstr(out, "ff d8 ff")) ||
+		   (st == 2 && strstr(out, "no jpeg terminal")),
+		   "plot x.jpg: a JPEG, or exit 2 without gnuplot's jpeg terminal (%s)",
+		   st ? "exit 2" : "a JPEG");
 		run(out, sizeof(out), "rm -rf %s", dir);
 	}
 	st = run(out, sizeof(out),
@@ -1618,43 +1647,75 @@ static void test_table(const char *k)
 	   "bench lists the cases the budget left out");
 }
 
-/* Results of targets x mixes x batches x threads, with nop once per thread count. */
-static int grid(struct kvb_result *r, const unsigned int *thr, int nthr)
+/*
+ * A report for the figure: 2 CPUs; nop, rwlock and rcu at 1, 2 and 4
+ * threads (4 oversubscribed), get and 50:50, then rwlock at BATCH(64).
+ * rwlock's runs are 90, 100 and 110 x threads (median 100 x threads), rcu's
+ * twice that; p50 = 1000 x threads ns, p99 ten times it.
+ */
+static void plot_report(char *buf, size_t len, const char *schema, int prov)
 {
-	static const char * const targets[] = { "rwlock", "kthread-percpu", "user-rwlock" };
-	static const struct kvb_mix mixes[] = {
-		{ .get = 100, .set = 0, .del = 0 },
-		{ .get = 90, .set = 10, .del = 0 },
-		{ .get = 50, .set = 50, .del = 0 },
-	};
-	static const unsigned int batches[] = { 1, 64 };
-	int n = 0, t, m, b, i, k;
+	static const char * const mixes[] = { "get", "50:50" };
+	static const unsigned int thr[] = { 1, 2, 4 };
+	size_t n;
+	int t, m, b, i;
 
-	for (i = 0; i < nthr; i++) {
-		memset(&r[n], 0, sizeof(r[n]));
-		snprintf(r[n].target, sizeof(r[n].target), "nop");
-		r[n].kind = KVB_NOP;
-		r[n].threads = thr[i];
-		r[n].batch = 1;
-		r[n++].ops_per_sec = 1e6 * thr[i];
+	n = snprintf(buf, len, "{\"schema\": \"%s\", \"date\": \"%s\", %s", schema,
+		     "2026-01-02T03:04:05Z",
+		     "\"kernel\": \"6.99.0-test\", \"machine\": \"x86_64\", \"cpus\": 2, ");
+	if (prov)
+		n += snprintf(buf + n, len - n, "%s%s%s",
+			      "\"provenance\": {\"git_describe\": \"v9-3-gabc\", ",
+			      "\"cpu_model\": \"TestCPU 3000\", \"nproc\": 2, \"accel\": \"kvm\"}, ",
+			      "\"params\": {\"keys\": 1024, \"key_size\": 16, \"value_size\": 64, \"dist\": \"uniform\", \"repeat\": 3, \"duration_s\": 1.0}, ");
+	n += snprintf(buf + n, len - n, "\"results\": [");
+	for (i = 0; i < 3; i++)
+		n += snprintf(buf + n, len - n, "%s{%s, \"threads\": %u, %s, %s: %u, %s: [%u], %s}",
+			      i ? ", " : "",
+			      "\"backend\": \"nop\", \"kind\": \"floor\", \"mix\": {\"name\": \"nop\"}",
+			      thr[i], "\"batch\": 1, \"fd\": \"per-thread\", \"io\": \"ioctl\"",
+			      "\"ops_per_sec\"", 1000 * thr[i],
+			      "\"ops_per_sec_runs\"", 1000 * thr[i],
+			      "\"latency_ns\": {\"p50\": 500, \"p99\": 900}");
+	for (b = 0; b < 2; b++)
+		for (m = 0; m < 2 - b; m++)
+			for (t = 0; t < 2 - b; t++)
+				for (i = 0; i < 3; i++) {
+					unsigned int k = (t + 1) * thr[i] * (b ? 10 : 1);
+
+					n += snprintf(buf + n, len - n,
+						      ", {\"backend\": \"%s\", \"kind\": \"kernel\", \"mix\": {\"name\": \"%s\"}, \"threads\": %u, \"batch\": %d, \"fd\": \"per-thread\", \"io\": \"ioctl\", \"ops_per_sec\": %u, \"ops_per_sec_runs\": [%u, %u, %u], \"latency_ns\": {\"p50\": %u, \"p99\": %u}}",
+						      t ? "rcu" : "rwlock", mixes[m], thr[i],
+						      b ? 64 : 1, 100 * k, 90 * k, 100 * k, 110 * k,
+						      1000 * thr[i], 10000 * thr[i]);
+				}
+	snprintf(buf + n, len - n, "]}");
+}
+
+/* The gnuplot script for a report in text (NULL: an error, in err). */
+static char *plot_text(const char *text, const char *file, char *err, size_t errlen)
+{
+	struct jnode root;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	if (kvb_json_parse(text, &root, err, errlen))
+		return NULL;
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		kvb_json_free(&root);
+		return NULL;
 	}
-	/* every (target, mix, batch, threads); no BATCH in userspace */
-	for (k = 0; k < 3 * 3 * 2 * nthr; k++) {
-		t = k / (3 * 2 * nthr);
-		m = k / (2 * nthr) % 3;
-		b = k / nthr % 2;
-		i = k % nthr;
-		if (t == 2 && b)
-			continue;
-		memset(&r[n], 0, sizeof(r[n]));
-		snprintf(r[n].target, sizeof(r[n].target), "%s", targets[t]);
-		r[n].kind = t == 2 ? KVB_USER_RWLOCK : KVB_KERNEL;
-		r[n].mix = mixes[m];
-		r[n].threads = thr[i];
-		r[n].batch = batches[b];
-		r[n++].ops_per_sec = 1e5 * (t + 1) * (b * 4 + 1) * thr[i];
+	rc = kvb_plot_script(f, file, &root, err, errlen);
+	fclose(f);
+	kvb_json_free(&root);
+	if (rc) {
+		free(buf);
+		return NULL;
 	}
-	return n;
+	return buf;
 }
 
 /* PNG: the width and height in the IHDR chunk, or 0. */
@@ -1675,63 +1736,88 @@ static void png_size(const char *path, unsigned int *w, unsigned int *h)
 	fclose(f);
 }
 
-/* The chart: small multiples, bars at two thread counts, lines beyond. */
+/* The figure: whiskers, oversubscription, the ratio to rwlock, the caption. */
 static void test_plot(void)
 {
-	static const unsigned int two[] = { 1, 2 }, four[] = { 1, 2, 4, 8 };
-	struct kvb_result r[64];
-	char *buf = NULL, out[256], dir[] = "/tmp/kvbench-test-XXXXXX", png[64];
-	size_t len = 0;
+	static char rep[16384];
+	char *buf, err[256], out[512], dir[] = "/tmp/kvbench-test-XXXXXX", path[64];
 	unsigned int w, h;
-	int n;
-	FILE *f;
 
-	n = grid(r, two, 2);
-	f = open_memstream(&buf, &len);
-	ok(!kvb_plot_script(f, "x.png", r, n), "plot: a script for 2 thread counts");
-	fclose(f);
-	/* 3 mixes x 2 batch rows, the userspace map only in the first row */
-	ok(count_of(buf, "set origin") == 7 && count_of(buf, "\nset title") == 6 &&
-	   strstr(buf, "'90:10 GET:SET, BATCH(64)'") && strstr(buf, "'get only, single ops'"),
-	   "plot: one panel per mix and batch size, and a legend");
-	ok(strstr(buf, "histograms") && !strstr(buf, "linespoints") &&
-	   strstr(buf, "title '2 threads'") && count_of(buf, "title '1 thread'") == 1,
-	   "plot: bars at two thread counts, one legend for them");
-	ok(count_of(buf, "\"nop (floor)\"") == 6 && count_of(buf, "\"user-rwlock\"") == 3 &&
-	   count_of(buf, "\"kthread-percpu\"") == 6,
-	   "plot: nop in every panel, each target in the panels it ran in");
-	ok(strstr(buf, "set logscale y") && count_of(buf, "set yrange") == 2,
-	   "plot: every panel on the same log ops/s axis");
+	plot_report(rep, sizeof(rep), "kvbench-bench/2", 1);
+	buf = plot_text(rep, "x.png", err, sizeof(err));
+	ok(buf && strstr(buf, "set terminal pngcairo") && strstr(buf, "set output 'x.png'"),
+	   "plot: a script for a report, a PNG for .png (%s)", buf ? "" : err);
+	if (!buf)
+		buf = strdup("");
+	/* rwlock at 2 threads: x dodged, threads, median, slowest, fastest, over */
+	ok(strstr(buf, " 2 200 180 220 0\n") && strstr(buf, " 1 100 90 110 0\n") &&
+	   strstr(buf, ":4:5 with yerrorbars") && strstr(buf, "title 'runs: slowest..fastest'"),
+	   "plot: whiskers from the slowest to the fastest run");
+	ok(strstr(buf, " 4 400 360 440 1\n") &&
+	   strstr(buf, "using 1:($6 > 0 ? $3 : NaN):4:5 with yerrorbars pt 6 ") &&
+	   strstr(buf, "set object 1 rect from 2.82843,") &&
+	   strstr(buf, "title 'threads > 2 CPUs (shaded)'"),
+	   "plot: 4 threads on 2 CPUs hollow, shaded, in the legend");
+	ok(strstr(buf, "$R0 << EOD\n# nop / rwlock\n") && strstr(buf, "# rwlock / rwlock\n") &&
+	   strstr(buf, " 2 0\n") && strstr(buf, " 1 0\n") && strstr(buf, " 10 0\n") &&
+	   strstr(buf, "plot 1 with lines") &&
+	   strstr(buf, "(b) get only: ops/s relative to rwlock"),
+	   "plot: (b) is ops/s over rwlock's: rcu 2, rwlock 1, nop 10, a line at 1");
+	ok(strstr(buf, "kernel 6.99.0-test x86_64") && strstr(buf, "accelerator kvm") &&
+	   strstr(buf, "2 CPUs (TestCPU 3000)") && strstr(buf, "commit v9-3-gabc") &&
+	   strstr(buf, "2026-01-02 03:04 UTC") && strstr(buf, "3 runs of 1 s per point"),
+	   "plot: the caption has the kernel, accelerator, CPUs, commit and date");
+	/* p50 2000 ns and p99 20000 ns at 2 threads, in seconds */
+	ok(strstr(buf, "$L0 << EOD\n0 \"nop\" 5e-07 9e-07 0x8C8C8C\n") &&
+	   strstr(buf, "\n1 \"rwlock\" 2e-06 2e-05 0x000000\n") &&
+	   strstr(buf, "(c) get only: latency at 2 threads") && strstr(buf, "with vectors nohead"),
+	   "plot: (c) p50 and p99 per backend at the most threads with a CPU each");
+	ok(strstr(buf, "(a) get only: ops/s'") && strstr(buf, "(a) 50:50 GET:SET: ops/s'") &&
+	   strstr(buf, "(d) get only: ops/s, BATCH(64)'") && !strstr(buf, "(d) 50:50") &&
+	   strstr(buf, "title 'nop (ioctl floor)'") && strstr(buf, "set logscale x 2"),
+	   "plot: a column per mix, a row per call shape, one legend");
 	free(buf);
 
-	buf = NULL;
-	n = grid(r, four, 4);
-	f = open_memstream(&buf, &len);
-	ok(!kvb_plot_script(f, "x.svg", r, n), "plot: a script for 4 thread counts");
-	fclose(f);
-	ok(!strstr(buf, "histograms") && strstr(buf, "set logscale x 2") &&
-	   /* nop, rwlock, kthread-percpu in 6 panels, user-rwlock in 3, legend 4 */
-	   count_of(buf, " dt 1 lc rgb ") == 6 + 6 + 6 + 3 + 4 &&
-	   strstr(buf, "title 'kthread-percpu'") && strstr(buf, "set terminal svg"),
-	   "plot: lines for 4 thread counts, one per target and panel, one legend entry each");
+	ok(kvb_plot_format("a/x.jpg", err, sizeof(err)) == KVB_PLOT_JPEG &&
+	   kvb_plot_format("x.JPEG", err, sizeof(err)) == KVB_PLOT_JPEG &&
+	   kvb_plot_format("x.svg", err, sizeof(err)) == KVB_PLOT_SVG &&
+	   kvb_plot_format("x.png", err, sizeof(err)) == KVB_PLOT_PNG,
+	   "plot: .jpg, .jpeg, .svg and .png are formats");
+	ok(kvb_plot_format("x.txt", err, sizeof(err)) < 0 &&
+	   strstr(err, ".png, .svg, .jpg or .jpeg") &&
+	   kvb_plot_format("png", err, sizeof(err)) < 0 &&
+	   !plot_text(rep, "x.txt", err, sizeof(err)),
+	   "plot: any other name is refused, with the formats listed");
+	buf = plot_text(rep, "x.jpg", err, sizeof(err));
+	ok(buf && strstr(buf, "set terminal jpeg ") && !strstr(buf, "pngcairo"),
+	   "plot: x.jpg is drawn by the jpeg terminal, not as a PNG");
+	free(buf);
+	buf = plot_text(rep, "it's.svg", err, sizeof(err));
+	ok(buf && strstr(buf, "set terminal svg ") && strstr(buf, "set output 'it''s.svg'"),
+	   "plot: an SVG, its name quoted for gnuplot");
 	free(buf);
 
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	ok(kvb_plot_script(f, "x.png", r, 0) && kvb_plot_script(f, "it's.png", r, n),
-	   "plot: nothing to draw, or an unusable file name, is an error");
-	fclose(f);
+	plot_report(rep, sizeof(rep), "kvbench-bench/1", 0);
+	buf = plot_text(rep, "x.png", err, sizeof(err));
+	ok(buf && strstr(buf, "accelerator unknown") && strstr(buf, "commit unknown"),
+	   "plot: a report without provenance says unknown");
 	free(buf);
+	ok(!plot_text("{\"schema\": \"kvbench-bench/2\", \"results\": []}", "x.png", err,
+		      sizeof(err)) &&
+	   strstr(err, "no results") &&
+	   !plot_text("{\"schema\": \"other/1\", \"results\": []}", "x.png", err, sizeof(err)) &&
+	   strstr(err, "kvbench-bench/1, /2 and /3"),
+	   "plot: no results, or another schema, is an error");
 
 	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1") || !mkdtemp(dir)) {
-		skip("no gnuplot", "plot: gnuplot draws the panels");
+		skip("no gnuplot", "plot: gnuplot draws the figure");
 		return;
 	}
-	n = grid(r, two, 2);
-	snprintf(png, sizeof(png), "%s/p.png", dir);
-	ok(!kvb_plot(png, r, n), "plot: gnuplot draws 3 x 2 panels without an error");
-	png_size(png, &w, &h);
-	ok(w >= 1200 && h > w / 2, "plot: the PNG is sized for 3 x 2 panels (%ux%u)", w, h);
+	plot_report(rep, sizeof(rep), "kvbench-bench/2", 1);
+	snprintf(path, sizeof(path), "%s/p.png", dir);
+	ok(!kvb_plot_json(path, rep, "test"), "plot: gnuplot draws the figure without an error");
+	png_size(path, &w, &h);
+	ok(w >= 900 && h > w, "plot: the PNG is sized for 2 columns of 4 panels (%ux%u)", w, h);
 	run(out, sizeof(out), "rm -rf %s", dir);
 }
 
@@ -2841,7 +2927,7 @@ static void test_prov(void)
 /* kvbench --version, compare, --seed, --noisy from the command line. */
 static void test_cli_stats(const char *k)
 {
-	char out[32768], dir[] = "/tmp/kvbench-test-XXXXXX", version[64] = "", csv[512];
+	char out[32768], dir[] = "/tmp/kvbench-test-XXXXXX", version[64] = "";
 	int st;
 
 	if (!k || access(k, X_OK) || !mkdtemp(dir)) {
@@ -2919,20 +3005,15 @@ static void test_cli_stats(const char *k)
 	ok(st == 2 && strstr(out, "--base takes 1 report") &&
 	   strstr(out, "--base: a backend's name, such as rwlock"),
 	   "kvbench compare --base with 2 reports, or with an io variant: exit 2");
-	/* The 22 columns of kvbench-bench/1, and one row. */
-	snprintf(csv, sizeof(csv), "%s%s%s\n%s%s\n",
-		 "backend,kind,mix,get,set,del,threads,batch,fd,runs,ops_per_sec,",
-		 "ns_per_op,spread_pct,p50_ns,p99_ns,p999_ns,samples,ops,misses,",
-		 "errors,cost_vs_nop,tput_vs_rwlock",
-		 "rcu,kernel,get,100,0,0,1,1,per-thread,3,558853.0,1789.40,2.00,",
-		 "1833,1943,21683,1,1,0,0,2.05,1.03");
-	put_text(dir, "v1.csv", csv);
+	/* a report of schema 1: no runs' list, no provenance */
+	put_text(dir, "v1.json",
+		 "{\"schema\": \"kvbench-bench/1\", \"results\": [{\"backend\": \"rcu\", \"kind\": \"kernel\", \"mix\": {\"name\": \"get\"}, \"threads\": 1, \"batch\": 1, \"fd\": \"per-thread\", \"ops_per_sec\": 558853.0, \"latency_ns\": {\"samples\": 1, \"p50\": 1833, \"p99\": 1943, \"p99_9\": 21683}}]}");
 	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1"))
-		skip("no gnuplot", "kvbench plot reads a CSV report of schema 1 (22 columns)");
+		skip("no gnuplot", "kvbench plot draws a report of schema 1");
 	else
-		ok(!run(out, sizeof(out), "%s plot %s/v1.csv %s/v1.png 2>&1 && test -s %s/v1.png",
+		ok(!run(out, sizeof(out), "%s plot %s/v1.json %s/v1.png 2>&1 && test -s %s/v1.png",
 			k, dir, dir, dir),
-		   "kvbench plot reads a CSV report of schema 1 (22 columns)");
+		   "kvbench plot draws a report of schema 1");
 	st = run(out, sizeof(out), "%s compare --help", k);
 	ok(st == 0 && strstr(out, "Mann-Whitney"), "kvbench compare --help");
 	run(out, sizeof(out), "rm -rf %s", dir);
