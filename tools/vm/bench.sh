@@ -548,11 +548,11 @@ main() {
 			stamp "$WORK/stamps" | keep "$results/bench.txt" || status=$?
 	fi
 	steal_report "$cpus" "$WORK/steal" "$WORK/stamps" "$results"
-	if [[ -f $results/bench.csv ]]; then
+	if [[ -f $results/bench.json ]]; then
 		# gnuplot, from tools/deps.txt (setup installed it for the VM).
 		if ! "$VM" deps gnuplot; then
 			echo "bench: no gnuplot, no plot" >&2
-		elif "$KVB" plot "$results/bench.csv" "$results/bench.png" >/dev/null; then
+		elif "$KVB" plot "$results/bench.json" "$results/bench.png" >/dev/null; then
 			step "plot: ${results#"$REPO"/}/bench.png"
 		fi
 	fi
