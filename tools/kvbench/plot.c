@@ -93,6 +93,7 @@ struct series {
 	char name[PLOT_NAME];	/* the backend, without its io: "rcu" */
 	int floor;		/* nop: dashed grey, in every panel */
 	int dashed;		/* a userspace baseline or a peer */
+	int device;		/* called through the device (its "io" is not null) */
 	const char *color;
 	int pt;			/* filled point type; hollow is pt - 1 */
 };
@@ -104,6 +105,7 @@ struct plot {
 	int nseries;
 	char (*panels)[PLOT_NAME];	/* columns: workloads, as they come */
 	int npanel;
+	int floor_only;		/* nothing but nop: one panel, for it */
 	struct shape *rows;	/* rows[0] the main shape, then the others */
 	int nrow, nextra;	/* shapes; rows of other shapes drawn */
 	unsigned int *threads;	/* ascending */
@@ -256,7 +258,9 @@ static void panel_name(const char *mix, char *buf, size_t len)
 {
 	const char *c = strchr(mix, ':');
 
-	if (!strcmp(mix, "get") || !strcmp(mix, "set") || !strcmp(mix, "del"))
+	if (!strcmp(mix, "nop"))
+		snprintf(buf, len, "nop, the ioctl floor");
+	else if (!strcmp(mix, "get") || !strcmp(mix, "set") || !strcmp(mix, "del"))
 		snprintf(buf, len, "%s only", mix);
 	else if (c && strchr(c + 1, ':'))
 		snprintf(buf, len, "%s GET:SET:DEL", mix);
@@ -338,6 +342,7 @@ static int load_case(struct plot *pl, const struct jnode *r, char (*names)[PLOT_
 	x->sh.qd = x->sh.uring ? jnum(r, "qd", 0) : 0;
 	x->sh.sqpoll = x->sh.uring && jbool(r, "sqpoll");
 	x->sh.shared = !strcmp(fd, "shared");
+	pl->series[x->series].device |= !!jstr(r, "io", NULL);
 	x->lo = x->ops;
 	x->hi = x->ops;
 	for (i = 0; runs && i < runs->nkids; i++) {
@@ -365,18 +370,14 @@ static int load_case(struct plot *pl, const struct jnode *r, char (*names)[PLOT_
 static void find_rows(struct plot *pl)
 {
 	static const struct shape main_shape = { .batch = 1 };
-	int i, j, max, floor_only = 1;
+	int i, j, max;
 
-	for (i = 0; i < pl->n; i++)
-		floor_only &= pl->series[pl->c[i].series].floor;
-	for (i = 0; i < pl->n; i++)
+	for (i = 0; i < pl->n && !pl->nrow; i++)
 		if (same_shape(&pl->c[i].sh, &main_shape) &&
-		    (floor_only || !pl->series[pl->c[i].series].floor))
+		    (pl->floor_only || !pl->series[pl->c[i].series].floor))
 			pl->rows[pl->nrow++] = main_shape;
-	if (pl->nrow)
-		pl->nrow = 1;
 	for (i = 0; i < pl->n; i++) {
-		if (!floor_only && pl->series[pl->c[i].series].floor)
+		if (!pl->floor_only && pl->series[pl->c[i].series].floor)
 			continue;
 		for (j = 0; j < pl->nrow; j++)
 			if (same_shape(&pl->rows[j], &pl->c[i].sh))
@@ -422,7 +423,7 @@ static int panel_used(const struct plot *pl, int r, int m)
 	for (i = 0; i < pl->n; i++)
 		if (pl->c[i].panel == m && in_row(pl, &pl->c[i], r))
 			return 1;
-	return pl->panels[m][0] == 0;
+	return pl->floor_only;
 }
 
 static void style_series(struct plot *pl)
@@ -485,7 +486,7 @@ static void ranges(struct plot *pl)
 		for (i = 0; i < pl->n; i++) {
 			const struct pcase *x = &pl->c[i];
 
-			if (x->panel != m || !in_row(pl, x, 0) || !(x->p50 > 0))
+			if ((x->panel != m && x->panel >= 0) || !in_row(pl, x, 0) || !(x->p50 > 0))
 				continue;
 			if (x->threads <= (unsigned int)pl->cpus && x->threads > best)
 				best = x->threads;
@@ -607,7 +608,9 @@ static void free_plot(struct plot *pl)
 static void rows_line(struct plot *pl)
 {
 	const struct shape *s = &pl->rows[0];
+	/* the last letter of the main shape's rows */
 	char last = 'a' + (pl->base >= 0) + pl->lat, name[96];
+	int i, device = 0;
 	size_t n;
 
 	shape_name(s, name, sizeof(name));
@@ -615,16 +618,22 @@ static void rows_line(struct plot *pl)
 		n = snprintf(pl->rowsline, sizeof(pl->rowsline), "(a) to (%c): ", last);
 	else
 		n = snprintf(pl->rowsline, sizeof(pl->rowsline), "(a): ");
+	for (i = 0; i < pl->nseries; i++)
+		device |= pl->series[i].device && !pl->series[i].floor;
+	/* what the device's targets went through; the others make their own calls */
 	if (n < sizeof(pl->rowsline))
-		n += snprintf(pl->rowsline + n, sizeof(pl->rowsline) - n, "%s%s%s", name,
-			      s->uring ? "" : " through ioctl",
-			      s->shared ? "" : ", an fd per thread (the baselines without one)");
+		n += snprintf(pl->rowsline + n, sizeof(pl->rowsline) - n, "%s%s%s%s", name,
+			      device && !s->uring ? ", through ioctl" : "",
+			      device && !s->shared ? " with an fd per thread" : "",
+			      device ? " for the device's targets" : "");
+	if (pl->nextra)
+		shape_name(&pl->rows[1], name, sizeof(name));
 	if (pl->nextra == 1 && n < sizeof(pl->rowsline))
-		snprintf(pl->rowsline + n, sizeof(pl->rowsline) - n,
-			 "; (%c): another call shape", last + 1);
+		snprintf(pl->rowsline + n, sizeof(pl->rowsline) - n, "; (%c): %s", last + 1, name);
 	else if (pl->nextra && n < sizeof(pl->rowsline))
 		snprintf(pl->rowsline + n, sizeof(pl->rowsline) - n,
-			 "; (%c) to (%c): other call shapes", last + 1, last + pl->nextra);
+			 "; (%c) to (%c): other call shapes, named above them", last + 1,
+			 last + pl->nextra);
 }
 
 /* The figure's data from a report; 0, or -1 with a message in err. */
@@ -660,8 +669,11 @@ static int load(struct plot *pl, const struct jnode *root, char *err, size_t err
 		return -1;
 	}
 	/* only the floor was measured: one panel, for it */
-	if (!pl->npanel)
+	if (!pl->npanel) {
+		snprintf(pl->panels[0], PLOT_NAME, "nop");
 		pl->npanel = 1;
+		pl->floor_only = 1;
+	}
 	find_rows(pl);
 	style_series(pl);
 	header(pl, root);
@@ -763,44 +775,87 @@ static void datablocks(FILE *g, const struct plot *pl)
 	}
 }
 
-/* Tics at 1, 2 and 5 of each decade in [lo, hi], labelled by fmt. */
-static void tics_125(FILE *g, const char *axis, double lo, double hi)
+/*
+ * A tic's label: v with an SI prefix and unit, "1.5M", "200k", "2µs";
+ * gnuplot's own %c format rounds 1.5M to 2M.
+ */
+static void si(char *buf, size_t len, double v, const char *unit)
 {
-	static const double steps[] = { 1, 2, 5 };
-	double d;
-	int first = 1;
+	static const struct {
+		double f;
+		const char *p;
+	} pre[] = {
+		{ 1e9, "G" }, { 1e6, "M" }, { 1e3, "k" }, { 1, "" },
+		{ 0.001, "m" }, { 0.000001, "\xc2\xb5" }, { 0.000000001, "n" },
+	};
 	size_t i;
 
-	fprintf(g, "set %stics nomirror (", axis);
-	for (d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
-		for (i = 0; i < ARRAY_SIZE(steps); i++)
-			if (d * steps[i] >= lo && d * steps[i] <= hi) {
-				fprintf(g, "%s%g", first ? "" : ", ", d * steps[i]);
-				first = 0;
-			}
-	fprintf(g, ")\n");
+	for (i = 0; i + 1 < ARRAY_SIZE(pre) && v < pre[i].f * 0.9999; i++)
+		;
+	snprintf(buf, len, "%g%s%s", v / pre[i].f, pre[i].p, unit);
 }
 
-/* Ratio tics: powers of two, and quarters near 1 when the range is narrow. */
+/* One tic of a list: the first opens it; unit NULL: labelled as is. */
+static void tic(FILE *g, int *first, double v, const char *unit)
+{
+	char l[32];
+
+	if (unit)
+		si(l, sizeof(l), v, unit);
+	else
+		snprintf(l, sizeof(l), "%g", v);
+	fprintf(g, "%s'%s' %g", *first ? "(" : ", ", l, v);
+	*first = 0;
+}
+
+/*
+ * Tics at 1, 2 and 5 of each decade in [lo, hi]; at 1 and 3 over more
+ * than 2.5 decades, at 1 over more than 4, so that they stay apart; more
+ * within a decade or so, so that there are a few.
+ */
+static void tics_125(FILE *g, double lo, double hi, const char *unit)
+{
+	static const double s125[] = { 1, 2, 5 }, s13[] = { 1, 3 };
+	static const double fine[] = { 1, 1.5, 2, 3, 5, 7 };
+	double d, decades = log10(hi / lo);
+	const double *steps = decades > 2.5 ? s13 : decades > 1.2 ? s125 : fine;
+	size_t i, n = decades > 4 ? 1 : decades > 2.5 ? 2 : decades > 1.2 ? 3 : 6;
+	int first = 1;
+
+	fprintf(g, "set ytics nomirror ");
+	for (d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
+		for (i = 0; i < n; i++)
+			if (d * steps[i] >= lo && d * steps[i] <= hi)
+				tic(g, &first, d * steps[i], unit);
+	fprintf(g, "%s\n", first ? "autofreq" : ")");
+}
+
+/*
+ * Ratio tics: powers of two (every other one over more than 8 octaves),
+ * and between them when the range is narrow; over 3 decades, 1 2 5.
+ */
 static void tics_ratio(FILE *g, double lo, double hi)
 {
-	static const double near1[] = { 0.75, 0.9, 1.1, 1.25, 1.5 };
-	int e, first = 1;
+	static const double mid[] = { 0.375, 0.75, 1.5, 3, 6 };
+	static const double near1[] = { 0.8, 0.9, 1.1, 1.25 };
+	int e, first = 1, every = hi / lo > 256 ? 2 : 1;
 	size_t i;
 
-	fprintf(g, "set ytics nomirror (");
-	for (e = -10; e <= 10; e++) {
-		double v = ldexp(1, e);
-
-		if (v >= lo && v <= hi) {
-			fprintf(g, "%s'%g' %g", first ? "" : ", ", v, v);
-			first = 0;
-		}
+	if (hi / lo > 1000) {
+		tics_125(g, lo, hi, NULL);
+		return;
 	}
-	for (i = 0; hi / lo < 4 && i < ARRAY_SIZE(near1); i++)
+	fprintf(g, "set ytics nomirror ");
+	for (e = -20; e <= 20; e++)
+		if (!(e % every) && ldexp(1, e) >= lo && ldexp(1, e) <= hi)
+			tic(g, &first, ldexp(1, e), NULL);
+	for (i = 0; hi / lo < 8 && i < ARRAY_SIZE(mid); i++)
+		if (mid[i] >= lo && mid[i] <= hi)
+			tic(g, &first, mid[i], NULL);
+	for (i = 0; hi / lo < 2.5 && i < ARRAY_SIZE(near1); i++)
 		if (near1[i] >= lo && near1[i] <= hi)
-			fprintf(g, ", '%g' %g", near1[i], near1[i]);
-	fprintf(g, ")\n");
+			tic(g, &first, near1[i], NULL);
+	fprintf(g, "%s\n", first ? "autofreq" : ")");
 }
 
 static void xaxis_threads(FILE *g, const struct plot *pl)
@@ -1017,7 +1072,7 @@ static void y_label(FILE *g, int m, const char *what)
 {
 	fprintf(g, "set ylabel ");
 	gstr(g, m ? "" : what);
-	fprintf(g, " offset 1,0\n");
+	fprintf(g, " offset -0.5,0\n");
 }
 
 /*
@@ -1067,9 +1122,8 @@ static void kind_ops(FILE *g, const struct plot *pl, const struct grid *gr, int 
 	char what[160], s[96];
 
 	xaxis_threads(g, pl);
-	fprintf(g, "set yrange [%g:%g]\nset format y '%%.0s%%c'\n", pl->ymin / 1.25,
-		pl->ymax * 1.25);
-	tics_125(g, "y", pl->ymin / 1.25, pl->ymax * 1.25);
+	fprintf(g, "set yrange [%g:%g]\n", pl->ymin / 1.25, pl->ymax * 1.25);
+	tics_125(g, pl->ymin / 1.25, pl->ymax * 1.25, "");
 	shade_oversub(g, pl);
 	shape_name(&pl->rows[r], s, sizeof(s));
 	snprintf(what, sizeof(what), "ops/s%s%s", r ? ", " : "", r ? s : "");
@@ -1091,11 +1145,11 @@ static void kind_ratio(FILE *g, const struct plot *pl, const struct grid *gr, in
 	int m;
 
 	xaxis_threads(g, pl);
-	fprintf(g, "set yrange [%g:%g]\nset format y '%%g'\n", lo, hi);
+	fprintf(g, "set yrange [%g:%g]\n", lo, hi);
 	tics_ratio(g, lo, hi);
 	shade_oversub(g, pl);
 	snprintf(what, sizeof(what), "ops/s relative to %s", pl->series[pl->base].name);
-	snprintf(yl, sizeof(yl), "ops/s, %s = 1", pl->series[pl->base].name);
+	snprintf(yl, sizeof(yl), "%s = 1", pl->series[pl->base].name);
 	for (m = 0; m < pl->npanel; m++) {
 		if (!panel_used(pl, 0, m))
 			continue;
@@ -1109,14 +1163,14 @@ static void kind_ratio(FILE *g, const struct plot *pl, const struct grid *gr, in
 
 static void kind_latency(FILE *g, const struct plot *pl, const struct grid *gr, int k)
 {
-	/* seconds: gnuplot's %c prefixes then read ns, us and ms */
+	/* seconds: the tics then read ns, µs and ms */
 	double lo = pl->lmin / 1.6 / 1e9, hi = pl->lmax * 1.6 / 1e9;
 	char what[96];
 	int m, s, n;
 
 	fprintf(g, "unset logscale\nset logscale y\nunset xlabel\n");
-	fprintf(g, "set yrange [%g:%g]\nset format y '%%.0s%%cs'\n", lo, hi);
-	tics_125(g, "y", lo, hi);
+	fprintf(g, "set yrange [%g:%g]\n", lo, hi);
+	tics_125(g, lo, hi, "s");
 	fprintf(g, "set xtics nomirror rotate by 30 right\nset grid noxtics ytics\n");
 	fprintf(g, "set bmargin 6\n");
 	for (m = 0; m < pl->npanel; m++) {
@@ -1170,8 +1224,8 @@ static void grid_layout(const struct plot *pl, struct grid *gr, int keyrows, int
 			gr->gh[row] = gr->k[k].h;
 	}
 	gr->w = PANEL_W * gr->cols;
-	/* about 6.5 pixels a character at 10.5 points */
-	w = 6.5 * strlen(pl->prov) + 60;
+	/* about 7.4 pixels a character at 10.5 points */
+	w = 7.4 * strlen(pl->prov) + 60;
 	if (gr->w < w)
 		gr->w = w;
 	if (gr->w < 900)
@@ -1200,7 +1254,7 @@ static void script(FILE *g, const struct plot *pl, const char *file, enum kvb_pl
 		fprintf(g, " background '#ffffff'");
 	fprintf(g, "\nset output ");
 	gstr(g, file);
-	fprintf(g, "\nset encoding utf8\nset micro\n");
+	fprintf(g, "\nset encoding utf8\n");
 	datablocks(g, pl);
 	fprintf(g, "$K << EOD\n-1\nEOD\nset multiplot\n");
 	head(g, pl, gr.h, keyh, per_row);

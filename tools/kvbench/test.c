@@ -1772,6 +1772,9 @@ static void test_plot(void)
 	   strstr(buf, "\n1 \"rwlock\" 2e-06 2e-05 0x000000\n") &&
 	   strstr(buf, "(c) get only: latency at 2 threads") && strstr(buf, "with vectors nohead"),
 	   "plot: (c) p50 and p99 per backend at the most threads with a CPU each");
+	ok(strstr(buf, "'1\xc2\xb5s' 1e-06") && strstr(buf, "'500ns' 5e-07") &&
+	   strstr(buf, "'1k' 1000") && strstr(buf, "'8' 8"),
+	   "plot: tics labelled with SI prefixes and units, ratios as numbers");
 	ok(strstr(buf, "(a) get only: ops/s'") && strstr(buf, "(a) 50:50 GET:SET: ops/s'") &&
 	   strstr(buf, "(d) get only: ops/s, BATCH(64)'") && !strstr(buf, "(d) 50:50") &&
 	   strstr(buf, "title 'nop (ioctl floor)'") && strstr(buf, "set logscale x 2"),
