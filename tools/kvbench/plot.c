@@ -254,7 +254,7 @@ static void shape_name(const struct shape *s, char *buf, size_t len)
 		snprintf(buf + n, len - n, ", one shared fd");
 }
 
-static void panel_name(const char *mix, char *buf, size_t len)
+static void mix_name(const char *mix, char *buf, size_t len)
 {
 	const char *c = strchr(mix, ':');
 
@@ -268,6 +268,19 @@ static void panel_name(const char *mix, char *buf, size_t len)
 		snprintf(buf, len, "%s GET:SET", mix);
 	else
 		snprintf(buf, len, "%s", mix);
+}
+
+/* A panel's title: "50:50 GET:SET", or a workload's "A (50:50 GET:SET)". */
+static void panel_name(const char *key, char *buf, size_t len)
+{
+	const char *mix = strchr(key, ' ');
+	char m[PLOT_NAME + 16];
+
+	mix_name(mix ? mix + 1 : key, m, sizeof(m));
+	if (mix)
+		snprintf(buf, len, "%.*s (%s)", (int)(mix - key), key, m);
+	else
+		snprintf(buf, len, "%s", m);
 }
 
 static int add_name(char (*v)[PLOT_NAME], int *n, const char *s)
@@ -327,7 +340,7 @@ static int load_case(struct plot *pl, const struct jnode *r, char (*names)[PLOT_
 	const char *fd = jstr(r, "fd", "");
 	double threads = jnum(r, "threads", 0);
 	struct pcase *x = &pl->c[pl->n];
-	char m[PLOT_NAME];
+	char m[PLOT_NAME / 2], w[PLOT_NAME / 2], key[PLOT_NAME];
 	int i;
 
 	memset(x, 0, sizeof(*x));
@@ -358,8 +371,15 @@ static int load_case(struct plot *pl, const struct jnode *r, char (*names)[PLOT_
 	x->p99 = jnum(lat, "p99", NAN);
 	x->panel = -1;
 	if (!pl->series[x->series].floor) {
-		clean(m, sizeof(m), workload ? workload : jstr(mix, "name", "?"));
-		x->panel = add_name(names, nnames, m);
+		/* a workload's panel: its name, a blank, its mix (clean() has no blanks) */
+		clean(m, sizeof(m), jstr(mix, "name", "?"));
+		if (workload) {
+			clean(w, sizeof(w), workload);
+			snprintf(key, sizeof(key), "%s %s", w, m);
+		} else {
+			snprintf(key, sizeof(key), "%s", m);
+		}
+		x->panel = add_name(names, nnames, key);
 	}
 	add_thread(pl, x->threads);
 	pl->n++;
@@ -1059,7 +1079,7 @@ static void panel_style(FILE *g)
 
 static void panel_title(FILE *g, char letter, const char *panel, const char *what)
 {
-	char name[PLOT_NAME + 16], t[200];
+	char name[2 * PLOT_NAME + 16], t[200];
 
 	panel_name(panel, name, sizeof(name));
 	snprintf(t, sizeof(t), "(%c) %s: %s", letter, name, what);

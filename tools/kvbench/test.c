@@ -1805,6 +1805,13 @@ static void test_plot(void)
 	ok(buf && strstr(buf, "accelerator unknown") && strstr(buf, "commit unknown"),
 	   "plot: a report without provenance says unknown");
 	free(buf);
+	snprintf(rep, sizeof(rep), "{%s, %s: [{%s, %s, %s}]}", "\"schema\": \"kvbench-bench/3\"",
+		 "\"results\"", "\"backend\": \"rcu\", \"mix\": {\"name\": \"50:50\"}",
+		 "\"workload\": \"A\"", "\"threads\": 1, \"ops_per_sec\": 5");
+	buf = plot_text(rep, "x.png", err, sizeof(err));
+	ok(buf && strstr(buf, "'(a) A (50:50 GET:SET): ops/s'") && !strstr(buf, "$L0"),
+	   "plot: a case's workload names its panel, with its mix; no latency, no (c)");
+	free(buf);
 	ok(!plot_text("{\"schema\": \"kvbench-bench/2\", \"results\": []}", "x.png", err,
 		      sizeof(err)) &&
 	   strstr(err, "no results") &&
