@@ -571,7 +571,7 @@ static void header(struct plot *pl, const struct jnode *root)
 	const struct jnode *pa = kvb_json_get(root, "params", J_OBJ);
 	const char *dist = jstr(pa, "dist", NULL);
 	double dur = jnum(pa, "duration_s", NAN), nops = jnum(pa, "ops_per_thread", NAN);
-	char date[64], rep[64], what[96];
+	char date[64], rep[128], what[96];
 	size_t n;
 
 	pl->cpus = jnum(root, "cpus", jnum(pv, "nproc", 0));
