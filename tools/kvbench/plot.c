@@ -14,7 +14,8 @@
  *      had a CPU per thread;
  * for the calls a user makes: single operations, ioctl, an fd per thread.
  * Other call shapes the report has (BATCH, packed calls, io_uring, a
- * shared fd) follow as rows of (a), up to PLOT_MAX_EXTRA of them. A header
+ * shared fd) follow as rows of (a): up to PLOT_MAX_EXTRA, or PLOT_MAX_ROWS
+ * when a report of one workload lets the panels wrap into a grid. A header
  * holds the title, the provenance (kernel, accelerator, CPUs, commit,
  * date), the setup and the one legend.
  */
@@ -565,7 +566,7 @@ static void fmt_date(const char *iso, char *buf, size_t len)
 }
 
 /* Title, provenance and setup, from the report's top level. */
-static void header(struct plot *pl, const struct jnode *root)
+static void captions(struct plot *pl, const struct jnode *root)
 {
 	const struct jnode *pv = kvb_json_get(root, "provenance", J_OBJ);
 	const struct jnode *pa = kvb_json_get(root, "params", J_OBJ);
@@ -696,7 +697,7 @@ static int load(struct plot *pl, const struct jnode *root, char *err, size_t err
 	}
 	find_rows(pl);
 	style_series(pl);
-	header(pl, root);
+	captions(pl, root);
 	pl->base = find_base(pl);
 	ranges(pl);
 	rows_line(pl);
@@ -1012,7 +1013,7 @@ static int any_oversub(const struct plot *pl)
 }
 
 /* The header: title, provenance and setup, then the one legend below them. */
-static void head(FILE *g, const struct plot *pl, int h, int keyh, int per_row)
+static void draw_head(FILE *g, const struct plot *pl, int h, int keyh, int per_row)
 {
 	int i;
 
@@ -1277,7 +1278,7 @@ static void script(FILE *g, const struct plot *pl, const char *file, enum kvb_pl
 	fprintf(g, "\nset encoding utf8\n");
 	datablocks(g, pl);
 	fprintf(g, "$K << EOD\n-1\nEOD\nset multiplot\n");
-	head(g, pl, gr.h, keyh, per_row);
+	draw_head(g, pl, gr.h, keyh, per_row);
 	panel_style(g);
 	for (k = 0; k < gr.nk; k++) {
 		if (gr.k[k].what == K_OPS)
