@@ -991,20 +991,26 @@ static void plot_latency(FILE *g, int m)
 	fprintf(g, "$L%d using 1:4:5 with points pt 9 ps 1.4 lc rgb variable notitle\n", m);
 }
 
-/* How many legend entries fit in a row of w pixels, and how many rows. */
-static int key_layout(const struct plot *pl, int w, int extra, int *per_row)
+/*
+ * The legend's rows in w pixels, and the blank entries after the series
+ * that put the notes (whiskers, p50, ...) in a column of their own.
+ */
+static int key_layout(const struct plot *pl, int w, int notes, int *pad)
 {
-	int i, len = 24, n = pl->nseries + extra;
+	/* gnuplot makes every column as wide as the longest entry */
+	int i, r, cols, len = strlen("threads > 1024 CPUs (shaded)"), n = pl->nseries;
 
-	for (i = 0; i < pl->nseries; i++)
-		if ((int)strlen(pl->series[i].name) + 8 > len)
-			len = strlen(pl->series[i].name) + 8;
-	*per_row = (w - 60) / (len * 7 + 50);
-	if (*per_row < 1)
-		*per_row = 1;
-	if (*per_row > n)
-		*per_row = n;
-	return (n + *per_row - 1) / *per_row;
+	for (i = 0; i < n; i++)
+		if ((int)strlen(pl->series[i].name) + 14 > len)
+			len = strlen(pl->series[i].name) + 14;
+	cols = (w - 40) / (len * 7 + 60);
+	*pad = 0;
+	if (cols < 2 || !notes)
+		return (n + notes + (cols < 1 ? 1 : cols) - 1) / (cols < 1 ? 1 : cols);
+	for (r = 1; (n + r - 1) / r + (notes + r - 1) / r > cols; r++)
+		;
+	*pad = (n + r - 1) / r * r - n;
+	return r;
 }
 
 static int any_oversub(const struct plot *pl)
@@ -1013,7 +1019,7 @@ static int any_oversub(const struct plot *pl)
 }
 
 /* The header: title, provenance and setup, then the one legend below them. */
-static void draw_head(FILE *g, const struct plot *pl, int h, int keyh, int per_row)
+static void draw_head(FILE *g, const struct plot *pl, int h, int keyh, int rows, int pad)
 {
 	int i;
 
@@ -1043,8 +1049,8 @@ static void draw_head(FILE *g, const struct plot *pl, int h, int keyh, int per_r
 		fprintf(g, " at screen 0.01, screen %f left font ',9' tc rgb '#444444'\n",
 			(FOOT_H / 2.0) / h);
 	}
-	fprintf(g, "set key at screen 0.5, screen %f center top horizontal maxcols %d",
-		1 - (double)HEAD_H / h, per_row);
+	fprintf(g, "set key at screen 0.5, screen %f center top vertical maxrows %d",
+		1 - (double)HEAD_H / h, rows);
 	fprintf(g, " reverse Left width 1 samplen 2.5 spacing 1.1 font ',10'\n");
 	fprintf(g, "plot ");
 	for (i = 0; i < pl->nseries; i++) {
@@ -1056,6 +1062,8 @@ static void draw_head(FILE *g, const struct plot *pl, int h, int keyh, int per_r
 			S->dashed ? 2 : 1, S->pt);
 		fprintf(g, " lc rgb '%s' title '%s'", S->color, t);
 	}
+	for (i = 0; i < pad; i++)
+		fprintf(g, SEP "NaN with points ps 0 lc rgb '#ffffff' title ' '");
 	/* a point off the axes: gnuplot draws an errorbar's key only for data */
 	if (pl->runs > 1)
 		fprintf(g, SEP "$K using 1:1:1:1 with yerrorbars pt 7 ps 0.9 lw 1.2 %s",
@@ -1262,11 +1270,12 @@ static void grid_layout(const struct plot *pl, struct grid *gr, int keyrows, int
 
 static void script(FILE *g, const struct plot *pl, const char *file, enum kvb_plot_fmt fmt)
 {
-	int per_row, keyh, k, nkeys = (pl->runs > 1) + any_oversub(pl) + 2 * pl->lat;
+	int rows, pad, keyh, k, notes = (pl->runs > 1) + any_oversub(pl) + 2 * pl->lat;
 	struct grid gr;
 
 	grid_layout(pl, &gr, 1, &keyh);
-	grid_layout(pl, &gr, key_layout(pl, gr.w, nkeys, &per_row), &keyh);
+	rows = key_layout(pl, gr.w, notes, &pad);
+	grid_layout(pl, &gr, rows, &keyh);
 	fprintf(g, "set terminal %s size %d,%d font ',10' noenhanced", term_of(fmt),
 		gr.w, gr.h);
 	if (fmt == KVB_PLOT_SVG)
@@ -1278,7 +1287,7 @@ static void script(FILE *g, const struct plot *pl, const char *file, enum kvb_pl
 	fprintf(g, "\nset encoding utf8\n");
 	datablocks(g, pl);
 	fprintf(g, "$K << EOD\n-1\nEOD\nset multiplot\n");
-	draw_head(g, pl, gr.h, keyh, per_row);
+	draw_head(g, pl, gr.h, keyh, rows, pad);
 	panel_style(g);
 	for (k = 0; k < gr.nk; k++) {
 		if (gr.k[k].what == K_OPS)
