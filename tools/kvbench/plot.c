@@ -1081,7 +1081,7 @@ static void draw_head(FILE *g, const struct plot *pl, int h, int keyh, int rows,
 /* The axes every panel shares. */
 static void panel_style(FILE *g)
 {
-	fprintf(g, "set lmargin 10\nset rmargin 3\nset tmargin 2.5\nset bmargin 3.5\n");
+	fprintf(g, "set lmargin 11\nset rmargin 3\nset tmargin 2.5\nset bmargin 3.5\n");
 	fprintf(g, "set border 3\nset tics nomirror out scale 0.6\nunset key\n");
 	fprintf(g, "set grid xtics ytics back lc rgb '#e4e4e4' lw 1\nset bars 0.6\n");
 }
