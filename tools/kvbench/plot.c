@@ -271,7 +271,32 @@ static void mix_name(const char *mix, char *buf, size_t len)
 		snprintf(buf, len, "%s", mix);
 }
 
-/* A panel's title: "50:50 GET:SET", or a workload's "A (50:50 GET:SET)". */
+/*
+ * A workload's mix, whose name is the workload's: its operations, "95% GET,
+ * 5% insert" (the shares of the JSON's mix object, in percent); "" when
+ * the object has none.
+ */
+static void wl_mix(const struct jnode *mix, char *buf, size_t len)
+{
+	static const char * const ops[][2] = {
+		{ "get", "GET" }, { "set", "SET" }, { "del", "DEL" },
+		{ "insert", "insert" }, { "rmw", "read-modify-write" },
+	};
+	double w[ARRAY_SIZE(ops)], sum = 0;
+	size_t i, n = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		w[i] = jnum(mix, ops[i][0], 0);
+		sum += w[i] > 0 ? w[i] : 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(ops) && sum > 0 && n < len; i++)
+		if (w[i] > 0)
+			n += snprintf(buf + n, len - n, "%s%.0f%% %s", n ? ", " : "",
+				      100 * w[i] / sum, ops[i][1]);
+}
+
+/* A panel's title: "50:50 GET:SET", or a workload's "A (50% GET, 50% SET)". */
 static void panel_name(const char *key, char *buf, size_t len)
 {
 	const char *mix = strchr(key, ' ');
@@ -341,7 +366,7 @@ static int load_case(struct plot *pl, const struct jnode *r, char (*names)[PLOT_
 	const char *fd = jstr(r, "fd", "");
 	double threads = jnum(r, "threads", 0);
 	struct pcase *x = &pl->c[pl->n];
-	char m[PLOT_NAME / 2], w[PLOT_NAME / 2], key[PLOT_NAME];
+	char m[PLOT_NAME / 2], w[PLOT_NAME / 2], ops[PLOT_NAME / 2], key[PLOT_NAME];
 	int i;
 
 	memset(x, 0, sizeof(*x));
@@ -372,10 +397,16 @@ static int load_case(struct plot *pl, const struct jnode *r, char (*names)[PLOT_
 	x->p99 = jnum(lat, "p99", NAN);
 	x->panel = -1;
 	if (!pl->series[x->series].floor) {
-		/* a workload's panel: its name, a blank, its mix (clean() has no blanks) */
+		/*
+		 * a workload's panel: its name, a blank, its operations (the
+		 * name has no blanks: clean())
+		 */
 		clean(m, sizeof(m), jstr(mix, "name", "?"));
 		if (workload) {
 			clean(w, sizeof(w), workload);
+			wl_mix(mix, ops, sizeof(ops));
+			if (ops[0])
+				memcpy(m, ops, sizeof(m));
 			snprintf(key, sizeof(key), "%s %s", w, m);
 		} else {
 			snprintf(key, sizeof(key), "%s", m);

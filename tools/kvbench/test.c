@@ -3603,6 +3603,7 @@ static void test_bench_verdict(void)
 	   !strcmp(buf + strlen(buf) - strlen("rwlock: -15% ±2.7%\n"), "rwlock: -15% ±2.7%\n"),
 	   "bench table: ends with the verdict lines");
 	free(buf);
+}
 
 static const struct kvb_mix *wl_mix(const struct kvb_mix *m, int n, const char *name)
 {
@@ -3994,11 +3995,15 @@ static void test_workload_engine(void)
 /* The plot's panel of a workload: titled by its name (it crashed on "ycsb-a") */
 static void test_workload_plot(void)
 {
+	static double runs[] = { 1000, 1010, 990 };
 	struct kvb_result r[2];
-	char buf[65536] = "";
+	struct kvb_params p;
+	struct jnode root;
+	char buf[65536] = "", err[256], *json;
 	FILE *g = tmpfile();
 	size_t n = 0;
 
+	kvb_params_defaults(&p);
 	memset(r, 0, sizeof(r));
 	snprintf(r[0].target, sizeof(r[0].target), "user-rwlock");
 	r[0].kind = KVB_USER_RWLOCK;
@@ -4006,19 +4011,28 @@ static void test_workload_plot(void)
 	r[0].mix.wl = &kvb_workloads[0];
 	r[0].threads = 1;
 	r[0].batch = 1;
+	r[0].fdmode = KVB_FD_NONE;
+	r[0].io = KVB_IO_NONE;
+	r[0].runs = 3;
+	r[0].run_ops = runs;
 	r[0].ops_per_sec = 1000;
 	r[1] = r[0];
 	r[1].mix = kvb_workloads[5].mix;
 	r[1].mix.wl = &kvb_workloads[5];
-	if (g && !kvb_plot_script(g, "x.svg", r, 2)) {
-		rewind(g);
-		n = fread(buf, 1, sizeof(buf) - 1, g);
+	json = report(kvb_print_json, &p, r, 2);
+	if (g && json && !kvb_json_parse(json, &root, err, sizeof(err))) {
+		if (!kvb_plot_script(g, "x.svg", &root, err, sizeof(err))) {
+			rewind(g);
+			n = fread(buf, 1, sizeof(buf) - 1, g);
+		}
+		kvb_json_free(&root);
 	}
 	buf[n] = 0;
-	ok(strstr(buf, "ycsb-a workload, single ops") && strstr(buf, "seed workload"),
-	   "plot: a panel per workload, titled by its name");
+	ok(strstr(buf, "ycsb-a") && strstr(buf, "seed"),
+	   "plot: a panel per workload of bench's own JSON, titled by its name");
 	if (g)
 		fclose(g);
+	free(json);
 }
 
 static void test_workload_cli(const char *k)
@@ -4079,15 +4093,15 @@ static void test_workload_cli(const char *k)
 	ok(st == 0 && strstr(out, "user-rwlock ycsb-a") && strstr(out, "user-rwlock seed"),
 	   "the table's mix column names the workload");
 	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1")) {
-		skip("no gnuplot", "kvbench plot of a workload CSV");
+		skip("no gnuplot", "kvbench plot of a workload report");
 		return;
 	}
-	/* ycsb-c and seed are both GET only: the CSV's mix column tells them apart */
+	/* ycsb-c and seed are both GET only: their names tell them apart */
 	st = run(out, sizeof(out),
-		 "d=$(mktemp -d) && %s -W c,seed -f csv -o $d/w.csv && %s plot $d/w.csv $d/w.svg && grep -c 'workload, single ops' $d/w.svg; rm -rf $d",
+		 "d=$(mktemp -d) && %s -r 2 -W c,seed -f json -o $d/w.json && %s plot $d/w.json $d/w.svg && grep -c -e ' ycsb-c (100%% GET): ops/s<' -e ' seed (100%% GET): ops/s<' $d/w.svg; rm -rf $d",
 		 cmd, k);
 	ok(st == 0 && atoi(out) == 2,
-	   "kvbench plot of a workload CSV: a panel each for ycsb-c and seed");
+	   "kvbench plot of a workload report: a panel each for ycsb-c and seed, with its mix");
 }
 
 int main(int argc, char **argv)
