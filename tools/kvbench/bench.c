@@ -887,6 +887,7 @@ static const char bench_help[] =
 	"      --key-size N      bytes per key (default 16)\n"
 	"      --value-size N    bytes per value (default 64)\n"
 	"      --dist D          uniform, zipf (theta 0.99) or zipf:THETA\n"
+	"                        (default uniform)\n"
 	"      --batch LIST      operations per KVBENCH_IOC_BATCH call (default 1);\n"
 	"                        bpf-htab: runs of SETs or DELs per UPDATE_BATCH or\n"
 	"                        DELETE_BATCH, GETs one lookup each (BPF has no\n"
@@ -912,6 +913,7 @@ static const char bench_help[] =
 	"  -w, --warmup SEC      untimed part before it (default 0.2s)\n"
 	"  -n, --ops N           run N operations per thread instead of --duration\n"
 	"  -r, --repeat R        runs per case; report the median and spread\n"
+	"                        (default 1)\n"
 	"      --budget SEC      fit the run into SEC seconds: fewer runs per case,\n"
 	"                        then skip the cases that do not fit (said at the end)\n"
 	"      --dry-run         print the plan and its estimated time; run nothing\n"
@@ -1314,7 +1316,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	int keys_given = 0, ksize_given = 0, vsize_given = 0;
 	unsigned long long v;
 	char err[256], opt[32];
-	int c, idx, i, digits = 1;
+	int c, idx, i, digits = 1, duration_given = 0;
 	unsigned long n, cpus = 0;
 
 	/* getopt's own messages: "option '--keys' requires an argument" */
@@ -1398,6 +1400,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 				return bench_usage(opt, err);
 			if (p->duration <= 0)
 				return bench_usage(opt, "must be more than 0");
+			duration_given = 1;
 			break;
 		case 'w':
 			if (kvb_parse_seconds(optarg, &p->warmup, err, sizeof(err)))
@@ -1488,6 +1491,10 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	}
 	if (optind < argc)
 		return bench_usage(NULL, "unexpected arguments (bench takes options only)");
+	/* Neither silently wins: each says how long a run is. */
+	if (p->ops && duration_given)
+		return bench_usage("--ops",
+				   "a run is either --ops N operations per thread or --duration SEC, not both");
 	/* A plan may be for another machine; a run only uses CPUs it has. */
 	if (cpus && !p->dry_run && cpus > (unsigned long)p->ncpus) {
 		snprintf(err, sizeof(err), "this process may run on %d CPUs, not %lu",
@@ -1915,6 +1922,10 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 		goto out;
 	}
 
+	if (prov.host.busy && !p.quiet)
+		fprintf(stderr,
+			"kvbench: warning: the host is busy: load %.2f over the last minute on %ld CPUs (above %.1f per CPU); the figures may be low and noisy (host_busy in the report)\n",
+			prov.host.load_before[0], prov.nproc, KVB_BUSY_LOAD_PER_CPU);
 	if (kvb_oversubscribed(&p))
 		fprintf(stderr,
 			"kvbench: warning: up to %d threads on %d CPU%s: threads share CPUs, so their ns/op includes waiting for one\n",
@@ -1961,6 +1972,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 			"kvbench: the budget of %g s ran out after %.0f s: %d of %d cases skipped, from '%s' on\n",
 			p.budget, (now_ns() - s.t0) / 1e9, s.skipped, s.total,
 			s.first_skipped);
+	kvb_prov_after(&prov);
 	ret = save_reports(&s, 1);
 	if (atomic_load(&kvb_interrupted))
 		ret = KVB_EXIT_INTR;

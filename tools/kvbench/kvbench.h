@@ -684,6 +684,34 @@ int kvb_stats_main(int argc, char **argv);
 #define KVB_SYS_MODULE		"/sys/module/kvbench"
 #define KVB_PROV_MAX_PARAMS	32
 
+/*
+ * The host a report was measured on, as a reviewer asks for it (prov.c):
+ * each read from files under a root directory ("" for the live system,
+ * a tree of fixture files in the tests). "" or -1: unknown (null in the
+ * JSON).
+ */
+#define KVB_PROV_MAX_NODES	16
+/* A host is busy when its 1-minute load is above this many per CPU. */
+#define KVB_BUSY_LOAD_PER_CPU	0.5
+
+struct kvb_host {
+	char cmdline[1024];	/* /proc/cmdline */
+	char preempt[16];	/* none, voluntary, full, lazy, rt, dynamic */
+	char preempt_src[96];	/* where preempt came from */
+	int hz;			/* CONFIG_HZ of /boot/config-RELEASE; 0 */
+	char governor[32];	/* cpu0's cpufreq scaling_governor */
+	int smt_active;		/* /sys/devices/system/cpu/smt/active: 0, 1; -1 */
+	char smt_control[24];	/* on, off, forceoff, notsupported, ... */
+	int nnodes;		/* NUMA nodes found, -1: no node directory */
+	int node_id[KVB_PROV_MAX_NODES];
+	char node_cpus[KVB_PROV_MAX_NODES][64];	/* cpulist: "0-3,8-11" */
+	double load_before[3];	/* /proc/loadavg: 1, 5, 15 minutes; */
+	double load_after[3];	/* NAN when unknown (after: not yet) */
+	char srcversion[64];	/* /sys/module/kvbench/srcversion */
+	char accel_src[32];	/* "KVBENCH_ACCEL", "cpuinfo", "" */
+	int busy;		/* load_before[0] > KVB_BUSY_LOAD_PER_CPU x nproc */
+};
+
 struct kvb_prov {
 	const char *tool_version;
 	const char *tool_git;	/* git describe at build time, "" if none */
@@ -697,6 +725,7 @@ struct kvb_prov {
 	int nparams;		/* -1: the module's parameters/ unreadable */
 	char param_name[KVB_PROV_MAX_PARAMS][48];
 	char param_value[KVB_PROV_MAX_PARAMS][80];
+	struct kvb_host host;	/* the kernel and machine it ran on */
 };
 
 extern const char kvb_version[];
@@ -706,6 +735,12 @@ void kvb_prov_collect(struct kvb_prov *pv, const char *sys_module,
 void kvb_prov_free(struct kvb_prov *pv);
 int kvb_read_line(const char *path, char *buf, size_t len);
 int kvb_module_params(struct kvb_prov *pv, const char *dir);
+struct utsname;
+void kvb_host_collect(struct kvb_host *h, const char *root,
+		      const struct utsname *u, long nproc);
+int kvb_read_loadavg(const char *root, double load[3]);
+const char *kvb_detect_accel(const char *root);
+void kvb_prov_after(struct kvb_prov *pv);
 void kvb_bstats_begin(const char *sysfs, struct kvb_bstats *before);
 void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
 		    struct kvb_bstats *out);

@@ -170,12 +170,47 @@ static const struct {
 	const char *name;
 	int nargs;
 	const char *args;
+	const char *what;
 } commands[] = {
-	{ "set", 2, "KEY VALUE" },
-	{ "get", 1, "KEY" },
-	{ "del", 1, "KEY" },
-	{ "nop", 0, "" },
+	{ "set", 2, "KEY VALUE", "Store VALUE under KEY" },
+	{ "get", 1, "KEY", "Print the value of KEY and a newline" },
+	{ "del", 1, "KEY", "Delete KEY" },
+	{ "nop", 0, "", "Issue KVBENCH_IOC_NOP (checks the device answers)" },
 };
+
+/* kvbench get --help: the command's own usage, on stdout. */
+static void command_help(int i)
+{
+	printf("Usage: kvbench [-d DEVICE] %s%s%s\n\n%s.\n", commands[i].name,
+	       commands[i].nargs ? " [--] " : "", commands[i].args, commands[i].what);
+	if (commands[i].nargs)
+		printf("Keys are 1..%d bytes; one that starts with '-' goes after '--'\n"
+		       "(kvbench %s -- -k%s).\n",
+		       KVBENCH_KEY_MAX, commands[i].name, commands[i].nargs > 1 ? " VALUE" : "");
+	printf("The global options (-d, --buffer-size): 'kvbench --help'.\n");
+}
+
+/*
+ * The arguments of set, get, del and nop, before a "--": -h or --help
+ * anywhere asks for the command's usage (1), never names a key; another
+ * option where the key goes is a mistake (-1, said). A value may start
+ * with '-' (kvbench set t -5).
+ */
+static int command_opts(int i, int argc, char **argv)
+{
+	int j;
+
+	for (j = 0; j < argc && strcmp(argv[j], "--"); j++)
+		if (!strcmp(argv[j], "-h") || !strcmp(argv[j], "--help"))
+			return 1;
+	if (argc && argv[0][0] == '-' && argv[0][1] && strcmp(argv[0], "--")) {
+		fprintf(stderr,
+			"kvbench: %s: unknown option '%s' (a key that starts with '-' goes after '--': kvbench %s -- %s)\n",
+			commands[i].name, argv[0], commands[i].name, argv[0]);
+		return -1;
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -250,6 +285,13 @@ int main(int argc, char **argv)
 			break;
 	if (i == (int)ARRAY_SIZE(commands))
 		return usage_error("unknown command '%s'", cmd);
+	ret = command_opts(i, argc - optind, argv + optind);
+	if (ret > 0) {
+		command_help(i);
+		return KVB_EXIT_OK;
+	}
+	if (ret < 0)
+		return KVB_EXIT_USAGE;
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
 	if (argc - optind != commands[i].nargs) {

@@ -103,6 +103,54 @@ static void header_hash_bits(FILE *f, const struct kvb_params *p,
 			lo, p->keys);
 }
 
+static const char *or_dash(const char *s)
+{
+	return s[0] ? s : "-";
+}
+
+/*
+ * The host, as the provenance has it: what a reviewer needs to judge the
+ * figures, and a warning when the host was busy before the run.
+ */
+static void header_host(FILE *f, const struct kvb_prov *pv)
+{
+	const struct kvb_host *h = &pv->host;
+	int i;
+
+	fprintf(f, "host: accel %s, preempt %s", pv->accel, or_dash(h->preempt));
+	if (h->preempt_src[0])
+		fprintf(f, " (%s)", h->preempt_src);
+	if (h->hz > 0)
+		fprintf(f, ", HZ %d", h->hz);
+	else
+		fprintf(f, ", HZ -");
+	fprintf(f, ", governor %s, SMT %s", or_dash(h->governor),
+		h->smt_active < 0 ? "-" : h->smt_active ? "on" : "off");
+	if (h->smt_control[0])
+		fprintf(f, " (%s)", h->smt_control);
+	if (h->nnodes > 0) {
+		fprintf(f, ", NUMA %d node%s:", h->nnodes, h->nnodes == 1 ? "" : "s");
+		for (i = 0; i < h->nnodes; i++)
+			fprintf(f, " %d=%s", h->node_id[i], h->node_cpus[i]);
+	}
+	fprintf(f, "\nload: ");
+	if (isfinite(h->load_before[0]))
+		fprintf(f, "%.2f %.2f %.2f before", h->load_before[0],
+			h->load_before[1], h->load_before[2]);
+	else
+		fprintf(f, "- before");
+	if (isfinite(h->load_after[0]))
+		fprintf(f, ", %.2f %.2f %.2f after", h->load_after[0],
+			h->load_after[1], h->load_after[2]);
+	fprintf(f, " (1, 5, 15 min); module srcversion %s\n", or_dash(h->srcversion));
+	fprintf(f, "cmdline: %s\n", or_dash(h->cmdline));
+	if (h->busy)
+		fprintf(f,
+			"host_busy: load %.2f over the minute before the run on %ld CPUs (above %.1f per CPU):\n"
+			"  other work competed for the CPUs; the figures may be low and noisy\n",
+			h->load_before[0], pv->nproc, KVB_BUSY_LOAD_PER_CPU);
+}
+
 static void header(FILE *f, const struct kvb_params *p,
 		   const struct kvb_result *r, int n)
 {
@@ -135,6 +183,8 @@ static void header(FILE *f, const struct kvb_params *p,
 	fprintf(f, "seed: %llu (--seed %llu replays the key sequences), kvbench %s%s%s\n",
 		(unsigned long long)p->seed, (unsigned long long)p->seed, kvb_version,
 		kvb_git_describe[0] ? " git " : "", kvb_git_describe);
+	if (p->prov)
+		header_host(f, p->prov);
 	header_hash_bits(f, p, r, n);
 }
 
@@ -421,6 +471,70 @@ static void jnum(FILE *f, double v, int prec)
 		fputs("null", f);
 }
 
+/* A string, or null for "" (unknown). */
+static void jstr_or_null(FILE *f, const char *s)
+{
+	if (s[0])
+		kvb_json_str(f, s);
+	else
+		fputs("null", f);
+}
+
+static void jload(FILE *f, const double load[3])
+{
+	if (!isfinite(load[0])) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "[%.2f, %.2f, %.2f]", load[0], load[1], load[2]);
+}
+
+/* The host's part of the provenance (struct kvb_host), after "accel". */
+static void print_host(FILE *f, const struct kvb_prov *pv)
+{
+	const struct kvb_host *h = &pv->host;
+	int i;
+
+	fprintf(f, ",\n    \"accel_source\": ");
+	jstr_or_null(f, h->accel_src);
+	fprintf(f, ",\n    \"kernel_cmdline\": ");
+	jstr_or_null(f, h->cmdline);
+	fprintf(f, ",\n    \"preempt\": ");
+	jstr_or_null(f, h->preempt);
+	fprintf(f, ",\n    \"preempt_source\": ");
+	jstr_or_null(f, h->preempt_src);
+	fprintf(f, ",\n    \"hz\": ");
+	if (h->hz > 0)
+		fprintf(f, "%d", h->hz);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n    \"cpufreq_governor\": ");
+	jstr_or_null(f, h->governor);
+	fprintf(f, ",\n    \"smt\": { \"active\": %s, \"control\": ",
+		h->smt_active < 0 ? "null" : h->smt_active ? "true" : "false");
+	jstr_or_null(f, h->smt_control);
+	fprintf(f, " },\n    \"numa_nodes\": ");
+	if (h->nnodes < 0) {
+		fputs("null", f);
+	} else {
+		fputc('[', f);
+		for (i = 0; i < h->nnodes; i++) {
+			fprintf(f, "%s{ \"node\": %d, \"cpus\": ", i ? ", " : "",
+				h->node_id[i]);
+			kvb_json_str(f, h->node_cpus[i]);
+			fputs(" }", f);
+		}
+		fputc(']', f);
+	}
+	fprintf(f, ",\n    \"loadavg_before\": ");
+	jload(f, h->load_before);
+	fprintf(f, ",\n    \"loadavg_after\": ");
+	jload(f, h->load_after);
+	fprintf(f, ",\n    \"host_busy\": %s,\n    \"module_srcversion\": ",
+		h->busy ? "true" : "false");
+	jstr_or_null(f, h->srcversion);
+}
+
 /* What produced the report (prov.c); null when it was not collected. */
 static void print_provenance(FILE *f, const struct kvb_params *p)
 {
@@ -456,6 +570,7 @@ static void print_provenance(FILE *f, const struct kvb_params *p)
 		fprintf(f, "%s%d", i ? ", " : "", p->cpus[i]);
 	fprintf(f, "],\n    \"accel\": ");
 	kvb_json_str(f, pv->accel);
+	print_host(f, pv);
 	fprintf(f, ",\n    \"module_parameters\": ");
 	if (pv->nparams < 0) {
 		fprintf(f, "null\n  },\n");
@@ -612,8 +727,9 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 	jstr(f, u.machine);
 	fprintf(f, ",\n  \"cpus\": %d,\n  \"interrupted\": %s,\n", p->ncpus,
 		o->interrupted ? "true" : "false");
+	/* an interrupted run's report holds only part of the plan */
 	fprintf(f, "  \"complete\": %s,\n  \"skipped_cases\": %d,\n",
-		o->complete ? "true" : "false", o->skipped);
+		o->complete && !o->interrupted ? "true" : "false", o->skipped);
 	fprintf(f, "  \"not_run\": [");
 	for (i = 0; i < o->nskips; i++) {
 		fprintf(f, "%s\n    { \"case\": ", i ? "," : "");

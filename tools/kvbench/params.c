@@ -114,7 +114,12 @@ int kvb_parse_ulist(const char *s, unsigned int lo, unsigned int hi,
 				goto bad;
 			b = a;
 		}
-		if (a < lo || b > hi || a > b) {
+		if (a > b) {
+			free(l.v);
+			return fail(err, errlen, "'%.*s': a range runs from low to high (%lu-%lu)",
+				    (int)(end - p), p, b, a);
+		}
+		if (a < lo || b > hi) {
 			free(l.v);
 			return fail(err, errlen, "'%.*s' is outside %u..%u",
 				    (int)(end - p), p, lo, hi);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include "kvbench.h"
 
@@ -168,11 +169,288 @@ static void cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
+/* root + rel: the live file for root "", a fixture's under a test's root */
+static const char *at(char *buf, size_t len, const char *root, const char *rel)
+{
+	snprintf(buf, len, "%s%s", root, rel);
+	return buf;
+}
+
+static void unknown_load(double load[3])
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		load[i] = NAN;
+}
+
+/* /proc/loadavg's three averages; 0, or -1 (load NAN) when unreadable. */
+int kvb_read_loadavg(const char *root, double load[3])
+{
+	char path[512], line[128];
+
+	unknown_load(load);
+	if (kvb_read_line(at(path, sizeof(path), root, "/proc/loadavg"), line,
+			  sizeof(line)) ||
+	    sscanf(line, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3) {
+		unknown_load(load);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The value of NAME= in a kernel config file (CONFIG_HZ=250 gives "250"),
+ * "y" for a CONFIG_X=y; "" when absent or commented out ("is not set").
+ */
+static void config_value(const char *config, const char *name, char *buf,
+			 size_t len)
+{
+	size_t n = strlen(name);
+	char line[256];
+	FILE *f = fopen(config, "re");
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, name, n) || line[n] != '=')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		snprintf(buf, len, "%s", line + n + 1);
+		break;
+	}
+	fclose(f);
+}
+
+/* A config's preemption model, by its CONFIG_PREEMPT* choice; "" if none. */
+static const char *config_preempt(const char *config)
+{
+	static const struct {
+		const char *option, *model;
+	} models[] = {
+		{ "CONFIG_PREEMPT_RT", "rt" },
+		{ "CONFIG_PREEMPT_LAZY", "lazy" },
+		{ "CONFIG_PREEMPT", "full" },
+		{ "CONFIG_PREEMPT_VOLUNTARY", "voluntary" },
+		{ "CONFIG_PREEMPT_NONE", "none" },
+	};
+	char v[16];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(models); i++) {
+		config_value(config, models[i].option, v, sizeof(v));
+		if (!strcmp(v, "y"))
+			return models[i].model;
+	}
+	return "";
+}
+
+/* "preempt=full" among the words of a kernel command line; "" if not. */
+static void cmdline_word(const char *cmdline, const char *key, char *buf,
+			 size_t len)
+{
+	size_t n = strlen(key);
+	const char *w = cmdline;
+
+	buf[0] = 0;
+	while (*w) {
+		size_t wl = strcspn(w, " \t");
+
+		if (wl > n && !strncmp(w, key, n))
+			snprintf(buf, len, "%.*s", (int)(wl - n), w + n);
+		w += wl;
+		w += strspn(w, " \t");
+	}
+}
+
+static int has_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+	const char *w = s;
+
+	while (*w) {
+		size_t wl = strcspn(w, " \t");
+
+		if (wl == n && !strncmp(w, word, n))
+			return 1;
+		w += wl;
+		w += strspn(w, " \t");
+	}
+	return 0;
+}
+
+/*
+ * The preemption model, from the best source there is: debugfs names the
+ * model in force, "none voluntary (full)" (root, debugfs mounted); else
+ * uname -v names the kind of kernel (PREEMPT_RT, PREEMPT_DYNAMIC, PREEMPT),
+ * and for a dynamic one the mode is the command line's preempt= or the
+ * config's default; else the config alone.
+ */
+static void host_preempt(struct kvb_host *h, const char *root,
+			 const char *uversion, const char *config)
+{
+	char path[512], line[128], word[sizeof(h->preempt)], *l, *r;
+	const char *m;
+
+	if (!kvb_read_line(at(path, sizeof(path), root, "/sys/kernel/debug/sched/preempt"),
+			   line, sizeof(line))) {
+		l = strchr(line, '(');
+		r = l ? strchr(l, ')') : NULL;
+		if (l && r) {
+			snprintf(h->preempt, sizeof(h->preempt), "%.*s",
+				 (int)(r - l - 1), l + 1);
+			snprintf(h->preempt_src, sizeof(h->preempt_src),
+				 "/sys/kernel/debug/sched/preempt");
+			return;
+		}
+	}
+	if (has_word(uversion, "PREEMPT_RT")) {
+		snprintf(h->preempt, sizeof(h->preempt), "rt");
+		snprintf(h->preempt_src, sizeof(h->preempt_src), "uname -v");
+		return;
+	}
+	if (has_word(uversion, "PREEMPT_DYNAMIC")) {
+		cmdline_word(h->cmdline, "preempt=", word, sizeof(word));
+		m = config_preempt(config);
+		if (word[0]) {
+			snprintf(h->preempt, sizeof(h->preempt), "%s", word);
+			snprintf(h->preempt_src, sizeof(h->preempt_src),
+				 "uname -v, /proc/cmdline preempt=");
+		} else if (*m) {
+			snprintf(h->preempt, sizeof(h->preempt), "%s", m);
+			snprintf(h->preempt_src, sizeof(h->preempt_src),
+				 "uname -v, %s", config + strlen(root));
+		} else {
+			snprintf(h->preempt, sizeof(h->preempt), "dynamic");
+			snprintf(h->preempt_src, sizeof(h->preempt_src), "uname -v");
+		}
+		return;
+	}
+	if (has_word(uversion, "PREEMPT")) {
+		snprintf(h->preempt, sizeof(h->preempt), "full");
+		snprintf(h->preempt_src, sizeof(h->preempt_src), "uname -v");
+		return;
+	}
+	m = config_preempt(config);
+	if (*m) {
+		snprintf(h->preempt, sizeof(h->preempt), "%s", m);
+		snprintf(h->preempt_src, sizeof(h->preempt_src), "%s",
+			 config + strlen(root));
+	}
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* /sys/devices/system/node/nodeN/cpulist, by N; -1 without the directory. */
+static void host_numa(struct kvb_host *h, const char *root)
+{
+	char path[600], dir[512];
+	int ids[KVB_PROV_MAX_NODES], n = 0, i;
+	struct dirent *de;
+	DIR *d = opendir(at(dir, sizeof(dir), root, "/sys/devices/system/node"));
+
+	h->nnodes = -1;
+	if (!d)
+		return;
+	while ((de = readdir(d)) && n < KVB_PROV_MAX_NODES) {
+		char *end;
+		long id;
+
+		if (strncmp(de->d_name, "node", 4) || !de->d_name[4])
+			continue;
+		id = strtol(de->d_name + 4, &end, 10);
+		if (!*end && id >= 0 && id < 1 << 16)
+			ids[n++] = id;
+	}
+	closedir(d);
+	qsort(ids, n, sizeof(*ids), cmp_int);
+	h->nnodes = 0;
+	for (i = 0; i < n; i++) {
+		int k = h->nnodes;
+
+		snprintf(path, sizeof(path), "%s/node%d/cpulist", dir, ids[i]);
+		if (kvb_read_line(path, h->node_cpus[k], sizeof(h->node_cpus[k])))
+			continue;
+		h->node_id[k] = ids[i];
+		h->nnodes++;
+	}
+}
+
+/*
+ * Everything but the load after the run: the kernel's command line,
+ * preemption model and HZ, cpu0's frequency governor, SMT, the NUMA nodes
+ * and the load before the run. u: uname's; release and version name the
+ * config file and the kind of kernel.
+ */
+void kvb_host_collect(struct kvb_host *h, const char *root,
+		      const struct utsname *u, long nproc)
+{
+	char path[512], config[512], v[32];
+
+	memset(h, 0, sizeof(*h));
+	h->smt_active = -1;
+	kvb_read_line(at(path, sizeof(path), root, "/proc/cmdline"), h->cmdline,
+		      sizeof(h->cmdline));
+	snprintf(config, sizeof(config), "%s/boot/config-%s", root, u->release);
+	host_preempt(h, root, u->version, config);
+	config_value(config, "CONFIG_HZ", v, sizeof(v));
+	h->hz = atoi(v);
+	kvb_read_line(at(path, sizeof(path), root,
+			 "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+		      h->governor, sizeof(h->governor));
+	if (!kvb_read_line(at(path, sizeof(path), root, "/sys/devices/system/cpu/smt/active"),
+			   v, sizeof(v)) && (!strcmp(v, "0") || !strcmp(v, "1")))
+		h->smt_active = v[0] == '1';
+	kvb_read_line(at(path, sizeof(path), root, "/sys/devices/system/cpu/smt/control"),
+		      h->smt_control, sizeof(h->smt_control));
+	host_numa(h, root);
+	kvb_read_loadavg(root, h->load_before);
+	unknown_load(h->load_after);
+	h->busy = nproc > 0 && h->load_before[0] > KVB_BUSY_LOAD_PER_CPU * nproc;
+}
+
+/*
+ * Without $KVBENCH_ACCEL: an x86 CPU without the hypervisor flag runs on
+ * the machine itself ("native"); one with it is a guest of an accelerator
+ * the tool cannot tell, as is any CPU without x86's flags ("unknown").
+ */
+const char *kvb_detect_accel(const char *root)
+{
+	char path[512], line[4096];
+	const char *accel = "unknown";
+	FILE *f = fopen(at(path, sizeof(path), root, "/proc/cpuinfo"), "re");
+
+	if (!f)
+		return accel;
+	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "flags", 5) || !colon)
+			continue;
+		colon[strcspn(colon, "\n")] = 0;
+		accel = has_word(colon + 1, "hypervisor") ? "unknown" : "native";
+		break;
+	}
+	fclose(f);
+	return accel;
+}
+
+/* After the run: the load average then. */
+void kvb_prov_after(struct kvb_prov *pv)
+{
+	kvb_read_loadavg("", pv->host.load_after);
+}
+
 void kvb_prov_collect(struct kvb_prov *pv, const char *sys_module,
 		      int argc, char **argv)
 {
 	const char *accel = getenv("KVBENCH_ACCEL");
 	char path[512];
+	struct utsname u;
 
 	memset(pv, 0, sizeof(*pv));
 	pv->tool_version = kvb_version;
@@ -184,8 +462,15 @@ void kvb_prov_collect(struct kvb_prov *pv, const char *sys_module,
 	read_cmdline(pv, argc, argv);
 	cpu_model(pv->cpu_model, sizeof(pv->cpu_model));
 	pv->nproc = sysconf(_SC_NPROCESSORS_ONLN);
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	kvb_host_collect(&pv->host, "", &u, pv->nproc);
+	snprintf(path, sizeof(path), "%s/srcversion", sys_module);
+	kvb_read_line(path, pv->host.srcversion, sizeof(pv->host.srcversion));
 	snprintf(pv->accel, sizeof(pv->accel), "%s",
-		 accel && *accel ? accel : "unknown");
+		 accel && *accel ? accel : kvb_detect_accel(""));
+	snprintf(pv->host.accel_src, sizeof(pv->host.accel_src), "%s",
+		 accel && *accel ? "KVBENCH_ACCEL" : "cpuinfo");
 }
 
 void kvb_prov_free(struct kvb_prov *pv)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/bpf.h>
 #include <linux/kvbench.h>
@@ -4104,6 +4105,211 @@ static void test_workload_cli(const char *k)
 	   "kvbench plot of a workload report: a panel each for ycsb-c and seed, with its mix");
 }
 
+/* A fixture file under root: its directories made, its text written. */
+static int put_tree(const char *root, const char *rel, const char *text)
+{
+	char out[256], path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	if (run(out, sizeof(out), "mkdir -p \"$(dirname '%s')\"", path))
+		return -1;
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* The host's provenance, read from fixture trees as from /proc and /sys. */
+static void test_host_prov(void)
+{
+	char root[] = "/tmp/kvbench-test-XXXXXX", out[256];
+	struct utsname u = { 0 };
+	struct kvb_host h;
+	double load[3];
+
+	if (!mkdtemp(root)) {
+		skip("no temporary directory", "host provenance");
+		return;
+	}
+	snprintf(u.release, sizeof(u.release), "6.12.0-test");
+	snprintf(u.version, sizeof(u.version), "#1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1");
+	/* an empty root: nothing known, nothing made up */
+	kvb_host_collect(&h, root, &u, 2);
+	ok(!h.cmdline[0] && h.hz == 0 &&
+	   !h.governor[0] && h.smt_active == -1 && !h.smt_control[0] && h.nnodes == -1 &&
+	   isnan(h.load_before[0]) && isnan(h.load_after[0]) && !h.busy,
+	   "host: an empty root: every field unknown, not busy");
+	ok(!strcmp(h.preempt, "dynamic") && !strcmp(h.preempt_src, "uname -v"),
+	   "host: PREEMPT_DYNAMIC without config or preempt=: dynamic, mode unknown");
+	snprintf(u.version, sizeof(u.version), "#1 SMP Debian");
+	kvb_host_collect(&h, root, &u, 2);
+	ok(!h.preempt[0] && !h.preempt_src[0], "host: no word, no config: preempt unknown");
+	snprintf(u.version, sizeof(u.version), "#1 SMP PREEMPT_DYNAMIC Debian 6.12.0-1");
+
+	put_tree(root, "/proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/vda quiet\n");
+	put_tree(root, "/boot/config-6.12.0-test",
+		 "# CONFIG_PREEMPT_NONE is not set\nCONFIG_PREEMPT_VOLUNTARY=y\n"
+		 "# CONFIG_PREEMPT is not set\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n");
+	put_tree(root, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "performance\n");
+	put_tree(root, "/sys/devices/system/cpu/smt/active", "1\n");
+	put_tree(root, "/sys/devices/system/cpu/smt/control", "on\n");
+	put_tree(root, "/sys/devices/system/node/node1/cpulist", "4-7\n");
+	put_tree(root, "/sys/devices/system/node/node0/cpulist", "0-3\n");
+	put_tree(root, "/sys/devices/system/node/possible", "0-1\n");
+	put_tree(root, "/proc/loadavg", "0.50 0.40 0.30 1/99 1234\n");
+	kvb_host_collect(&h, root, &u, 1);
+	ok(!strcmp(h.cmdline, "BOOT_IMAGE=/vmlinuz root=/dev/vda quiet") &&
+	   !strcmp(h.preempt, "voluntary") &&
+	   !strcmp(h.preempt_src, "uname -v, /boot/config-6.12.0-test") && h.hz == 250 &&
+	   !strcmp(h.governor, "performance") && h.smt_active == 1 &&
+	   !strcmp(h.smt_control, "on"),
+	   "host: cmdline, preempt from uname -v and the config, HZ, governor, SMT");
+	ok(h.nnodes == 2 && h.node_id[0] == 0 && !strcmp(h.node_cpus[0], "0-3") &&
+	   h.node_id[1] == 1 && !strcmp(h.node_cpus[1], "4-7"),
+	   "host: NUMA nodes in order with their CPUs, other files ignored");
+	ok(h.load_before[0] == 0.5 && h.load_before[1] == 0.4 && h.load_before[2] == 0.3 &&
+	   !h.busy, "host: load average; 0.50 on 1 CPU is not busy (the rule is > 0.5 x nproc)");
+	put_tree(root, "/proc/loadavg", "0.51 0.40 0.30 1/99 1234\n");
+	kvb_host_collect(&h, root, &u, 1);
+	ok(h.busy, "host: 0.51 on 1 CPU is busy");
+	kvb_host_collect(&h, root, &u, 2);
+	ok(!h.busy && kvb_read_loadavg(root, load) == 0 && load[0] == 0.51,
+	   "host: 0.51 on 2 CPUs is not busy");
+
+	put_tree(root, "/proc/cmdline", "root=/dev/vda preempt=full quiet\n");
+	kvb_host_collect(&h, root, &u, 2);
+	ok(!strcmp(h.preempt, "full") && !strcmp(h.preempt_src, "uname -v, /proc/cmdline preempt="),
+	   "host: a dynamic kernel's preempt= on the command line wins over the config");
+	put_tree(root, "/sys/kernel/debug/sched/preempt", "none (voluntary) full lazy\n");
+	kvb_host_collect(&h, root, &u, 2);
+	ok(!strcmp(h.preempt, "voluntary") &&
+	   !strcmp(h.preempt_src, "/sys/kernel/debug/sched/preempt"),
+	   "host: debugfs's model in force wins over everything");
+	run(out, sizeof(out), "rm -f %s/sys/kernel/debug/sched/preempt", root);
+	snprintf(u.version, sizeof(u.version), "#1 SMP PREEMPT_RT Debian");
+	kvb_host_collect(&h, root, &u, 2);
+	ok(!strcmp(h.preempt, "rt") && !strcmp(h.preempt_src, "uname -v"),
+	   "host: PREEMPT_RT in uname -v");
+	snprintf(u.version, sizeof(u.version), "#1 SMP Debian");
+	put_tree(root, "/boot/config-6.12.0-test", "CONFIG_PREEMPT_NONE=y\nCONFIG_HZ=1000\n");
+	kvb_host_collect(&h, root, &u, 2);
+	ok(!strcmp(h.preempt, "none") && !strcmp(h.preempt_src, "/boot/config-6.12.0-test") &&
+	   h.hz == 1000, "host: no PREEMPT word in uname -v: the config's model and HZ");
+	put_tree(root, "/proc/loadavg", "garbage\n");
+	ok(kvb_read_loadavg(root, load) == -1 && isnan(load[0]),
+	   "host: an unreadable load average is unknown");
+
+	put_tree(root, "/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme hypervisor lahf_lm\n");
+	ok(!strcmp(kvb_detect_accel(root), "unknown"),
+	   "accel: an x86 guest (hypervisor flag) is unknown without KVBENCH_ACCEL");
+	put_tree(root, "/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme lahf_lm\n");
+	ok(!strcmp(kvb_detect_accel(root), "native"),
+	   "accel: an x86 CPU without the hypervisor flag is native");
+	put_tree(root, "/proc/cpuinfo", "processor\t: 0\nFeatures\t: fp asimd\n");
+	ok(!strcmp(kvb_detect_accel(root), "unknown"),
+	   "accel: a CPU without x86 flags is unknown");
+	run(out, sizeof(out), "rm -rf %s", root);
+}
+
+/* The README's documented CSV header: the line in backticks after "CSV (". */
+static int readme_csv_header(char *buf, size_t len)
+{
+	static const char * const paths[] = { "README.md", "../README.md" };
+	char line[2048];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(paths); i++) {
+		FILE *f = fopen(paths[i], "re");
+
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			if (strncmp(line, "`backend,", 9))
+				continue;
+			line[strcspn(line, "\n")] = 0;
+			if (line[strlen(line) - 1] != '`')
+				break;
+			line[strlen(line) - 1] = 0;
+			snprintf(buf, len, "%s", line + 1);
+			fclose(f);
+			return 0;
+		}
+		fclose(f);
+	}
+	return -1;
+}
+
+/* The command line's loose ends: ranges, --ops with --duration, help, JSON. */
+static void test_hygiene(const char *k)
+{
+	char out[32768], doc[2048], *nl;
+	int st;
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary given", "command line hygiene");
+		return;
+	}
+	st = run(out, sizeof(out), "%s bench --dry-run -t 5-2 2>&1", k);
+	ok(st == 2 && strstr(out, "--threads: '5-2': a range runs from low to high") &&
+	   !strstr(out, "outside"), "bench -t 5-2: exit 2, a range runs from low to high");
+	st = run(out, sizeof(out), "%s bench --dry-run -t 2-2000 2>&1", k);
+	ok(st == 2 && strstr(out, "'2-2000' is outside 1..1024"),
+	   "bench -t 2-2000: still out of range");
+	st = run(out, sizeof(out), "%s bench --dry-run -b user-rwlock -n 100 -D 2 2>&1", k);
+	ok(st == 2 && strstr(out, "not both"), "bench -n with -D: usage error, exit 2");
+	st = run(out, sizeof(out), "%s bench --dry-run -b user-rwlock -D 2 -n 100 2>&1", k);
+	ok(st == 2 && strstr(out, "not both"), "bench -D then -n: usage error too");
+	st = run(out, sizeof(out), "%s bench --dry-run -b user-rwlock -n 100 2>&1", k);
+	ok(st == 0, "bench -n alone: fine");
+	st = run(out, sizeof(out), "%s -d /nonexistent get --help 2>&1", k);
+	ok(st == 0 && strstr(out, "Usage: kvbench [-d DEVICE] get [--] KEY") &&
+	   !strstr(out, "nonexistent"), "get --help: the usage, exit 0, no lookup");
+	st = run(out, sizeof(out),
+		 "%s -d /nonexistent set -h 2>&1; %s -d /nonexistent del --help 2>&1; %s -d /nonexistent nop --help 2>&1",
+		 k, k, k);
+	ok(st == 0 && strstr(out, "kvbench [-d DEVICE] set [--] KEY VALUE") &&
+	   strstr(out, "del [--] KEY") && strstr(out, "kvbench [-d DEVICE] nop\n") &&
+	   !strstr(out, "nonexistent"), "set -h, del --help, nop --help: their usage");
+	st = run(out, sizeof(out), "%s -d /nonexistent get -- --help 2>&1", k);
+	ok(st == 1 && strstr(out, "/nonexistent"),
+	   "get -- --help: a key that starts with '-' after '--' is looked up");
+	st = run(out, sizeof(out), "%s -d /nonexistent get -x 2>&1", k);
+	ok(st == 2 && strstr(out, "unknown option '-x'") && strstr(out, "get -- -x"),
+	   "get -x: exit 2, says to put such a key after '--'");
+	st = run(out, sizeof(out), "%s stats --help 2>&1; %s compare --help 2>&1", k, k);
+	ok(st == 0 && strstr(out, "Usage: kvbench stats") && strstr(out, "Usage: kvbench compare"),
+	   "stats --help and compare --help: their usage");
+	st = run(out, sizeof(out), "%s bench --help", k);
+	ok(st == 0 && strstr(out, "--repeat R") && strstr(out, "(default 1)") &&
+	   strstr(out, "(default uniform)"), "bench --help shows the defaults of -r and --dist");
+	st = run(out, sizeof(out),
+		 "timeout --preserve-status -s INT 1 %s bench -q -b user-rwlock -t 1 -w 0 -D 20s -f json 2>/dev/null",
+		 k);
+	ok(st == 130 && json_valid(out) && strstr(out, "\"interrupted\": true") &&
+	   strstr(out, "\"complete\": false"), "an interrupted run's JSON says complete: false");
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -n 100 -w 0 -f json 2>/dev/null", k);
+	ok(st == 0 && strstr(out, "\"complete\": true") && strstr(out, "\"host_busy\": ") &&
+	   strstr(out, "\"loadavg_after\": ") && strstr(out, "\"preempt_source\": ") &&
+	   strstr(out, "\"accel_source\": \"cpuinfo\"") &&
+	   (strstr(out, "\"accel\": \"native\"") || strstr(out, "\"accel\": \"unknown\"")),
+	   "a whole run: complete, the host's provenance, accel native or unknown from cpuinfo");
+	if (readme_csv_header(doc, sizeof(doc))) {
+		skip("no README.md here", "the CSV header is the README's");
+		return;
+	}
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -n 100 -w 0 -f csv 2>/dev/null", k);
+	nl = strchr(out, '\n');
+	if (nl)
+		*nl = 0;
+	ok(st == 0 && !strcmp(out, doc), "the CSV header is the one README.md documents");
+	if (strcmp(out, doc))
+		printf("# tool:   %s\n# README: %s\n", out, doc);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--check-json"))
@@ -4150,6 +4356,8 @@ int main(int argc, char **argv)
 	test_workload_engine();
 	test_workload_plot();
 	test_workload_cli(kvbench_bin);
+	test_host_prov();
+	test_hygiene(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);

@@ -13,15 +13,18 @@
 # copied back by kvbench-vm.
 #
 # With no BENCH_ARGS it runs the default suite (STUDIES below): every
-# backend and baseline, read-only, 90:10 and 50:50, at 1, 2, 4, ... threads up
-# to the vCPUs and at their number, batch 1 and 64, three runs per case; then
-# side studies at that many threads: what a shared fd costs, a packed MGET of
-# 64 keys against a BATCH of 64 GETs, GET through io_uring at queue depth
-# 1, 16 and 64 against ioctls and BATCH(64) (and, last, with SQPOLL), what
-# zipf keys do to each backend, GET at 1,000 against 1,000,000 keys (hash
-# tables sized for them), what an overfull table at the default hash_bits
-# costs, and the CPU idle owner threads use. A plot of the main suite goes
-# to bench.png.
+# backend and baseline on YCSB's workloads C (read only), B (95:5) and A
+# (50:50) and the seed's case (GETs of uniform keys), at 1, 2, 4, ...
+# threads up to the vCPUs and at their number, five runs per case (kvbench
+# bench's default: enough for the verdict's test and intervals); then side
+# studies at that many threads: hot keys, what a shared fd costs, a packed
+# MGET of 64 keys against a BATCH of 64 GETs, GET through io_uring at queue
+# depth 1, 16 and 64 against ioctls and BATCH(64) (and, last, with SQPOLL),
+# what zipf keys do to each backend, GET at 1,000 against 1,000,000 keys
+# (hash tables sized for them), what an overfull table at the default
+# hash_bits costs, and the CPU idle owner threads use. A plot of the main
+# suite goes to bench.png, and the run ends with its verdict (kvbench
+# report): per workload, the fastest backend and each other one against it.
 #
 # The suite is planned before anything boots: each study's time comes from
 # `kvbench bench --dry-run`, and when the whole does not fit BENCH_BUDGET,
@@ -41,9 +44,9 @@
 #                  kvbench sets it for its --keys
 #   BENCH_BUDGET   seconds the benchmark may take in the guest (default 660:
 #                  `make bench` stays under 15 minutes at any CPU count)
-#   BENCH_REPEAT   runs per case (default 3); `kvbench compare` needs 5 or
-#                  more on both sides to call a difference significant (give
-#                  the budget room for them)
+#   BENCH_REPEAT   runs per case (default 5: with fewer, no difference
+#                  between two backends can be significant, and the verdict
+#                  and `kvbench compare` say "cannot tell")
 #   BENCH_DRY_RUN  1: print the plan and stop (no setup, no VM)
 #   BENCH_SMP      vCPUs (default: nproc; with BENCH_DRY_RUN, the CPU count
 #                  to plan for); SMP is the same (`make bench SMP=8`)
@@ -75,7 +78,7 @@ BENCH_SMP=${BENCH_SMP:-${SMP:-}}
 # @N the number of CPUs, @OUT the directory the reports go to. The "idle"
 # study is the driver's own (no kvbench run); IDLE_SECONDS is its cost.
 readonly -a STUDIES=(
-	"main|main suite: every backend, bpf-htab and baseline, 3 mixes, batch 1 and 64||-b all -m get,90:10,50:50 -t @T --batch 1,64 --json @OUT/bench.json --csv @OUT/bench.csv"
+	"main|main suite: every backend, bpf-htab and baseline, YCSB C, B, A and the seed's GETs||-b all -W ycsb-c,ycsb-b,ycsb-a,seed -t @T --json @OUT/bench.json --csv @OUT/bench.csv"
 	"hot-1|side study: hot-key writes, every thread SETs one key (module backends)||-b kernel -m set -t @T -k 1 --json @OUT/hot-1.json"
 	"hot-16|side study: hot-key writes, every thread SETs among 16 keys (module backends)||-b kernel -m set -t @T -k 16 --json @OUT/hot-16.json"
 	"fd|side study: a shared fd against per-thread fds (rcu GET)||-b nop,rcu -m get -t @N --fd both --json @OUT/fd.json"
@@ -89,7 +92,7 @@ readonly -a STUDIES=(
 	"uring-sqpoll|side study: io_uring with SQPOLL, an SQ thread per ring (GET)||-b nop,rcu,kthread -m get -t @N --io uring --qd 1,16,64 --sqpoll --json @OUT/uring-sqpoll.json"
 )
 readonly IDLE_SECONDS=25
-readonly REPEAT=${BENCH_REPEAT:-3}
+readonly REPEAT=${BENCH_REPEAT:-5}
 # What a study costs around its kvbench run: the driver's sysfs writes, the
 # process start, the reports (seconds).
 readonly STUDY_OVERHEAD=3
@@ -561,6 +564,13 @@ main() {
 		echo "== headline figures (tools/kvbench/figures.py)"
 		python3 "$REPO/tools/kvbench/figures.py" "$results" |
 			tee "$results/figures.txt" || true
+	fi
+	# The answer last: per workload, the fastest backend and the others
+	# against it (or, with too few runs, that they cannot tell).
+	if [[ -f $results/bench.json ]]; then
+		echo
+		echo "== verdict (kvbench report ${results#"$REPO"/}/bench.json)"
+		"$KVB" report "$results/bench.json" | tee "$results/verdict.txt" || true
 	fi
 	[[ $status -eq 0 ]] || echo "bench: failed with status $status (see $results)" >&2
 	return "$status"
