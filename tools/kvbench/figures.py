@@ -3,6 +3,7 @@
 """Print the headline figures of one `make bench` run.
 
 Usage: figures.py RESULTS_DIR
+       figures.py --help
 
 Reads the JSON reports (schema kvbench-bench/3, /2 or /1, see README.md) that
 tools/vm/bench.sh leaves in RESULTS_DIR and prints each figure that
@@ -13,6 +14,7 @@ that misses its aim is printed as such.
 
 import json
 import os
+import signal
 import sys
 from statistics import median
 
@@ -24,8 +26,13 @@ def load(path):
     when too few samples were timed for them (as when none were), which
     the tail figures skip; ops_per_sec_stats' ci95_low/high became
     mean_ci95_low/high, which nothing here reads."""
-    with open(path) as f:
-        report = json.load(f)
+    try:
+        with open(path) as f:
+            report = json.load(f)
+    except OSError as e:
+        sys.exit(f"figures.py: {path}: {e.strerror}")
+    except ValueError as e:
+        sys.exit(f"figures.py: {path}: not JSON: {e}")
     schema = report.get("schema")
     if schema == "kvbench-bench/1":
         for r in report["results"]:
@@ -88,9 +95,17 @@ def verdict(ok):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit(__doc__)
-    d = sys.argv[1]
+    # figures.py ... | head: stop quietly, as a shell tool does
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    args = sys.argv[1:]
+    if args in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return
+    if len(args) != 1 or args[0].startswith("-"):
+        sys.exit("usage: figures.py RESULTS_DIR (figures.py --help says more)")
+    d = args[0]
+    if not os.path.isdir(d):
+        sys.exit(f"figures.py: {d}: no such directory (a results/ run of make bench)")
     main_r = load(os.path.join(d, "bench.json"))
     n = main_r["cpus"]
     print(f"run {main_r['date']}, kernel {main_r['kernel']}, {n} CPUs")

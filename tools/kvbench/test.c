@@ -4296,6 +4296,16 @@ static void test_hygiene(const char *k)
 	   strstr(out, "\"accel_source\": \"cpuinfo\"") &&
 	   (strstr(out, "\"accel\": \"native\"") || strstr(out, "\"accel\": \"unknown\"")),
 	   "a whole run: complete, the host's provenance, accel native or unknown from cpuinfo");
+	if (!has_python() || access("figures.py", R_OK)) {
+		skip("no python3 or no figures.py here", "figures.py --help and a missing dir");
+	} else {
+		st = run(out, sizeof(out), "python3 figures.py --help 2>&1");
+		ok(st == 0 && strstr(out, "Usage: figures.py RESULTS_DIR") &&
+		   !strstr(out, "Traceback"), "figures.py --help: the usage, exit 0");
+		st = run(out, sizeof(out), "python3 figures.py /nonexistent/results 2>&1");
+		ok(st == 1 && !strstr(out, "Traceback") && count_of(out, "\n") == 1 &&
+		   strstr(out, "/nonexistent/results"), "figures.py of a missing dir: one line, exit 1");
+	}
 	if (readme_csv_header(doc, sizeof(doc))) {
 		skip("no README.md here", "the CSV header is the README's");
 		return;
