@@ -644,6 +644,7 @@ extern const struct attribute_group *kvbench_groups[];
 
 /* The core (kvbench_main.c), for the device and sysfs */
 int kvbench_backend_name_show(char *buf);
+const struct kvbench_backend_ops *kvbench_backend_at(unsigned int i);
 void kvbench_backend_stats(const enum kvbench_stat *which, unsigned long *val,
 			   unsigned int n);
 void kvbench_backend_reset_stats(void);

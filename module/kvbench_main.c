@@ -99,6 +99,12 @@ const struct kvbench_backend_ops *kvbench_find_backend(const char *name)
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_find_backend);
 
+/* The @i-th backend of the table kvbench_find_backend() searches; NULL past it. */
+const struct kvbench_backend_ops *kvbench_backend_at(unsigned int i)
+{
+	return i < ARRAY_SIZE(kvbench_backends) ? kvbench_backends[i] : NULL;
+}
+
 static void kvbench_list_backends(void)
 {
 	char names[ARRAY_SIZE(kvbench_backends) * KVBENCH_NAME_MAX] = "";

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kvbench sysfs: the files of /sys/class/misc/kvbench/ (see
- * Documentation/ABI/testing/sysfs-class-misc-kvbench): the backend switch,
- * the limits' counts and the per-CPU operation counters, summed when read.
+ * Documentation/ABI/testing/sysfs-class-misc-kvbench): the backend switch
+ * and the backends it knows, the limits' counts and the per-CPU operation
+ * counters, summed when read.
  */
 #include <linux/device.h>
 #include <linux/mutex.h>
@@ -26,6 +27,23 @@ static ssize_t backend_store(struct device *dev, struct device_attribute *attr,
 	return ret ? ret : count;
 }
 static DEVICE_ATTR_RW(backend);
+
+/*
+ * Every name backend takes, in the order of the core's table, on one line:
+ * so that a tool can check a name before it writes one.
+ */
+static ssize_t backends_show(struct device *dev, struct device_attribute *attr,
+			     char *buf)
+{
+	const struct kvbench_backend_ops *ops;
+	unsigned int i;
+	int len = 0;
+
+	for (i = 0; (ops = kvbench_backend_at(i)); i++)
+		len += sysfs_emit_at(buf, len, "%s%s", i ? " " : "", ops->name);
+	return len + sysfs_emit_at(buf, len, "\n");
+}
+static DEVICE_ATTR_RO(backends);
 
 static ssize_t entries_show(struct device *dev, struct device_attribute *attr,
 			    char *buf)
@@ -268,6 +286,7 @@ static DEVICE_ATTR_WO(reset);
 
 static struct attribute *kvbench_attrs[] = {
 	&dev_attr_backend.attr,
+	&dev_attr_backends.attr,
 	&dev_attr_entries.attr,
 	&dev_attr_bytes.attr,
 	&dev_attr_gets.attr,

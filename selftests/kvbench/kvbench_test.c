@@ -595,6 +595,71 @@ TEST_F(kvbench, backend_name)
 	EXPECT_STREQ(variant->backend, buf);
 }
 
+/*
+ * The backends file lists what backend takes, and only that: one line of
+ * names separated by single spaces, none twice, each one a switch to which
+ * reads back as itself; a name of all_backends[] not listed is refused.
+ * A fixture of its own, without variants: it switches through them all
+ * once, and the teardown puts the original back.
+ */
+FIXTURE(backends) {
+	char orig[64];
+};
+
+FIXTURE_SETUP(backends)
+{
+	if (access(KVB_ATTR("backends"), F_OK))
+		SKIP(return, "module not loaded, or one without the backends file");
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), self->orig, sizeof(self->orig)));
+}
+
+FIXTURE_TEARDOWN(backends)
+{
+	char buf[64];
+
+	if (!self->orig[0])
+		return;
+	EXPECT_EQ(0, switch_backend(self->orig));
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), buf, sizeof(buf)));
+	EXPECT_STREQ(self->orig, buf);
+}
+
+TEST_F(backends, each_listed_name_switches)
+{
+	bool listed[ARRAY_SIZE(all_backends)] = { false };
+	char list[512], buf[64], *name, *save = NULL;
+	int n = 0;
+	size_t i;
+
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backends"), list, sizeof(list)));
+	ASSERT_NE('\0', list[0]);
+	EXPECT_TRUE(!strchr(list, '\n')) TH_LOG("more than one line: '%s'", list);
+	EXPECT_TRUE(!strstr(list, "  ")) TH_LOG("two spaces in '%s'", list);
+	EXPECT_NE(' ', list[0]);
+	EXPECT_NE(' ', list[strlen(list) - 1]);
+
+	for (name = strtok_r(list, " ", &save); name; name = strtok_r(NULL, " ", &save)) {
+		n++;
+		for (i = 0; i < ARRAY_SIZE(all_backends); i++) {
+			if (strcmp(name, all_backends[i]))
+				continue;
+			EXPECT_FALSE(listed[i]) TH_LOG("%s listed twice", name);
+			listed[i] = true;
+		}
+		EXPECT_EQ(0, switch_backend(name)) TH_LOG("%s listed, but no switch to it", name);
+		ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), buf, sizeof(buf)));
+		EXPECT_STREQ(name, buf);
+	}
+	EXPECT_LT(0, n);
+	/* A backend of the tests' list that is not listed is not there. */
+	for (i = 0; i < ARRAY_SIZE(all_backends); i++) {
+		if (listed[i])
+			continue;
+		EXPECT_EQ(-EINVAL, switch_backend(all_backends[i]))
+			TH_LOG("backend %zu of the list not listed, but a switch to it works", i);
+	}
+}
+
 /* ---------------------------------------------------------- round trips */
 
 TEST_F(kvbench, set_get_roundtrip)

@@ -1315,7 +1315,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	int mix_given = 0, dist_given = 0, threads_given = 0;
 	int keys_given = 0, ksize_given = 0, vsize_given = 0;
 	unsigned long long v;
-	char err[256], opt[32];
+	char err[512], opt[32];
 	int c, idx, i, digits = 1, duration_given = 0;
 	unsigned long n, cpus = 0;
 
@@ -1504,7 +1504,8 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	if (cpus)
 		p->ncpus = cpus;
 
-	if (kvb_parse_targets(targets, &p->targets, &p->ntargets, err, sizeof(err)))
+	if (kvb_parse_targets(targets, &p->targets, &p->ntargets, err, sizeof(err)) ||
+	    kvb_check_backends(p->targets, p->ntargets, p->sysfs, err, sizeof(err)))
 		return bench_usage("--backends", err);
 	if (workloads) {
 		if (mix_given)

@@ -35,6 +35,7 @@ static const struct {
 	const char *what;
 } known[] = {
 	{ "backend", "backend", TEXT, "the backend serving the map" },
+	{ "backend", "backends", TEXT, "every backend the module offers" },
 	{ "map", "entries", GAUGE, "keys in the map" },
 	{ "map", "bytes", GAUGE, "bytes charged to max_bytes (key + value + 64 per entry)" },
 	{ "map", "load_factor", GAUGE, "keys per hash bucket" },

@@ -463,7 +463,8 @@ bad:
 
 /*
  * The target table: every target -b knows by name, in the order "all"
- * runs them. Any other lower-case name is a kernel backend.
+ * runs them. Any other lower-case name may be a kernel backend the module
+ * offers (kvb_check_backends() says whether).
  */
 static const struct {
 	const char *name;
@@ -700,6 +701,134 @@ out_free:
 	free(t);
 	free(copy);
 	return -1;
+}
+
+/*
+ * Edits from a to b, a swap of two neighbours counting one (optimal string
+ * alignment): "rwlcok" is 1 from "rwlock". Names are short (< KVB_BASE_MAX).
+ */
+static unsigned int name_distance(const char *a, const char *b)
+{
+	unsigned int d[KVB_BASE_MAX + 1][KVB_BASE_MAX + 1];
+	size_t la = strlen(a), lb = strlen(b), i, j;
+
+	if (la > KVB_BASE_MAX || lb > KVB_BASE_MAX)
+		return KVB_BASE_MAX;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++) {
+		for (j = 1; j <= lb; j++) {
+			unsigned int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	}
+	return d[la][lb];
+}
+
+/* Is name a word of the space-separated list? */
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *w = list;
+
+	while (*w) {
+		size_t wl = strcspn(w, " ");
+
+		if (wl == n && !strncmp(w, name, n))
+			return 1;
+		w += wl;
+		w += strspn(w, " ");
+	}
+	return 0;
+}
+
+/* The word of list (or of the tool's targets and groups) nearest to name. */
+static void nearest(const char *list, const char *name, char *best, size_t len)
+{
+	unsigned int bd = 3, dist;
+	char word[KVB_BASE_MAX];
+	const char *w = list;
+	int i;
+
+	best[0] = 0;
+	while (*w) {
+		size_t wl = strcspn(w, " ");
+
+		snprintf(word, sizeof(word), "%.*s", (int)wl, w);
+		dist = name_distance(name, word);
+		if (dist < bd) {
+			bd = dist;
+			snprintf(best, len, "%s", word);
+		}
+		w += wl;
+		w += strspn(w, " ");
+	}
+	for (i = 0; i < (int)ARRAY_SIZE(known_targets); i++) {
+		dist = name_distance(name, known_targets[i].name);
+		if (known_targets[i].ops != &kvb_kernel_ops && dist < bd) {
+			bd = dist;
+			snprintf(best, len, "%s", known_targets[i].name);
+		}
+	}
+}
+
+/*
+ * The kernel backends the -b list names, against what the module offers:
+ * its sysfs file backends (one line of names) when it is loaded, else the
+ * tool's own list. So that a misspelt name fails at once, naming what
+ * there is, and not when its turn comes in the run. "current" is whatever
+ * is loaded. 0, or -1 with the message in err.
+ */
+int kvb_check_backends(const struct kvb_target *t, int n, const char *sysfs,
+		       char *err, size_t errlen)
+{
+	char path[512], offered[512], dym[KVB_BASE_MAX + 32], others[256];
+	int from_module, i, j;
+	size_t at = 0;
+
+	snprintf(path, sizeof(path), "%s/backends", sysfs);
+	from_module = !kvb_read_line(path, offered, sizeof(offered)) && offered[0];
+	if (!from_module) {
+		offered[0] = 0;
+		for (j = 0; j < (int)ARRAY_SIZE(known_targets); j++)
+			if (known_targets[j].ops == &kvb_kernel_ops && at < sizeof(offered))
+				at += snprintf(offered + at, sizeof(offered) - at, "%s%s",
+					       at ? " " : "", known_targets[j].name);
+	}
+	for (i = 0; i < n; i++) {
+		char best[KVB_BASE_MAX];
+
+		if (t[i].ops != &kvb_kernel_ops || !strcmp(t[i].base, "current") ||
+		    in_list(offered, t[i].base))
+			continue;
+		nearest(offered, t[i].base, best, sizeof(best));
+		dym[0] = 0;
+		if (best[0])
+			snprintf(dym, sizeof(dym), " (did you mean '%s'?)", best);
+		for (j = 0, at = 0; j < (int)ARRAY_SIZE(known_targets); j++)
+			if (known_targets[j].ops != &kvb_kernel_ops && at < sizeof(others))
+				at += snprintf(others + at, sizeof(others) - at, "%s ",
+					       known_targets[j].name);
+		if (at < sizeof(others))
+			snprintf(others + at, sizeof(others) - at, "current");
+		return fail(err, errlen,
+			    "'%s': no such backend%s; %s %s; other targets: %s; groups: all kernel baselines peers",
+			    t[i].base, dym,
+			    from_module ? "the module offers" :
+			    "the module is not loaded (or has no backends file); the tool knows",
+			    offered, others);
+	}
+	return 0;
 }
 
 int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,

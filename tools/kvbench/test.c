@@ -4296,6 +4296,38 @@ static void test_hygiene(const char *k)
 	   strstr(out, "\"accel_source\": \"cpuinfo\"") &&
 	   (strstr(out, "\"accel\": \"native\"") || strstr(out, "\"accel\": \"unknown\"")),
 	   "a whole run: complete, the host's provenance, accel native or unknown from cpuinfo");
+	/* -b: the module's backends file, else the tool's list */
+	st = run(out, sizeof(out), "%s bench --dry-run --sysfs /nonexistent -b rwlcok 2>&1", k);
+	ok(st == 2 && strstr(out, "'rwlcok': no such backend (did you mean 'rwlock'?)") &&
+	   strstr(out, "the tool knows rwlock rcu kthread kthread-percpu rhashtable combining"),
+	   "bench -b rwlcok without the module: exit 2, the known names, the nearest");
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run --sysfs /nonexistent -b kthread,rcu 2>&1", k);
+	ok(st == 0, "bench -b kthread,rcu without the module: the tool's names pass");
+	st = run(out, sizeof(out), "%s bench --dry-run --sysfs /nonexistent -b user-rwlok 2>&1", k);
+	ok(st == 2 && strstr(out, "did you mean 'user-rwlock'?"),
+	   "bench -b user-rwlok: the nearest of the tool's other targets");
+	st = run(out, sizeof(out), "%s bench --dry-run --sysfs /nonexistent -b zzzzzzzz 2>&1", k);
+	ok(st == 2 && strstr(out, "'zzzzzzzz': no such backend;"), "bench -b far off: no guess");
+	snprintf(doc, sizeof(doc), "/tmp/kvbench-test-XXXXXX");
+	if (mkdtemp(doc) && !put_text(doc, "backends", "rwlock rcu future-one\n")) {
+		st = run(out, sizeof(out),
+			 "%s bench --dry-run --sysfs %s -b rwlock,future-one,current 2>&1",
+			 k, doc);
+		ok(st == 0 && strstr(out, "future-one"),
+		   "bench -b: a backend the module offers and the tool does not know passes");
+		st = run(out, sizeof(out), "%s bench --dry-run --sysfs %s -b rcu,kthread 2>&1",
+			 k, doc);
+		ok(st == 2 && strstr(out, "'kthread': no such backend;") &&
+		   strstr(out, "the module offers rwlock rcu future-one"),
+		   "bench -b: a backend the tool knows but the module does not offer fails");
+		st = run(out, sizeof(out), "%s bench --dry-run --sysfs %s -b rwlcok 2>&1", k, doc);
+		ok(st == 2 && strstr(out, "did you mean 'rwlock'?"),
+		   "bench -b rwlcok: the module's nearest");
+		run(out, sizeof(out), "rm -rf %s", doc);
+	} else {
+		skip("no temporary directory", "bench -b against the module's backends file");
+	}
 	if (!has_python() || access("figures.py", R_OK)) {
 		skip("no python3 or no figures.py here", "figures.py --help and a missing dir");
 	} else {
@@ -4304,7 +4336,8 @@ static void test_hygiene(const char *k)
 		   !strstr(out, "Traceback"), "figures.py --help: the usage, exit 0");
 		st = run(out, sizeof(out), "python3 figures.py /nonexistent/results 2>&1");
 		ok(st == 1 && !strstr(out, "Traceback") && count_of(out, "\n") == 1 &&
-		   strstr(out, "/nonexistent/results"), "figures.py of a missing dir: one line, exit 1");
+		   strstr(out, "/nonexistent/results"),
+		   "figures.py of a missing dir: one line, exit 1");
 	}
 	if (readme_csv_header(doc, sizeof(doc))) {
 		skip("no README.md here", "the CSV header is the README's");
