@@ -15,6 +15,10 @@
 #                   comes back to results/ (PROFILE_ARGS="-b rcu -m get
 #                   -t 2 --batch 1 -D 5s" by default, PROFILE_FREQ=999)
 #   make lint       the static gates alone (tools/lint/lint.sh)
+#   make install    the tool and its man page: tools/kvbench's install,
+#                   PREFIX (/usr/local) and DESTDIR as it takes them; the
+#                   module is installed by dkms (dkms.conf) or by
+#                   make -C $(KDIR) M=$PWD modules_install
 #
 # check, bench and profile boot stock Debian kernels under QEMU (tools/vm/), which
 # build the module for those kernels themselves. NATIVE=1 runs them on
@@ -30,7 +34,7 @@ ifeq ($(origin KDIR),undefined)
   endif
 endif
 
-.PHONY: all module clean check check-long bench profile tools selftests lint
+.PHONY: all module clean check check-long bench profile tools selftests lint install
 
 all: module
 
@@ -70,3 +74,8 @@ profile:
 
 lint:
 	@$(CURDIR)/tools/lint/lint.sh
+
+# PREFIX and DESTDIR given on the command line reach the sub-make through
+# MAKEFLAGS; from the environment, make passes them on as well.
+install:
+	$(MAKE) -C tools/kvbench install

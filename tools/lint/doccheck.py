@@ -35,6 +35,12 @@ and the command line of tools/kvbench, in both directions too:
   backends           every backend the module defines (.name = "..." in
                      module/*.c) and every target the tool knows is named
                      in bench --help and in the README's --backends row
+  man page           every option of each --help text against the option
+                     lists of its section of Documentation/kvbench.1.rst,
+                     kvbench(1): "OPTIONS" for the top level, "BENCH
+                     OPTIONS" for bench, "<COMMAND> OPTIONS" for any other
+                     command with a --help (a new command is a new section,
+                     a new option a new entry), with the same short letter
 
 The C files are read with comments, strings and character literals blanked
 out, so prose such as "Return: 0 or -ENOSPC" in a comment counts for nothing.
@@ -50,7 +56,8 @@ Usage: doccheck.py [REPO]     (default: two levels above this script)
        doccheck.py --self-test  checks that the checker finds an
                                 undocumented option, a documented option
                                 that does not exist, a short letter that
-                                differs, and a backend left out
+                                differs, a backend left out, and an option
+                                or a section the man page lacks
 Prints one line per mismatch and exits 1 when there is any, 0 otherwise.
 """
 
@@ -75,6 +82,7 @@ PARAM_DIR = '/sys/module/kvbench/parameters/'
 EXCEPTIONS = 'tools/lint/doccheck-exceptions'
 TOOL_DIR = 'tools/kvbench'
 TOOL_DOC = 'tools/kvbench/README.md'
+MAN_DOC = 'Documentation/kvbench.1.rst'
 TOP = '(top level)'
 
 # Kernel-internal codes and what a caller of ioctl(2) sees instead.
@@ -640,6 +648,80 @@ def check_cli(repo, problems):
     return sum(len(help_options(t)) for _, _, _, t in helps)
 
 
+def man_section(cmd):
+    """The section of the man page that lists a command's options: OPTIONS
+    for the global ones, "BENCH OPTIONS" for kvbench bench, and so on. A
+    new command with a --help is one more section, a new option one more
+    entry of an option list: no table here to keep up."""
+    return 'OPTIONS' if cmd == TOP else '%s OPTIONS' % cmd.upper()
+
+
+def man_options(repo, problems):
+    """{section title: {long: (short, line)}} of the option lists of the
+    man page's sections (an option list entry: "-b LIST, --backends LIST")."""
+    out = {}
+    path = os.path.join(repo, MAN_DOC)
+    try:
+        with open(path, encoding='utf-8') as f:
+            text = f.read()
+    except OSError as e:
+        problems.append('%s: %s' % (MAN_DOC, e.strerror))
+        return out
+    settings = {'report_level': 5, 'halt_level': 5,
+                'file_insertion_enabled': False, 'raw_enabled': False}
+    doc = docutils.core.publish_doctree(text, source_path=path,
+                                        settings_overrides=settings)
+    for sec in doc.traverse(docutils.nodes.section):
+        title = sec[0].astext().strip()
+        opts = out.setdefault(title, {})
+        for group in sec.traverse(docutils.nodes.option_group):
+            up = group.parent
+            while not isinstance(up, docutils.nodes.section):
+                up = up.parent
+            if up is not sec:       # a subsection's: listed under its title
+                continue
+            names = [o.astext() for o in group.traverse(docutils.nodes.option_string)]
+            longs = [x for x in names if x.startswith('--')]
+            shorts = [x for x in names if not x.startswith('--')]
+            line = group.parent.line or sec.line or 0
+            for lo in longs:
+                opts[lo] = (shorts[0] if shorts else None, '%s:%d' % (MAN_DOC, line))
+    return out
+
+
+def check_man(repo, problems):
+    """Each --help against its section of the man page, both ways, with the
+    same short letter. Returns how many options the man page lists."""
+    man = man_options(repo, problems)
+    if not man:
+        return 0
+    for cmd, rel, line, text in help_texts(repo):
+        where = '%s:%d' % (rel, line)
+        name = 'kvbench' + ('' if cmd == TOP else ' ' + cmd)
+        title = man_section(cmd)
+        opts = help_options(text)
+        if title not in man:
+            problems.append('%s: %s --help lists %d options; %s has no "%s" '
+                            'section to list them' % (where, name, len(opts),
+                                                      MAN_DOC, title))
+            continue
+        doc = man[title]
+        for o in sorted(set(opts) - set(doc)):
+            problems.append('%s: %s --help lists %s, the "%s" section of %s '
+                            'does not' % (where, name, o, title, MAN_DOC))
+        for o in sorted(set(doc) - set(opts)):
+            problems.append('%s: the man page lists %s for %s, which its '
+                            '--help (%s) does not' % (doc[o][1], o, name, where))
+        for o in sorted(set(opts) & set(doc)):
+            if opts[o] != doc[o][0]:
+                problems.append('%s: %s %s is "%s" in --help (%s), "%s" in the '
+                                'man page' % (doc[o][1], name, o,
+                                              ', '.join(filter(None, (opts[o], o))),
+                                              where,
+                                              ', '.join(filter(None, (doc[o][0], o)))))
+    return sum(len(v) for v in man.values())
+
+
 def check_backends(repo, problems):
     """Every backend and target is named in bench --help and the README's
     --backends row."""
@@ -700,6 +782,18 @@ def self_test():
          'getopt_long() does not take it'),
         ('a backend left out', TOOL_DOC, '`kthread-percpu`', '`kthread_percpu`',
          'does not name the backend kthread-percpu'),
+        ('a bench option the man page leaves out', MAN_DOC,
+         '--keep-hash-bits\n    Leave', '--keep-hash-bit\n    Leave',
+         'bench --help lists --keep-hash-bits, the "BENCH OPTIONS" section'),
+        ('an option the man page lists that --help does not', MAN_DOC,
+         '--alpha A\n', '--beta B\n    Nothing.\n\n--alpha A\n',
+         'the man page lists --beta for kvbench compare'),
+        ('a short letter that differs in the man page', MAN_DOC,
+         '-k N, --keys N', '-K N, --keys N',
+         '--keys is "-k, --keys" in --help'),
+        ('a command without its man page section', MAN_DOC,
+         'STATS OPTIONS\n=============', 'STATISTICS\n==========',
+         'has no "STATS OPTIONS" section'),
         ('a letter with two meanings', '%s/main.c' % TOOL_DIR,
          ('"      --buffer-size N ', '"+d:hV"'), ('"  -b, --buffer-size N ', '"+d:hVb:"'),
          '-b means --backends in kvbench bench, --buffer-size in kvbench'),
@@ -817,9 +911,11 @@ def main():
                          len(doc_errnos)))
     nopts = check_cli(repo, problems)
     backends = check_backends(repo, problems)
+    nman = check_man(repo, problems)
     print('cli: %d options in %d --help texts, %d backends and targets '
           '(%s), against %s' % (nopts, len(help_texts(repo)), len(backends),
                                 ' '.join(sorted(backends)), TOOL_DOC))
+    print('man: %d options in the option lists of %s' % (nman, MAN_DOC))
     for n in notes:
         print('note: ' + n)
     for p in problems:
