@@ -63,6 +63,16 @@ ok $? "kvbench get of a deleted key: exit 1, names the key"
 "$kvb" nop
 ok $? "kvbench nop"
 
+# -b names are checked against the module's own list, at once
+backends=$(cat /sys/class/misc/kvbench/backends)
+"$kvb" bench -b rwlcok -n 1 >/dev/null 2>"$tmp/err"
+st=$?
+[ $st = 2 ] && grep -q "did you mean 'rwlock'" "$tmp/err" &&
+	grep -qF "the module offers $backends;" "$tmp/err"
+ok $? "kvbench bench -b rwlcok: exit 2 before any run, the module's backends named"
+"$kvb" -d /dev/kvbench get --help | grep -q "Usage: kvbench \[-d DEVICE\] get"
+ok $? "kvbench get --help: the usage, no lookup"
+
 before=$(cat /sys/class/misc/kvbench/backend)
 "$kvb" bench -q -b all -t 1-2 -m get,90:10 --batch 1,8 -n 200 -w 0 -r 1 \
 	-f json -o "$tmp/smoke.json" 2>"$tmp/bench.err"
