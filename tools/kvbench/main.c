@@ -31,6 +31,7 @@ static const char help_text[] =
 	"  compare OLD NEW compare two 'bench' JSON reports ('kvbench compare --help')\n"
 	"  report RUN...   the fastest backend per workload ('kvbench report --help')\n"
 	"  version         print the tool's version (and git describe)\n"
+	"Each command's own usage: kvbench COMMAND --help.\n"
 	"\n"
 	"Options:\n"
 	"  -d, --device PATH   device to use (default " KVB_DEFAULT_DEVICE ",\n"
