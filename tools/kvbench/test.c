@@ -4201,6 +4201,67 @@ static void test_host_prov(void)
 	ok(kvb_read_loadavg(root, load) == -1 && isnan(load[0]),
 	   "host: an unreadable load average is unknown");
 
+	/* what the table's header and the JSON make of a busy host */
+	{
+		static const char * const table_want[] = {
+			"\nhost: accel kvm, preempt none (/boot/config-6.12.0-test), HZ 250, governor performance, SMT on (on), NUMA 2 nodes: 0=0-3 1=4-7\n",
+			"\nload: 1.50 0.40 0.30 before, 1.50 0.40 0.30 after (1, 5, 15 min); module srcversion ABC123\n",
+			"\ncmdline: root=/dev/vda preempt=full quiet\n",
+			"\nhost_busy: load 1.50 over the minute before the run on 2 CPUs",
+		};
+		static const char * const json_want[] = {
+			"\"host_busy\": true", "\"hz\": 250", "\"preempt\": \"none\"",
+			"\"preempt_source\": \"/boot/config-6.12.0-test\"",
+			"\"smt\": { \"active\": true, \"control\": \"on\" }",
+			"\"numa_nodes\": [{ \"node\": 0, \"cpus\": \"0-3\" }, { \"node\": 1, \"cpus\": \"4-7\" }]",
+			"\"loadavg_before\": [1.50, 0.40, 0.30]",
+			"\"loadavg_after\": [1.50, 0.40, 0.30]",
+			"\"cpufreq_governor\": \"performance\"",
+			"\"module_srcversion\": \"ABC123\"",
+			"\"kernel_cmdline\": \"root=/dev/vda preempt=full quiet\"",
+		};
+		struct kvb_prov pv = { .tool_version = "0.1", .tool_git = "", .nparams = -1,
+				       .nproc = 2 };
+		struct kvb_params p;
+		size_t len = 0, i, found;
+		char *buf = NULL;
+		FILE *f;
+
+		put_tree(root, "/proc/loadavg", "1.50 0.40 0.30 1/99 1234\n");
+		put_tree(root, "/boot/config-6.12.0-test",
+			 "CONFIG_PREEMPT_NONE=y\nCONFIG_HZ=250\n");
+		kvb_host_collect(&pv.host, root, &u, 2);
+		kvb_read_loadavg(root, pv.host.load_after);
+		snprintf(pv.accel, sizeof(pv.accel), "kvm");
+		snprintf(pv.host.srcversion, sizeof(pv.host.srcversion), "ABC123");
+		kvb_params_defaults(&p);
+		p.prov = &pv;
+		f = open_memstream(&buf, &len);
+		kvb_print_table(f, &p, NULL, 0, &(struct kvb_outcome){ .complete = 1 });
+		fclose(f);
+		for (i = 0, found = 0; buf && i < ARRAY_SIZE(table_want); i++)
+			found += !!strstr(buf, table_want[i]);
+		ok(pv.host.busy && found == ARRAY_SIZE(table_want),
+		   "table header: the host, the load before and after, the busy host's line");
+		free(buf);
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		kvb_print_json(f, &p, NULL, 0, &(struct kvb_outcome){ .complete = 1 });
+		fclose(f);
+		for (i = 0, found = 0; buf && i < ARRAY_SIZE(json_want); i++)
+			found += !!strstr(buf, json_want[i]);
+		ok(buf && json_valid(buf) && found == ARRAY_SIZE(json_want),
+		   "JSON provenance: every host field, host_busy true");
+		free(buf);
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		kvb_print_json(f, &p, NULL, 0,
+			       &(struct kvb_outcome){ .complete = 1, .interrupted = 1 });
+		fclose(f);
+		ok(buf && strstr(buf, "\"complete\": false"),
+		   "JSON: an interrupted run is not complete, even at its end");
+		free(buf);
+	}
 	put_tree(root, "/proc/cpuinfo", "processor\t: 0\nflags\t\t: fpu vme hypervisor lahf_lm\n");
 	ok(!strcmp(kvb_detect_accel(root), "unknown"),
 	   "accel: an x86 guest (hypervisor flag) is unknown without KVBENCH_ACCEL");
