@@ -6,6 +6,8 @@
 #   - `make` without headers for the running kernel stops with a message
 #     naming the package and KDIR=, instead of building for another kernel;
 #     with headers it builds for that kernel;
+#   - `make install` installs the tool and its man page under DESTDIR and
+#     PREFIX;
 #   - `make check` runs the guest suites in VMs unless NATIVE=1, and a
 #     native run leaves out the suites that could take the running kernel
 #     down unless KVBENCH_DESTRUCTIVE=1 (its dry run prints the plan);
@@ -39,7 +41,7 @@ ok() {
 }
 
 echo "TAP version 13"
-echo "1..34"
+echo "1..35"
 
 # A kernel version with no headers, and one with (the VM's, installed by
 # make check's setup), if any.
@@ -62,6 +64,12 @@ else
 	echo "ok 2 - # SKIP no kernel headers installed"
 	n=2
 fi
+
+# make install: the tool's, with PREFIX and DESTDIR passed on (a dry run).
+out=$(make -n -C "$REPO" install PREFIX=/usr DESTDIR=/tmp/kvbench-stage 2>&1)
+[[ $out == *"install -m 0755 kvbench /tmp/kvbench-stage/usr/bin/kvbench"* &&
+	$out == *"install -m 0644 kvbench.1 /tmp/kvbench-stage/usr/share/man/man1/kvbench.1"* ]]
+ok $? "make install PREFIX=/usr DESTDIR=... installs the tool and kvbench(1) there"
 
 plan() { env -u NATIVE -u KVBENCH_DESTRUCTIVE -u CHECK_ONLY "$@" KVBENCH_CHECK_DRY_RUN=1 \
 	KVBENCH_RUNNING_KVER="${with:-$none}" "$REPO/tools/vm/check.sh" 2>&1; }
