@@ -1507,7 +1507,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		p->ncpus = cpus;
 
 	if (kvb_parse_targets(targets, &p->targets, &p->ntargets, err, sizeof(err)) ||
-	    kvb_check_backends(p->targets, p->ntargets, p->sysfs, err, sizeof(err)))
+	    kvb_check_backends(targets, p->sysfs, err, sizeof(err)))
 		return bench_usage("--backends", err);
 	if (workloads) {
 		if (mix_given)

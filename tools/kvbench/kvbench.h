@@ -465,8 +465,8 @@ int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
 		    unsigned long long *out, char *err, size_t errlen);
 int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
 		      char *err, size_t errlen);
-int kvb_check_backends(const struct kvb_target *t, int n, const char *sysfs,
-		       char *err, size_t errlen);
+int kvb_check_backends(const char *list, const char *sysfs, char *err,
+		       size_t errlen);
 int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,
 		      char *err, size_t errlen);
 int kvb_parse_io(const char *s, unsigned int *ios, char *err, size_t errlen);

@@ -782,20 +782,41 @@ static void nearest(const char *list, const char *name, char *best, size_t len)
 	}
 }
 
+/* A -b word that is no kernel backend: a group, current, another target. */
+static int not_a_backend(const char *name)
+{
+	int i;
+
+	if (!strcmp(name, "current"))
+		return 1;
+	for (i = 0; i < (int)ARRAY_SIZE(target_groups); i++)
+		if (!strcmp(name, target_groups[i]))
+			return 1;
+	for (i = 0; i < (int)ARRAY_SIZE(known_targets); i++)
+		if (!strcmp(name, known_targets[i].name))
+			return known_targets[i].ops != &kvb_kernel_ops;
+	return 0;
+}
+
 /*
  * The kernel backends the -b list names, against what the module offers:
  * its sysfs file backends (one line of names) when it is loaded, else the
  * tool's own list. So that a misspelt name fails at once, naming what
- * there is, and not when its turn comes in the run. "current" is whatever
- * is loaded. 0, or -1 with the message in err.
+ * there is, and not when its turn comes in the run. Only the names given:
+ * a group ("kernel", "all") stands for the tool's backends, and one the
+ * module lacks fails in the run as before. 0, or -1 with the message in
+ * err.
  */
-int kvb_check_backends(const struct kvb_target *t, int n, const char *sysfs,
-		       char *err, size_t errlen)
+int kvb_check_backends(const char *list, const char *sysfs, char *err,
+		       size_t errlen)
 {
 	char path[512], offered[512], dym[KVB_BASE_MAX + 32], others[256];
-	int from_module, i, j;
+	char *copy = strdup(list), *tok, *save = NULL;
+	int from_module, j, ret = 0;
 	size_t at = 0;
 
+	if (!copy)
+		return fail(err, errlen, "out of memory");
 	snprintf(path, sizeof(path), "%s/backends", sysfs);
 	from_module = !kvb_read_line(path, offered, sizeof(offered)) && offered[0];
 	if (!from_module) {
@@ -805,13 +826,13 @@ int kvb_check_backends(const struct kvb_target *t, int n, const char *sysfs,
 				at += snprintf(offered + at, sizeof(offered) - at, "%s%s",
 					       at ? " " : "", known_targets[j].name);
 	}
-	for (i = 0; i < n; i++) {
+	for (tok = strtok_r(copy, ",", &save); tok && !ret;
+	     tok = strtok_r(NULL, ",", &save)) {
 		char best[KVB_BASE_MAX];
 
-		if (t[i].ops != &kvb_kernel_ops || !strcmp(t[i].base, "current") ||
-		    in_list(offered, t[i].base))
+		if (not_a_backend(tok) || in_list(offered, tok))
 			continue;
-		nearest(offered, t[i].base, best, sizeof(best));
+		nearest(offered, tok, best, sizeof(best));
 		dym[0] = 0;
 		if (best[0])
 			snprintf(dym, sizeof(dym), " (did you mean '%s'?)", best);
@@ -821,14 +842,15 @@ int kvb_check_backends(const struct kvb_target *t, int n, const char *sysfs,
 					       known_targets[j].name);
 		if (at < sizeof(others))
 			snprintf(others + at, sizeof(others) - at, "current");
-		return fail(err, errlen,
-			    "'%s': no such backend%s; %s %s; other targets: %s; groups: all kernel baselines peers",
-			    t[i].base, dym,
-			    from_module ? "the module offers" :
-			    "the module is not loaded (or has no backends file); the tool knows",
-			    offered, others);
+		ret = fail(err, errlen,
+			   "'%s': no such backend%s; %s %s; other targets: %s; groups: all kernel baselines peers",
+			   tok, dym,
+			   from_module ? "the module offers" :
+			   "the module is not loaded (or has no backends file); the tool knows",
+			   offered, others);
 	}
-	return 0;
+	free(copy);
+	return ret;
 }
 
 int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,

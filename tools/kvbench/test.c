@@ -4382,6 +4382,9 @@ static void test_hygiene(const char *k)
 		ok(st == 2 && strstr(out, "'kthread': no such backend;") &&
 		   strstr(out, "the module offers rwlock rcu future-one"),
 		   "bench -b: a backend the tool knows but the module does not offer fails");
+		st = run(out, sizeof(out),
+			 "%s bench --dry-run --sysfs %s -b kernel,all,current 2>&1", k, doc);
+		ok(st == 0, "bench -b: groups and current are not checked name by name");
 		st = run(out, sizeof(out), "%s bench --dry-run --sysfs %s -b rwlcok 2>&1", k, doc);
 		ok(st == 2 && strstr(out, "did you mean 'rwlock'?"),
 		   "bench -b rwlcok: the module's nearest");
