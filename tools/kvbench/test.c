@@ -563,6 +563,7 @@ static void test_engine(void)
 	int cpus[1] = { 0 }, i;
 
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	p.keys = 64;
 	p.duration = 0.05;
 	p.warmup = 0.01;
@@ -681,6 +682,7 @@ static void test_bpf_htab(void)
 		return;
 	}
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	p.keys = 64;
 	p.duration = 0.05;
 	p.warmup = 0.01;
@@ -807,6 +809,7 @@ static void test_fdless(void)
 	FILE *f;
 
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	p.ncpus = 2;
 	memset(r, 0, sizeof(r));
 	snprintf(r[0].target, sizeof(r[0].target), "nop");
@@ -966,6 +969,7 @@ static void test_multi(void)
 	   "the batch column: 64 for a BATCH, M64 for packed calls");
 
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	p.keys = 64;
 	p.ops = 800;
 	p.warmup = 0;
@@ -1052,6 +1056,7 @@ static void test_output(void)
 	int cols = -1, same = 1, rows = 0, i;
 
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	p.ncpus = 2;
 	p.seed = 7;
 	p.seed_given = 1;
@@ -1343,7 +1348,7 @@ static void test_plan(const char *k)
 	   strstr(out, "kvbench: 66 cases x 3 runs, about "),
 	   "bench --dry-run prints the plan and its estimate without the device");
 	st = run(out, sizeof(out),
-		 "%s bench --dry-run -b nop,user-rwlock,user-owner,bpf-htab,rcu -t 1,2 -m get,set --batch 1,64 --fd both 2>&1",
+		 "%s bench --dry-run -b nop,user-rwlock,user-owner,bpf-htab,rcu -t 1,2 -m get,set --batch 1,64 --fd both -r 1 2>&1",
 		 k);
 	ok(st == 0 && strstr(out, "\nnop                   4      4 ") &&
 	   strstr(out, "\nuser-rwlock           4      4 ") &&
@@ -1353,7 +1358,7 @@ static void test_plan(const char *k)
 	   strstr(out, "kvbench: 36 cases x 1 run, about "),
 	   "--fd both: nop and kernel backends per fd mode; the baselines and bpf-htab once; batches for kernel and bpf-htab");
 	st = run(out, sizeof(out),
-		 "%s bench --dry-run -b nop,user-rwlock,bpf-htab,rcu -t 1,2 -m get --batch 1,64 --multi 64,8 2>&1",
+		 "%s bench --dry-run -b nop,user-rwlock,bpf-htab,rcu -t 1,2 -m get --batch 1,64 --multi 64,8 -r 1 2>&1",
 		 k);
 	ok(st == 0 && strstr(out, "\nnop                   2      2 ") &&
 	   strstr(out, "\nuser-rwlock           2      2 ") &&
@@ -1367,10 +1372,10 @@ static void test_plan(const char *k)
 	ok(st == 2 && strstr(out, "--multi"),
 	   "--multi 257 (above KVBENCH_BATCH_MAX): a usage error");
 	st = run(out, sizeof(out),
-		 "%s bench --dry-run -b rcu -t 1 -m get --batch 1 --multi 1-4 2>&1", k);
+		 "%s bench --dry-run -b rcu -t 1 -m get --batch 1 --multi 1-4 -r 1 2>&1", k);
 	ok(st == 0 && strstr(out, "\nrcu                   5      5 "),
 	   "--multi 1-4: a range, as --batch");
-	st = run(out, sizeof(out), "%s bench --dry-run -b nop,rcu -t 1 -m get --multi 64 2>&1", k);
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop,rcu -t 1 -m get --multi 64 -r 1 2>&1", k);
 	ok(st == 0 && strstr(out, "\nnop                   1      1 ") &&
 	   strstr(out, "\nrcu                   1      1 ") &&
 	   strstr(out, "kvbench: 2 cases x 1 run, about "),
@@ -1413,7 +1418,7 @@ static void test_plan(const char *k)
 	   strstr(out, "2 of 3 cases skipped, from 'user-rwlock set"),
 	   "bench --budget skips the cases that do not fit and says which");
 	st = run(out, sizeof(out),
-		 "%s bench -q -b user-rwlock -t 1 -m get,set,90:10,50:50 -D 0.3 -w 0 --json %s/k.json --csv %s/k.csv & sleep 0.8; kill -9 $!; wait",
+		 "%s bench -q -b user-rwlock -t 1 -m get,set,90:10,50:50 -D 0.3 -w 0 -r 1 --json %s/k.json --csv %s/k.csv & sleep 0.8; kill -9 $!; wait",
 		 k, dir, dir);
 	snprintf(json, sizeof(json), "%s/k.json", dir);
 	slurp(json, json, sizeof(json));
@@ -1573,6 +1578,7 @@ static void test_table(const char *k)
 	FILE *f;
 
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	p.ncpus = 2;
 	p.threads.v = thr;
 	p.threads.n = 2;
@@ -3195,6 +3201,7 @@ static void test_uring_params(void)
 	free(qds.v);
 
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	p.keys = 64;
 	p.ops = 1000;
 	p.warmup = 0;
@@ -3245,7 +3252,7 @@ static void test_uring_cli(const char *k)
 	ok(st == 2 && strstr(out, "--io: no target runs on the device"),
 	   "bench --io uring with no device target: exit 2");
 	st = run(out, sizeof(out),
-		 "%s bench --dry-run -b nop,rcu,user-rwlock -t 1,2 -m get --batch 1,64 --io both --qd 1,16,64 2>&1",
+		 "%s bench --dry-run -b nop,rcu,user-rwlock -t 1,2 -m get --batch 1,64 --io both --qd 1,16,64 -r 1 2>&1",
 		 k);
 	ok(st == 0 && strstr(out, "\nnop                   2 ") &&
 	   strstr(out, "\nnop/uring-qd16        2 ") && strstr(out, "\nrcu                   4 ") &&
@@ -3276,7 +3283,7 @@ static void test_uring_cli(const char *k)
 	run(out, sizeof(out), "rm -rf %s", dir);
 	/* /dev/null takes URING_CMD on recent kernels: the queue runs for real */
 	st = run(out, sizeof(out),
-		 "%s bench -q -d /dev/null -b nop --io uring --qd 8 -t 2 -n 3000 -w 0 --sample-every 2 -f json 2>&1",
+		 "%s bench -q -d /dev/null -b nop --io uring --qd 8 -t 2 -n 3000 -w 0 -r 1 --sample-every 2 -f json 2>&1",
 		 k);
 	if (st == 0 && strstr(out, "are skipped")) {
 		skip("this kernel's /dev/null takes no io_uring commands",
@@ -3290,7 +3297,7 @@ static void test_uring_cli(const char *k)
 	}
 	/* SQPOLL: an SQ ring that looks full just after a CQE is no error */
 	st = run(out, sizeof(out),
-		 "%s bench -q -d /dev/null -b nop --io uring --qd 1,4 --sqpoll -t 1 -n 2000 -w 0 -f csv 2>&1",
+		 "%s bench -q -d /dev/null -b nop --io uring --qd 1,4 --sqpoll -t 1 -n 2000 -w 0 -r 1 -f csv 2>&1",
 		 k);
 	if (st == 0 && strstr(out, "are skipped")) {
 		skip("this kernel's /dev/null takes no io_uring commands, or no SQPOLL",
@@ -3356,6 +3363,7 @@ static void test_hash_bits(const char *k)
 	   "kvb_hash_bits_for: 1, 2, 1000, 1024, 1025, 1000000, 2000000 keys: 1, 1, 10, 10, 11, 20, 20 bits");
 
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	p.keys = 1000;
 	p.quiet = 1;
 	b = kvb_bench_new(&p);
@@ -3398,6 +3406,7 @@ static void test_hash_bits(const char *k)
 
 	/* the reports: per case in the JSON, once in the table's header */
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	p.ncpus = 2;
 	p.keys = 1000000;
 	fake_results(r, runs);
@@ -3580,6 +3589,7 @@ static void test_bench_verdict(void)
 	char *buf, err[256];
 
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	p.ncpus = 2;
 	fake_results(r, runs);
 	r[1].runs = 5;
@@ -3904,6 +3914,7 @@ static void test_workload_engine(void)
 	char err[256];
 
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	if (kvb_parse_workloads("f,d,a", &m, &n, err, sizeof(err))) {
 		ok(0, "workload engine: f,d");
 		return;
@@ -4005,6 +4016,7 @@ static void test_workload_plot(void)
 	size_t n = 0;
 
 	kvb_params_defaults(&p);
+	p.repeat = 1;	/* one run: these count what one run does */
 	memset(r, 0, sizeof(r));
 	snprintf(r[0].target, sizeof(r[0].target), "user-rwlock");
 	r[0].kind = KVB_USER_RWLOCK;
@@ -4343,7 +4355,7 @@ static void test_hygiene(const char *k)
 	ok(st == 0 && strstr(out, "Usage: kvbench stats") && strstr(out, "Usage: kvbench compare"),
 	   "stats --help and compare --help: their usage");
 	st = run(out, sizeof(out), "%s bench --help", k);
-	ok(st == 0 && strstr(out, "--repeat R") && strstr(out, "(default 1)") &&
+	ok(st == 0 && strstr(out, "--repeat R") && strstr(out, "(default 5") &&
 	   strstr(out, "(default uniform)"), "bench --help shows the defaults of -r and --dist");
 	st = run(out, sizeof(out),
 		 "timeout --preserve-status -s INT 1 %s bench -q -b user-rwlock -t 1 -w 0 -D 20s -f json 2>/dev/null",

@@ -173,12 +173,12 @@ out=$(bench_plan 2)
 [[ $out == *"multi "*"MGET(64) against BATCH(64)"* ]]
 ok $? "make bench plans MGET(64) beside BATCH(64) for the kernel backends"
 
-out=$(bench_plan 2 BENCH_BUDGET=60)
-printf '%s\n' "$out" | sed 's/^/# budget 60: /'
+out=$(bench_plan 2 BENCH_BUDGET=40)
+printf '%s\n' "$out" | sed 's/^/# budget 40: /'
 total=$(plan_seconds "$out")
-[[ -n $total && $total -le 60 && $out == *"dropped: the side studies' repeats"* &&
+[[ -n $total && $total -le 40 && $out == *"dropped: the side studies' repeats"* &&
 	$out == *"dropped: fd ("* && $out == *"dropped: the main suite's last cases"* ]]
-ok $? "BENCH_BUDGET=60 cuts repeats, then side studies, and says what it dropped"
+ok $? "BENCH_BUDGET=40 cuts repeats, then side studies, and says what it dropped"
 
 out=$(bench_plan 4 "BENCH_ARGS=-b rcu -m get -t 1")
 [[ $out == *"custom"*"kvbench bench -b rcu -m get -t 1"* && $out != *"side study"* ]]
