@@ -1375,7 +1375,8 @@ static void test_plan(const char *k)
 		 "%s bench --dry-run -b rcu -t 1 -m get --batch 1 --multi 1-4 -r 1 2>&1", k);
 	ok(st == 0 && strstr(out, "\nrcu                   5      5 "),
 	   "--multi 1-4: a range, as --batch");
-	st = run(out, sizeof(out), "%s bench --dry-run -b nop,rcu -t 1 -m get --multi 64 -r 1 2>&1", k);
+	st = run(out, sizeof(out), "%s bench --dry-run -b nop,rcu -t 1 -m get --multi 64 -r 1 2>&1",
+		 k);
 	ok(st == 0 && strstr(out, "\nnop                   1      1 ") &&
 	   strstr(out, "\nrcu                   1      1 ") &&
 	   strstr(out, "kvbench: 2 cases x 1 run, about "),
@@ -3056,7 +3057,7 @@ static int check_json_file(const char *path)
 		return 2;
 	}
 	fclose(f);
-	good = json_valid(buf) && strstr(buf, "\"schema\": \"kvbench-bench/2\"") &&
+	good = json_valid(buf) && strstr(buf, "\"schema\": \"kvbench-bench/3\"") &&
 	       strstr(buf, "\"ops_per_sec\"");
 	printf("%s: %s\n", path, good ? "valid kvbench JSON" : "INVALID");
 	free(buf);
@@ -4371,6 +4372,13 @@ static void test_hygiene(const char *k)
 	   strstr(out, "\"accel_source\": \"cpuinfo\"") &&
 	   (strstr(out, "\"accel\": \"native\"") || strstr(out, "\"accel\": \"unknown\"")),
 	   "a whole run: complete, the host's provenance, accel native or unknown from cpuinfo");
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -n 100 -w 0 -r 1 -f json -o /tmp/kvbench-test-%d.json 2>&1",
+		 k, (int)getpid());
+	snprintf(doc, sizeof(doc), "/tmp/kvbench-test-%d.json", (int)getpid());
+	ok(st == 0 && check_json_file(doc) == 0,
+	   "kvbench-test --check-json (smoke.sh's) takes the tool's own report");
+	unlink(doc);
 	/* -b: the module's backends file, else the tool's list */
 	st = run(out, sizeof(out), "%s bench --dry-run --sysfs /nonexistent -b rwlcok 2>&1", k);
 	ok(st == 2 && strstr(out, "'rwlcok': no such backend (did you mean 'rwlock'?)") &&
