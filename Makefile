@@ -13,7 +13,7 @@
 #   make bench      build everything and run the benchmark
 #   make profile    one benchmark case under perf in the guest; the report
 #                   comes back to results/ (PROFILE_ARGS="-b rcu -m get
-#                   -t 2 --batch 1 -D 5s" by default, PROFILE_FREQ=999)
+#                   -t 2 --batch 1 -D 5s -r 1" by default, PROFILE_FREQ=999)
 #   make lint       the static gates alone (tools/lint/lint.sh)
 #   make install    the tool and its man page: tools/kvbench's install,
 #                   PREFIX (/usr/local) and DESTDIR as it takes them; the

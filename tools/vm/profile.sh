@@ -38,8 +38,8 @@
 # Environment (make variables: `make profile PROFILE_ARGS="..."`):
 #   PROFILE_ARGS     kvbench bench arguments of the one case to profile
 #                    (word-split; default "-b rcu -m get -t 2 --batch 1
-#                    -D 5s": RCU GETs on 2 threads for 5 s); more than
-#                    one case is an error
+#                    -D 5s -r 1": RCU GETs on 2 threads for 5 s, once);
+#                    more than one case is an error
 #   PROFILE_FREQ     samples per second and CPU (default 999)
 #   PROFILE_DRY_RUN  1: check the arguments, print what would run and stop
 #                    (no setup, no VM)
@@ -53,7 +53,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly REPO
 readonly VM=$REPO/tools/vm/kvbench-vm
 readonly KVB=$REPO/tools/kvbench/kvbench
-readonly DEFAULT_ARGS="-b rcu -m get -t 2 --batch 1 -D 5s"
+readonly DEFAULT_ARGS="-b rcu -m get -t 2 --batch 1 -D 5s -r 1"
 readonly ARGS=${PROFILE_ARGS:-$DEFAULT_ARGS}
 readonly FREQ=${PROFILE_FREQ:-999}
 SMP_=${PROFILE_SMP:-${SMP:-}}
