@@ -1932,8 +1932,8 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 
 	if (prov.host.busy && !p.quiet)
 		fprintf(stderr,
-			"kvbench: warning: the host is busy: load %.2f over the last minute on %ld CPUs (above %.1f per CPU); the figures may be low and noisy (host_busy in the report)\n",
-			prov.host.load_before[0], prov.nproc, KVB_BUSY_LOAD_PER_CPU);
+			"kvbench: warning: the host is busy: its CPUs were %.0f%% busy in the %d ms before the run (%d%% or more); the figures may be low and noisy (host_busy in the report)\n",
+			prov.host.busy_pct, KVB_BUSY_WINDOW_MS, KVB_BUSY_PCT);
 	if (kvb_oversubscribed(&p))
 		fprintf(stderr,
 			"kvbench: warning: up to %d threads on %d CPU%s: threads share CPUs, so their ns/op includes waiting for one\n",

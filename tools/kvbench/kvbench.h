@@ -693,8 +693,14 @@ int kvb_stats_main(int argc, char **argv);
  * JSON).
  */
 #define KVB_PROV_MAX_NODES	16
-/* A host is busy when its 1-minute load is above this many per CPU. */
-#define KVB_BUSY_LOAD_PER_CPU	0.5
+/*
+ * A host is busy when its CPUs were this many percent busy (not idle, not
+ * waiting for I/O; stolen time counts) over the KVB_BUSY_WINDOW_MS before
+ * the run. Not the load average: in a guest, or after another kvbench
+ * run, that still counts the last minute's benchmark threads.
+ */
+#define KVB_BUSY_PCT		25
+#define KVB_BUSY_WINDOW_MS	250
 
 struct kvb_host {
 	char cmdline[1024];	/* /proc/cmdline */
@@ -711,7 +717,8 @@ struct kvb_host {
 	double load_after[3];	/* NAN when unknown (after: not yet) */
 	char srcversion[64];	/* /sys/module/kvbench/srcversion */
 	char accel_src[32];	/* "KVBENCH_ACCEL", "cpuinfo", "" */
-	int busy;		/* load_before[0] > KVB_BUSY_LOAD_PER_CPU x nproc */
+	double busy_pct;	/* CPUs' busy share over the window; NAN */
+	int busy;		/* busy_pct >= KVB_BUSY_PCT */
 };
 
 struct kvb_prov {
@@ -738,6 +745,7 @@ void kvb_prov_free(struct kvb_prov *pv);
 int kvb_read_line(const char *path, char *buf, size_t len);
 int kvb_module_params(struct kvb_prov *pv, const char *dir);
 struct utsname;
+double kvb_stat_busy_pct(const char *a, const char *b);
 void kvb_host_collect(struct kvb_host *h, const char *root,
 		      const struct utsname *u, long nproc);
 int kvb_read_loadavg(const char *root, double load[3]);

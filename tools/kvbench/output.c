@@ -146,9 +146,9 @@ static void header_host(FILE *f, const struct kvb_prov *pv)
 	fprintf(f, "cmdline: %s\n", or_dash(h->cmdline));
 	if (h->busy)
 		fprintf(f,
-			"host_busy: load %.2f over the minute before the run on %ld CPUs (above %.1f per CPU):\n"
+			"host_busy: the CPUs were %.0f%% busy in the %d ms before the run (%d%% or more):\n"
 			"  other work competed for the CPUs; the figures may be low and noisy\n",
-			h->load_before[0], pv->nproc, KVB_BUSY_LOAD_PER_CPU);
+			h->busy_pct, KVB_BUSY_WINDOW_MS, KVB_BUSY_PCT);
 }
 
 static void header(FILE *f, const struct kvb_params *p,
@@ -530,6 +530,8 @@ static void print_host(FILE *f, const struct kvb_prov *pv)
 	jload(f, h->load_before);
 	fprintf(f, ",\n    \"loadavg_after\": ");
 	jload(f, h->load_after);
+	fprintf(f, ",\n    \"cpu_busy_pct_before\": ");
+	jnum(f, h->busy_pct, 1);
 	fprintf(f, ",\n    \"host_busy\": %s,\n    \"module_srcversion\": ",
 		h->busy ? "true" : "false");
 	jstr_or_null(f, h->srcversion);

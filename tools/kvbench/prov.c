@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 #include <sys/utsname.h>
 
 #include "kvbench.h"
@@ -381,6 +382,48 @@ static void host_numa(struct kvb_host *h, const char *root)
 }
 
 /*
+ * The busy share of all CPUs, in percent, between two first lines of
+ * /proc/stat ("cpu  user nice system idle iowait irq softirq steal ...",
+ * a first): everything but idle and iowait, over user to steal (guest time
+ * is in user already). NAN when a line does not parse or no time passed.
+ */
+double kvb_stat_busy_pct(const char *a, const char *b)
+{
+	unsigned long long x[8], y[8], all = 0, idle = 0;
+	int i;
+
+	if (sscanf(a, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &x[0], &x[1], &x[2],
+		   &x[3], &x[4], &x[5], &x[6], &x[7]) != 8 ||
+	    sscanf(b, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &y[0], &y[1], &y[2],
+		   &y[3], &y[4], &y[5], &y[6], &y[7]) != 8)
+		return NAN;
+	for (i = 0; i < 8; i++) {
+		if (y[i] < x[i])
+			return NAN;
+		all += y[i] - x[i];
+	}
+	idle = (y[3] - x[3]) + (y[4] - x[4]);
+	return all ? 100.0 * (all - idle) / all : NAN;
+}
+
+/* How busy the CPUs are now: /proc/stat twice, a window apart (live only). */
+static double busy_now(const char *root)
+{
+	char path[512], a[256], b[256];
+	struct timespec ts = { 0, KVB_BUSY_WINDOW_MS * 1000000L };
+
+	at(path, sizeof(path), root, "/proc/stat");
+	if (kvb_read_line(path, a, sizeof(a)))
+		return NAN;
+	/* a fixture tree is not a clock: its two reads are one file */
+	if (!root[0])
+		nanosleep(&ts, NULL);
+	if (kvb_read_line(path, b, sizeof(b)))
+		return NAN;
+	return kvb_stat_busy_pct(a, b);
+}
+
+/*
  * Everything but the load after the run: the kernel's command line,
  * preemption model and HZ, cpu0's frequency governor, SMT, the NUMA nodes
  * and the load before the run. u: uname's; release and version name the
@@ -410,7 +453,9 @@ void kvb_host_collect(struct kvb_host *h, const char *root,
 	host_numa(h, root);
 	kvb_read_loadavg(root, h->load_before);
 	unknown_load(h->load_after);
-	h->busy = nproc > 0 && h->load_before[0] > KVB_BUSY_LOAD_PER_CPU * nproc;
+	(void)nproc;
+	h->busy_pct = busy_now(root);
+	h->busy = h->busy_pct >= KVB_BUSY_PCT;
 }
 
 /*

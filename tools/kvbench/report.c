@@ -158,8 +158,12 @@ static int load_tree(const struct jnode *root, struct rep *r, char *err,
 		snprintf(err, errlen, "no \"results\" array");
 		return -1;
 	}
-	kvb_verdict_dist(r->dist, sizeof(r->dist), dist ? dist->str : "uniform",
-			 theta ? theta->num : NAN);
+	/* with workloads (-W) each case has its own: the groups' labels say it */
+	if (kvb_json_get(params, "workloads", J_ARR))
+		snprintf(r->dist, sizeof(r->dist), "the workloads' own keys");
+	else
+		kvb_verdict_dist(r->dist, sizeof(r->dist), dist ? dist->str : "uniform",
+				 theta ? theta->num : NAN);
 	snprintf(r->kernel, sizeof(r->kernel), "%s", kernel ? kernel->str : "?");
 	r->cpus = cpus && cpus->num >= 1 && cpus->num < 1e6 ? (int)cpus->num : 0;
 	whole(kvb_json_get(params, "repeat", J_NUM), &r->repeat);

@@ -3512,6 +3512,20 @@ static void test_report(const char *k)
 	   !strstr(out, "1 thread,") && !strstr(out, "nop") && !strstr(out, "combining") &&
 	   !strstr(out, "uring") && !strstr(out, "batch 64"),
 	   "report: by default batch 1, ioctl, per-thread at as many threads as CPUs; no nop, no errors");
+	{
+		char *o2 = NULL;
+		size_t l2 = 0;
+		FILE *f2 = open_memstream(&o2, &l2);
+
+		kvb_report_text(f2,
+				"{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"results\": [], \"params\": {\"dist\": \"uniform\", \"workloads\": []}}",
+				"w.json", 0, 0, 0, err, sizeof(err));
+		fclose(f2);
+		ok(o2 && strstr(o2, "per case, the workloads' own keys\n") &&
+		   !strstr(o2, "uniform"),
+		   "report: a run of workloads does not name --dist's distribution in its header");
+		free(o2);
+	}
 	ok_has(out,
 	       "verdict: get, zipf:0.99, 2 threads, batch 1: rhashtable; rcu is not significantly slower (the fastest, tied); rwlock: -17% ±0.4%\n",
 	       "report: the tied fastest, the next slower");
@@ -4183,13 +4197,24 @@ static void test_host_prov(void)
 	   h.node_id[1] == 1 && !strcmp(h.node_cpus[1], "4-7"),
 	   "host: NUMA nodes in order with their CPUs, other files ignored");
 	ok(h.load_before[0] == 0.5 && h.load_before[1] == 0.4 && h.load_before[2] == 0.3 &&
-	   !h.busy, "host: load average; 0.50 on 1 CPU is not busy (the rule is > 0.5 x nproc)");
+	   !h.busy, "host: load average, read; a load is no verdict on the host");
 	put_tree(root, "/proc/loadavg", "0.51 0.40 0.30 1/99 1234\n");
-	kvb_host_collect(&h, root, &u, 1);
-	ok(h.busy, "host: 0.51 on 1 CPU is busy");
+	ok(kvb_read_loadavg(root, load) == 0 && load[0] == 0.51, "host: the 1-minute load");
+	/* user nice system idle iowait irq softirq steal: 100 ticks each way */
+	ok(kvb_stat_busy_pct("cpu  100 0 50 1000 10 0 0 0 0 0",
+			     "cpu  120 0 55 1070 15 0 0 0 0 0") == 25 &&
+	   kvb_stat_busy_pct("cpu  100 0 50 1000 10 0 0 0",
+			     "cpu  100 0 50 1090 20 0 0 0") == 0 &&
+	   kvb_stat_busy_pct("cpu  0 0 0 0 0 0 0 0", "cpu  0 0 0 50 0 0 0 50") == 50,
+	   "host: busy share from two /proc/stat lines: user and system busy, idle and iowait not, steal busy");
+	ok(isnan(kvb_stat_busy_pct("cpu  1 2 3", "cpu  1 2 3 4 5 6 7 8")) &&
+	   isnan(kvb_stat_busy_pct("cpu  5 0 0 0 0 0 0 0", "cpu  4 0 0 0 0 0 0 0")) &&
+	   isnan(kvb_stat_busy_pct("cpu  5 0 0 0 0 0 0 0", "cpu  5 0 0 0 0 0 0 0")),
+	   "host: a short line, a counter going back, no time passed: unknown");
+	put_tree(root, "/proc/stat", "cpu  100 0 50 1000 10 0 0 0 0 0\ncpu0 1 2 3\n");
 	kvb_host_collect(&h, root, &u, 2);
-	ok(!h.busy && kvb_read_loadavg(root, load) == 0 && load[0] == 0.51,
-	   "host: 0.51 on 2 CPUs is not busy");
+	ok(isnan(h.busy_pct) && !h.busy,
+	   "host: a fixture's /proc/stat read twice is no window: unknown, not busy");
 
 	put_tree(root, "/proc/cmdline", "root=/dev/vda preempt=full quiet\n");
 	kvb_host_collect(&h, root, &u, 2);
@@ -4220,10 +4245,11 @@ static void test_host_prov(void)
 			"\nhost: accel kvm, preempt none (/boot/config-6.12.0-test), HZ 250, governor performance, SMT on (on), NUMA 2 nodes: 0=0-3 1=4-7\n",
 			"\nload: 1.50 0.40 0.30 before, 1.50 0.40 0.30 after (1, 5, 15 min); module srcversion ABC123\n",
 			"\ncmdline: root=/dev/vda preempt=full quiet\n",
-			"\nhost_busy: load 1.50 over the minute before the run on 2 CPUs",
+			"\nhost_busy: the CPUs were 60% busy in the 250 ms before the run (25% or more)",
 		};
 		static const char * const json_want[] = {
-			"\"host_busy\": true", "\"hz\": 250", "\"preempt\": \"none\"",
+			"\"host_busy\": true", "\"cpu_busy_pct_before\": 60.0", "\"hz\": 250",
+			"\"preempt\": \"none\"",
 			"\"preempt_source\": \"/boot/config-6.12.0-test\"",
 			"\"smt\": { \"active\": true, \"control\": \"on\" }",
 			"\"numa_nodes\": [{ \"node\": 0, \"cpus\": \"0-3\" }, { \"node\": 1, \"cpus\": \"4-7\" }]",
@@ -4245,6 +4271,9 @@ static void test_host_prov(void)
 			 "CONFIG_PREEMPT_NONE=y\nCONFIG_HZ=250\n");
 		kvb_host_collect(&pv.host, root, &u, 2);
 		kvb_read_loadavg(root, pv.host.load_after);
+		/* as a live window would find it */
+		pv.host.busy_pct = 60;
+		pv.host.busy = pv.host.busy_pct >= KVB_BUSY_PCT;
 		snprintf(pv.accel, sizeof(pv.accel), "kvm");
 		snprintf(pv.host.srcversion, sizeof(pv.host.srcversion), "ABC123");
 		kvb_params_defaults(&p);
