@@ -629,8 +629,12 @@ static void captions(struct plot *pl, const struct jnode *root)
 		n = snprintf(pl->setup, sizeof(pl->setup),
 			     "%.0f keys of %.0f B, values of %.0f B, %s keys",
 			     jnum(pa, "keys", 0), jnum(pa, "key_size", 0),
-			     jnum(pa, "value_size", 0), dist ? dist : "uniform");
-	if (dist && !strcmp(dist, "zipf") && n < sizeof(pl->setup))
+			     jnum(pa, "value_size", 0),
+			     /* with -W each workload has its own (its panel's title) */
+			     kvb_json_get(pa, "workloads", J_ARR) ? "each workload's" :
+			     dist ? dist : "uniform");
+	if (dist && !strcmp(dist, "zipf") && !kvb_json_get(pa, "workloads", J_ARR) &&
+	    n < sizeof(pl->setup))
 		n += snprintf(pl->setup + n, sizeof(pl->setup) - n, " (theta %.2f)",
 			      jnum(pa, "theta", 0));
 	if (dur > 0)

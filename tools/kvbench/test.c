@@ -4130,6 +4130,11 @@ static void test_workload_cli(const char *k)
 		 cmd, k);
 	ok(st == 0 && atoi(out) == 2,
 	   "kvbench plot of a workload report: a panel each for ycsb-c and seed, with its mix");
+	st = run(out, sizeof(out),
+		 "d=$(mktemp -d) && %s -r 2 -W a -f json -o $d/w.json && %s plot $d/w.json $d/w.svg && grep -c \"each workload's keys\" $d/w.svg; rm -rf $d",
+		 cmd, k);
+	ok(st == 0 && atoi(out) == 1,
+	   "kvbench plot of a workload report: the caption names no --dist distribution");
 }
 
 /* A fixture file under root: its directories made, its text written. */
