@@ -3473,6 +3473,30 @@ static size_t vresult(char *buf, size_t len, const char *backend, const char *ki
 	return n;
 }
 
+/*
+ * The verdict of a real make bench: the main suite's report kept in
+ * Documentation/results/ (5 runs per case, 4 workloads, 2 CPUs).
+ */
+static void test_report_real(const char *k)
+{
+	static const char json[] = "../../Documentation/results/bench.json";
+	char out[32768];
+	int st;
+
+	if (!k || access(k, X_OK) || access(json, R_OK)) {
+		skip("no kvbench binary, or not run from tools/kvbench",
+		     "kvbench report on the make bench report of Documentation/results");
+		return;
+	}
+	st = run(out, sizeof(out), "%s report %s 2>&1", k, json);
+	ok(st == 0 && count_of(out, "\nverdict: ") == 4 &&
+	   strstr(out, "\nverdict: ycsb-c, scrambled-zipf, 2 threads, batch 1: ") &&
+	   strstr(out, "\nverdict: seed, 2 threads, batch 1: ") &&
+	   strstr(out, "5 runs per case") && !strstr(out, " runs, needs ") &&
+	   !strstr(out, "user-rwlock"),
+	   "kvbench report on a real make bench report: a verdict per workload at 2 threads");
+}
+
 static void test_report(const char *k)
 {
 	static const unsigned int thr[] = { 1, 2, 4 };
@@ -4513,6 +4537,7 @@ int main(int argc, char **argv)
 	test_uring_cli(kvbench_bin);
 	test_hash_bits(kvbench_bin);
 	test_report(kvbench_bin);
+	test_report_real(kvbench_bin);
 	test_bench_verdict();
 	test_ycsb_zipf();
 	test_workloads();
