@@ -736,6 +736,14 @@ static int case_run(struct kvb_bench *b, const struct kvb_target *t,
 
 	if (res->runs >= b->p->repeat)
 		return 1;
+	/* --after: the case the run comes after, untimed, its figures dropped */
+	if (b->p->after_given && (t->ops->flags & KVB_T_MIXES)) {
+		ret = run_once(b, t, &b->p->after, res->threads, res->batch,
+			       res->multi, res->fdmode, &o);
+		if (ret)
+			return ret;
+		free(o.hist);
+	}
 	ret = run_once(b, t, mix, res->threads, res->batch, res->multi,
 		       res->fdmode, &o);
 	if (ret)
@@ -1030,6 +1038,10 @@ static const char bench_help[] =
 	"      --no-settle       do not write 1 to the module's settle file before\n"
 	"                        each run (by default a run starts once the work the\n"
 	"                        one before deferred, freed items and all, is done)\n"
+	"      --after MIX       before each timed run, run MIX (as -m: set, get,\n"
+	"                        90:10) untimed on the same target, as the case the\n"
+	"                        run comes after: with --no-settle or without, what\n"
+	"                        a write-heavy case leaves to the next one\n"
 	"      --budget SEC      fit the run into SEC seconds: fewer rounds (runs per\n"
 	"                        case); a round that would not end in time is not\n"
 	"                        begun; when one does not fit, skip the cases that\n"
@@ -1179,6 +1191,9 @@ static double case_seconds(const struct kvb_params *p,
 		run += fill;
 	if (!p->no_settle)
 		run += KVB_SETTLE_S;
+	/* --after: a run of that mix before each */
+	if (p->after_given && (t->ops->flags & KVB_T_MIXES))
+		run *= 2;
 	/* shuffled, each run begins its target: a switch, a fill */
 	if (p->order == KVB_ORDER_SHUFFLED && keeps_map(t))
 		run += KVB_TARGET_S + fill;
@@ -1445,6 +1460,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "noisy", required_argument, NULL, 'y' },
 		{ "order", required_argument, NULL, 'R' },
 		{ "no-settle", no_argument, NULL, 'T' },
+		{ "after", required_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -1627,6 +1643,11 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			break;
 		case 'T':
 			p->no_settle = 1;
+			break;
+		case 'A':
+			if (kvb_parse_mix(optarg, &p->after, err, sizeof(err)))
+				return bench_usage(opt, err);
+			p->after_given = 1;
 			break;
 		case 'q':
 			p->quiet = 1;

@@ -291,6 +291,12 @@ struct kvb_params {
 	 */
 	enum kvb_order order;
 	int no_settle;		/* --no-settle: no write to settle before a run */
+	/*
+	 * --after MIX: before each timed run, an untimed run of this mix on
+	 * the same target (the case a run comes after); after_given says so
+	 */
+	struct kvb_mix after;
+	int after_given;
 	int settled;		/* every run began with a settle (the report) */
 	double noisy_pct;	/* --noisy: a spread above this flags a case */
 	const struct kvb_prov *prov;	/* what produced the report, or NULL */

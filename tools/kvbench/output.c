@@ -771,9 +771,18 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 	fprintf(f, ",\n    \"seed\": %llu,\n    \"seed_given\": %s,\n",
 		(unsigned long long)p->seed, p->seed_given ? "true" : "false");
 	/* issue 44: how the runs were ordered, and whether each was settled */
-	fprintf(f, "    \"order\": \"%s\",\n    \"settle\": %s,\n    \"noisy_pct\": ",
+	fprintf(f, "    \"order\": \"%s\",\n    \"settle\": %s,\n    \"after\": ",
 		p->order == KVB_ORDER_SHUFFLED ? "shuffled" : "sequential",
 		p->settled ? "true" : "false");
+	if (p->after_given) {
+		char am[32];
+
+		kvb_mix_name(&p->after, am, sizeof(am));
+		jstr(f, am);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ",\n    \"noisy_pct\": ");
 	jnum(f, p->noisy_pct, 1);
 	fprintf(f, "\n  },\n");
 	fprintf(f, "  \"results\": [");

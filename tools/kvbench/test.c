@@ -1524,6 +1524,19 @@ static void test_rounds(const char *k)
 		   "bench --dry-run: shuffled, each run begins its target again: %g s > %g s",
 		   e1, e2);
 	}
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b rcu -t 1 -m get -r 4 --after set 2>&1", k);
+	{
+		const char *x3 = strstr(out, "4 rounds, about ");
+		double e3 = x3 ? atof(x3 + 16) : 0;
+
+		run(out2, sizeof(out2), "%s bench --dry-run -b rcu -t 1 -m get -r 4 2>&1", k);
+		x3 = strstr(out2, "4 rounds, about ");
+		ok(!st && x3 && e3 > 1.5 * atof(x3 + 16),
+		   "bench --dry-run --after set: each run has a run of SETs before it (%g s)", e3);
+	}
+	st = run(out, sizeof(out), "%s bench --dry-run --after 50:x 2>&1", k);
+	ok(st == 2 && strstr(out, "--after"), "bench --after 50:x: exit 2 naming the option");
 	st = run(out, sizeof(out), "%s bench --dry-run --order random 2>&1", k);
 	ok(st == 2 && strstr(out, "--order") && strstr(out, "shuffled or sequential"),
 	   "bench --order random: exit 2, the two orders named");
@@ -1553,16 +1566,18 @@ static void test_rounds(const char *k)
 	snprintf(json, sizeof(json), "%s/r.json", dir);
 	slurp(json, json, sizeof(json));
 	ok(!st && json_valid(json) && strstr(json, "\"order\": \"shuffled\"") &&
-	   strstr(json, "\"rounds\": [0, 1]") && strstr(json, "\"settle\": "),
+	   strstr(json, "\"rounds\": [0, 1]") && strstr(json, "\"settle\": ") &&
+	   strstr(json, "\"after\": null"),
 	   "bench JSON: the order, and each run's round");
 	st = run(out, sizeof(out),
-		 "%s bench -q --order sequential -b user-rwlock -t 1 -m get -n 300 -w 0 -r 2 --no-settle --json %s/s.json 2>&1 >/dev/null",
+		 "%s bench -q --order sequential -b user-rwlock -t 1 -m get -n 300 -w 0 -r 2 --no-settle --after 90:10 --json %s/s.json 2>&1 >/dev/null",
 		 k, dir);
 	snprintf(json, sizeof(json), "%s/s.json", dir);
 	slurp(json, json, sizeof(json));
 	ok(!st && json_valid(json) && strstr(json, "\"order\": \"sequential\"") &&
-	   strstr(json, "\"settle\": false") && strstr(json, "\"rounds\": [0, 1]"),
-	   "bench --order sequential --no-settle: said in the JSON");
+	   strstr(json, "\"settle\": false") && strstr(json, "\"rounds\": [0, 1]") &&
+	   strstr(json, "\"after\": \"90:10\""),
+	   "bench --order sequential --no-settle --after 90:10: said in the JSON");
 
 	/* the estimate fits 2 rounds of 10 in 1 s: every case gets 2 runs */
 	st = run(out, sizeof(out),
