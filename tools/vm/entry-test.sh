@@ -320,6 +320,14 @@ printf '%s\n' "$out" | sed 's/^/# host-steal: /'
 [[ $out == "0.0% kvbench: [1/2] rcu get"*$'\n'"50.0% kvbench: [2/2] kthread get"*$'\n'"run 16.7% 3" ]]
 ok $? "host-steal report gives each case and the run its share of time waited for a host CPU"
 
+printf '%s\n' "1000000 kvbench: 2 cases x 1 round, about 2 s" \
+	"2000000 kvbench: [round 1/1, 1/2] rcu get threads=1 batch=1 fd=per-thread 9 ops/s" \
+	"3000000 kvbench: [round 1/1, 2/2] kthread get threads=1 batch=1 fd=per-thread 9 ops/s" \
+	"3500000 backend mix" >"$tmp/rstamps"
+out=$("$REPO/tools/vm/host-steal" report 2 "$tmp/samples" "$tmp/rstamps")
+[[ $out == "0.0% kvbench: [round 1/1, 1/2] rcu get"*$'\n'"50.0% kvbench: [round 1/1, 2/2] kthread get"*$'\n'"run 16.7% 3" ]]
+ok $? "host-steal report gives each run of a shuffled run its share too"
+
 head -n 1 "$tmp/samples" >"$tmp/one"
 out=$("$REPO/tools/vm/host-steal" report 2 "$tmp/one" "$tmp/stamps")
 [[ -z $out ]]
