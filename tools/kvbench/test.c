@@ -1612,9 +1612,16 @@ static void test_rounds(const char *k)
 				first = v;
 			same_runs &= v == first;
 		}
-		ok(!st && nres == 2 && same_runs && first >= 1 && first < 8 &&
+		/*
+		 * On a slow host (a sanitizer build) the first round itself
+		 * may not fit: then its second case is skipped, as when one
+		 * round does not fit the plan; either way no case has more
+		 * runs than another.
+		 */
+		ok(!st && same_runs && first >= 1 && first < 8 &&
 		   strstr(out, "rounds run, every case") &&
-		   strstr(json, "\"skipped_cases\": 0"),
+		   (nres == 2 ? !!strstr(json, "\"skipped_cases\": 0") :
+		    nres == 1 && !!strstr(json, "\"skipped_cases\": 1")),
 		   "bench --budget running out midway stops at a round's end: %d runs each of 8",
 		   first);
 	}
