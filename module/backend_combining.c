@@ -434,6 +434,12 @@ static void comb_drain(struct kvbench_backend *b,
 	kvbench_table_drain(&m->table, fn, arg);
 }
 
+/* No request is queued: the work item may still be leaving the role. */
+static void comb_settle(struct kvbench_backend *b)
+{
+	flush_work(&to_comb_map(b)->work);
+}
+
 /* As drain: nobody touches the table. */
 static int comb_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 {
@@ -524,5 +530,6 @@ const struct kvbench_backend_ops kvbench_combining_ops = {
 	.adopted	= comb_adopted,
 	.stat		= comb_stat,
 	.reset_stats	= comb_reset_stats,
+	.settle		= comb_settle,
 	.submit		= comb_submit,
 };

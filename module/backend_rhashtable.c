@@ -228,6 +228,12 @@ static int rht_adopt(struct kvbench_backend *b, struct kvbench_item *item)
 	return ret ? -ENOMEM : 0;
 }
 
+/* A resize the table scheduled (it grows at 75% full, shrinks when set). */
+static void rht_settle(struct kvbench_backend *b)
+{
+	flush_work(&to_rht_map(b)->ht.run_work);
+}
+
 /*
  * Its bucket count, which the table's resizes change: that of the newest
  * table (during a resize, the one new keys go to), read under RCU as
@@ -264,4 +270,5 @@ const struct kvbench_backend_ops kvbench_rhashtable_ops = {
 	.drain		= rht_drain,
 	.adopt		= rht_adopt,
 	.stat		= rht_stat,
+	.settle		= rht_settle,
 };

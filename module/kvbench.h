@@ -210,6 +210,9 @@ enum kvbench_stat {
  *		over its queues (QUEUE_HWM: the largest), 0 for those it
  *		does not keep
  * @reset_stats: optional: zero the backend-specific statistics
+ * @settle:	optional: wait for the work the map deferred to a worker of
+ *		its own (a table's resize, a pass handed to a work item); may
+ *		sleep. Called with no request queued; operations may run.
  * @submit:	optional: queue the one request of @msg (->head, with ->next
  *		NULL) and return without waiting for it, nor for room in a
  *		full queue: it must not sleep. Once the request has run, the
@@ -240,6 +243,7 @@ struct kvbench_backend_ops {
 	void (*adopted)(struct kvbench_backend *b);
 	unsigned long (*stat)(struct kvbench_backend *b, enum kvbench_stat stat);
 	void (*reset_stats)(struct kvbench_backend *b);
+	void (*settle)(struct kvbench_backend *b);
 	int (*submit)(struct kvbench_backend *b, struct kvbench_owner_msg *msg);
 };
 
@@ -275,6 +279,7 @@ extern const struct kvbench_backend_ops kvbench_combining_ops;
 struct kvbench_item *kvbench_item_alloc(u32 key_len, u32 value_len);
 void kvbench_item_put(struct kvbench_item *item);
 void kvbench_item_put_rcu(struct kvbench_item *item);
+unsigned long kvbench_items_pending(void);
 void kvbench_hash_init(void);
 u32 kvbench_hash(const void *data, u32 len);
 
@@ -648,6 +653,7 @@ const struct kvbench_backend_ops *kvbench_backend_at(unsigned int i);
 void kvbench_backend_stats(const enum kvbench_stat *which, unsigned long *val,
 			   unsigned int n);
 void kvbench_backend_reset_stats(void);
+void kvbench_settle(void);
 
 /*
  * The core's own entry points, exported to the KUnit suite (and only there:

@@ -52,9 +52,35 @@ void kvbench_item_put(struct kvbench_item *item)
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_item_put);
 
+/*
+ * Items handed to call_rcu() whose callback has not run yet, per CPU: the
+ * CPU that queues one adds 1, the CPU that runs its callback takes 1 (not
+ * always the same CPU, so one CPU's count may go below 0; the sum does not).
+ * Each CPU writes only its own counter, so an unlink writes no line that
+ * other CPUs write.
+ */
+static DEFINE_PER_CPU(long, kvbench_pending);
+
 static void kvbench_item_put_cb(struct rcu_head *head)
 {
 	kvbench_item_put(container_of(head, struct kvbench_item, rcu));
+	this_cpu_dec(kvbench_pending);
+}
+
+/**
+ * kvbench_items_pending() - items unlinked and not yet freed by RCU
+ *
+ * The sum over the CPUs; while operations run it is a snapshot that may be
+ * off by those in flight. After kvbench_settle() with nothing running, 0.
+ */
+unsigned long kvbench_items_pending(void)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(&kvbench_pending, cpu));
+	return sum > 0 ? sum : 0;
 }
 
 /**
@@ -67,6 +93,7 @@ static void kvbench_item_put_cb(struct rcu_head *head)
  */
 void kvbench_item_put_rcu(struct kvbench_item *item)
 {
+	this_cpu_inc(kvbench_pending);
 	call_rcu(&item->rcu, kvbench_item_put_cb);
 }
 

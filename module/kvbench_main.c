@@ -393,6 +393,37 @@ void kvbench_backend_reset_stats(void)
 	mutex_unlock(&kvbench_switch_mutex);
 }
 
+/**
+ * kvbench_settle() - finish the work earlier operations left behind
+ *
+ * So that a benchmark's next run starts from the state the previous one
+ * would have reached had it waited: every io_uring request queued to a
+ * backend's thread answered, the backend's own deferred work (a table's
+ * resize, a combining pass handed to its work item) done, and every item
+ * unlinked before the call freed (their RCU callbacks run: rcu_barrier()).
+ * Operations may run meanwhile: they wait only while switch_sem is held
+ * for write, and what they leave behind is theirs to settle. May sleep.
+ */
+void kvbench_settle(void)
+{
+	struct kvbench_backend *b;
+
+	/* Keeps ->backend in place: a switch also holds it. */
+	mutex_lock(&kvbench_switch_mutex);
+	b = kvbench.backend;
+	if (b) {
+		/* Nothing is queued while the write side is held. */
+		percpu_down_write(&kvbench.switch_sem);
+		kvbench_async_wait();
+		percpu_up_write(&kvbench.switch_sem);
+		if (b->ops->settle)
+			b->ops->settle(b);
+	}
+	mutex_unlock(&kvbench_switch_mutex);
+	/* After ->settle: a resize frees its old table through call_rcu(). */
+	rcu_barrier();
+}
+
 static const struct kernel_param_ops kvbench_backend_param_ops = {
 	.set = kvbench_param_backend_set,
 	.get = kvbench_param_backend_get,

@@ -284,6 +284,24 @@ static ssize_t reset_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_WO(reset);
 
+static ssize_t pending_frees_show(struct device *dev,
+				  struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%lu\n", kvbench_items_pending());
+}
+static DEVICE_ATTR_RO(pending_frees);
+
+/* Returns once the work of every operation before the write is done. */
+static ssize_t settle_store(struct device *dev, struct device_attribute *attr,
+			    const char *buf, size_t count)
+{
+	if (!sysfs_streq(buf, "1"))
+		return -EINVAL;
+	kvbench_settle();
+	return count;
+}
+static DEVICE_ATTR_WO(settle);
+
 static struct attribute *kvbench_attrs[] = {
 	&dev_attr_backend.attr,
 	&dev_attr_backends.attr,
@@ -306,6 +324,8 @@ static struct attribute *kvbench_attrs[] = {
 	&dev_attr_load_factor.attr,
 	&dev_attr_longest_chain.attr.attr,
 	&dev_attr_reset.attr,
+	&dev_attr_pending_frees.attr,
+	&dev_attr_settle.attr,
 	NULL,
 };
 

@@ -1719,6 +1719,108 @@ TEST_F(kvbench, stats_reset)
 	EXPECT_EQ(0, del_str(self->fd, key));
 }
 
+#define SETTLE_KEYS	1000
+
+/*
+ * A DEL or an overwriting SET leaves the old item to an RCU callback
+ * (rcu, rhashtable): pending_frees counts them, and a write to settle
+ * returns only once every one is freed. Without the rcu_barrier() in
+ * kvbench_settle(), hundreds of the last run's items were still pending
+ * after the write.
+ */
+TEST_F(kvbench, settle_frees)
+{
+	char key[KVBENCH_KEY_MAX + 1], val[256];
+	unsigned long long before, pending, entries0, entries1;
+	unsigned int i, klen;
+
+	ASSERT_EQ(0, sysfs_write(KVB_ATTR("settle"), "1"));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("pending_frees"), &before));
+	EXPECT_EQ(0ULL, before);
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("entries"), &entries0));
+
+	memset(val, 'v', sizeof(val));
+	use_bulk(&self->keys, SETTLE_KEYS);
+	for (i = 0; i < SETTLE_KEYS; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, sizeof(val)));
+		/* the overwrite unlinks the first item */
+		ASSERT_EQ(0, kvb_set(self->fd, key, klen, val, sizeof(val) / 2));
+	}
+	for (i = 0; i < SETTLE_KEYS; i++) {
+		klen = bulk_key(self->keys.prefix, i, key);
+		ASSERT_EQ(0, kvb_del(self->fd, key, klen));
+	}
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("pending_frees"), &pending));
+	EXPECT_GE(2ULL * SETTLE_KEYS, pending);
+	TH_LOG("%s: %llu of %u unlinked items pending before settle",
+	       variant->backend, pending, 2 * SETTLE_KEYS);
+
+	ASSERT_EQ(0, sysfs_write(KVB_ATTR("settle"), "1"));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("pending_frees"), &pending));
+	EXPECT_EQ(0ULL, pending);
+	/* the map is left alone */
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("entries"), &entries1));
+	EXPECT_EQ(entries0, entries1);
+}
+
+/* settle takes "1" (with or without a newline) and nothing else. */
+TEST_F(kvbench, settle_einval)
+{
+	static const char bad[][8] = { "0", "2", "11", "1x", "yes", "1 1" };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		EXPECT_EQ(-EINVAL, sysfs_write(KVB_ATTR("settle"), bad[i]))
+			TH_LOG("value '%s'", bad[i]);
+	EXPECT_EQ(0, sysfs_write(KVB_ATTR("settle"), "1\n"));
+}
+
+struct settle_worker {
+	pthread_t thread;
+	int fd;
+	char prefix[KVBENCH_KEY_MAX + 1];
+	atomic_bool stop;
+	unsigned int failures;
+};
+
+static void *settle_worker_fn(void *arg)
+{
+	struct settle_worker *w = arg;
+	char key[KVBENCH_KEY_MAX + 1];
+	unsigned int i = 0, klen;
+	int ret;
+
+	while (!atomic_load(&w->stop)) {
+		klen = bulk_key(w->prefix, i++ % 64, key);
+		if (kvb_set(w->fd, key, klen, "x", 1))
+			w->failures++;
+		ret = kvb_del(w->fd, key, klen);
+		if (ret && ret != -ENOENT)
+			w->failures++;
+	}
+	return NULL;
+}
+
+/*
+ * A settle while another task writes: it returns (operations wait for it
+ * only while it waits for queued commands), and every operation succeeds.
+ */
+TEST_F(kvbench, settle_under_load)
+{
+	struct settle_worker w = { .fd = self->fd };
+	int i;
+
+	snprintf(w.prefix, sizeof(w.prefix), "%s", self->keys.prefix);
+	use_bulk(&self->keys, 64);
+	ASSERT_EQ(0, pthread_create(&w.thread, NULL, settle_worker_fn, &w));
+	for (i = 0; i < 20; i++)
+		EXPECT_EQ(0, sysfs_write(KVB_ATTR("settle"), "1"));
+	atomic_store(&w.stop, true);
+	pthread_join(w.thread, NULL);
+	EXPECT_EQ(0U, w.failures);
+}
+
 #define STATS_THREADS	4
 #define STATS_ITERS	300
 

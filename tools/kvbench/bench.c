@@ -404,6 +404,40 @@ static int probe(const struct kvb_target *t, struct kvb_ctx *mc,
 	return 0;
 }
 
+/*
+ * Before a run: write 1 to the module's settle file, which returns once the
+ * work earlier operations deferred (RCU callbacks freeing items, a table's
+ * resize, queued io_uring commands) is done, so that no run pays for the
+ * one before it. Not with --no-settle; without the file (no module, or one
+ * without it) nothing is settled, said once when a target is the device's.
+ */
+static void settle(struct kvb_bench *b, const struct kvb_target *t)
+{
+	const struct kvb_params *p = b->p;
+	char path[PATH_MAX];
+	int fd, err = 0;
+
+	if (p->no_settle || b->settle_ok < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", p->sysfs, "settle");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "1", 1) != 1)
+		err = errno ? errno : EIO;
+	if (fd >= 0)
+		close(fd);
+	if (!err) {
+		b->settle_ok = 1;
+		return;
+	}
+	if (!p->quiet && (t->ops->flags & KVB_T_DEVICE))
+		fprintf(stderr,
+			"kvbench: %s: %s; the runs start from what the one before left (not settled)\n",
+			path, strerror(err));
+	b->settle_ok = -1;
+	if (b->settled)
+		*b->settled = 0;
+}
+
 struct run_out {
 	unsigned long long ops, misses, errors;
 	int first_err;
@@ -507,6 +541,8 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 			goto out_workers;
 	}
 
+	/* the pre-fill and the previous run leave work behind: done now */
+	settle(b, t);
 	pthread_barrier_init(&r->barrier, NULL, threads + 1);
 	atomic_store(&r->phase, p->warmup > 0 ? PH_WARMUP : PH_MEASURE);
 	pthread_attr_init(&attr);
@@ -617,22 +653,37 @@ void kvb_result_free(struct kvb_result *r)
 {
 	free(r->run_ops);
 	r->run_ops = NULL;
+	free(r->run_round);
+	r->run_round = NULL;
 }
 
-int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
-		 const struct kvb_mix *mix, unsigned int threads,
-		 unsigned int batch, int multi, enum kvb_fd fdmode,
-		 struct kvb_result *res)
-{
-	const struct kvb_params *p = b->p;
-	struct kvb_hist *all = malloc(sizeof(*all));
-	double *tmin = calloc(p->repeat, sizeof(*tmin));
-	double *tmax = calloc(p->repeat, sizeof(*tmax));
-	double *tratio = calloc(p->repeat, sizeof(*tratio));
-	unsigned int i;
-	int first_err = 0, ret = 0;
+/*
+ * What a case gathers over its runs besides its result: every timed op's
+ * histogram and each run's fairness, for case_summarize().
+ */
+struct case_acc {
+	struct kvb_hist *all;
+	double *tmin, *tmax, *tratio;
+	int first_err;
+};
 
+static void case_acc_free(struct case_acc *a)
+{
+	free(a->all);
+	free(a->tmin);
+	free(a->tmax);
+	free(a->tratio);
+	memset(a, 0, sizeof(*a));
+}
+
+/* An empty result for the case, with room for --repeat runs. */
+static int case_init(const struct kvb_params *p, const struct kvb_target *t,
+		     const struct kvb_mix *mix, unsigned int threads,
+		     unsigned int batch, int multi, enum kvb_fd fdmode,
+		     struct kvb_result *res, struct case_acc *a)
+{
 	memset(res, 0, sizeof(*res));
+	memset(a, 0, sizeof(*a));
 	snprintf(res->target, sizeof(res->target), "%s", t->name);
 	res->kind = t->ops->kind;
 	res->mix = t->ops->flags & KVB_T_MIXES ? *mix : (struct kvb_mix){ 0 };
@@ -653,51 +704,85 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 	res->thr_min = NAN;
 	res->thr_max = NAN;
 	res->thr_ratio = NAN;
+	res->ops_per_sec = NAN;
 	res->run_ops = calloc(p->repeat, sizeof(*res->run_ops));
-	if (!res->run_ops || !all || !tmin || !tmax || !tratio) {
+	res->run_round = calloc(p->repeat, sizeof(*res->run_round));
+	a->all = malloc(sizeof(*a->all));
+	a->tmin = calloc(p->repeat, sizeof(*a->tmin));
+	a->tmax = calloc(p->repeat, sizeof(*a->tmax));
+	a->tratio = calloc(p->repeat, sizeof(*a->tratio));
+	if (!res->run_ops || !res->run_round || !a->all || !a->tmin ||
+	    !a->tmax || !a->tratio) {
 		fprintf(stderr, "kvbench: out of memory\n");
-		ret = -1;
-		goto out_free;
+		kvb_result_free(res);
+		case_acc_free(a);
+		return -1;
 	}
-	kvb_hist_init(all);
+	kvb_hist_init(a->all);
+	return 0;
+}
 
-	for (i = 0; i < p->repeat && !atomic_load(&kvb_interrupted); i++) {
-		struct run_out o;
+/*
+ * One run of the case, in round @round, added to its result. Returns 0,
+ * 1 when the run did no operation (interrupted before it began), or
+ * run_once()'s error.
+ */
+static int case_run(struct kvb_bench *b, const struct kvb_target *t,
+		    const struct kvb_mix *mix, unsigned int round,
+		    struct kvb_result *res, struct case_acc *a)
+{
+	struct run_out o;
+	int ret;
 
-		ret = run_once(b, t, mix, threads, batch, multi, fdmode, &o);
+	if (res->runs >= b->p->repeat)
+		return 1;
+	/* --after: the case the run comes after, untimed, its figures dropped */
+	if (b->p->after_given && (t->ops->flags & KVB_T_MIXES)) {
+		ret = run_once(b, t, &b->p->after, res->threads, res->batch,
+			       res->multi, res->fdmode, &o);
 		if (ret)
-			break;
-		if (!o.ops) {
-			free(o.hist);
-			break;
-		}
-		kvb_hist_merge(all, o.hist);
+			return ret;
 		free(o.hist);
-		tmin[res->runs] = o.thr_min;
-		tmax[res->runs] = o.thr_max;
-		tratio[res->runs] = o.thr_max > 0 ? o.thr_min / o.thr_max : NAN;
-		res->run_ops[res->runs++] = o.ops_per_sec;
-		res->ops += o.ops;
-		res->misses += o.misses;
-		res->errors += o.errors;
-		res->seconds += o.seconds;
-		res->interrupted |= o.interrupted;
-		res->vcsw += o.vcsw;
-		if (!first_err)
-			first_err = o.first_err;
 	}
-	if (!res->runs) {
-		ret = ret < 0 ? ret : -1;
-		goto out_free;
+	ret = run_once(b, t, mix, res->threads, res->batch, res->multi,
+		       res->fdmode, &o);
+	if (ret)
+		return ret;
+	if (!o.ops) {
+		free(o.hist);
+		return 1;
 	}
+	kvb_hist_merge(a->all, o.hist);
+	free(o.hist);
+	a->tmin[res->runs] = o.thr_min;
+	a->tmax[res->runs] = o.thr_max;
+	a->tratio[res->runs] = o.thr_max > 0 ? o.thr_min / o.thr_max : NAN;
+	res->run_round[res->runs] = round;
+	res->run_ops[res->runs++] = o.ops_per_sec;
+	res->ops += o.ops;
+	res->misses += o.misses;
+	res->errors += o.errors;
+	res->seconds += o.seconds;
+	res->interrupted |= o.interrupted;
+	res->vcsw += o.vcsw;
+	if (!a->first_err)
+		a->first_err = o.first_err;
+	return 0;
+}
+
+/* The case's figures from the runs it has so far: again after each. */
+static void case_summarize(const struct kvb_params *p, struct kvb_result *res,
+			   const struct case_acc *a)
+{
 	res->ops_per_sec = kvb_median(res->run_ops, res->runs);
 	/* ns/op as Go's testing package: wall time per op over all threads */
 	res->ns_per_op = res->ops_per_sec > 0 ? 1e9 / res->ops_per_sec : NAN;
-	res->lat_per_op = res->ops_per_sec > 0 ? threads * 1e9 / res->ops_per_sec : NAN;
+	res->lat_per_op = res->ops_per_sec > 0 ?
+			  res->threads * 1e9 / res->ops_per_sec : NAN;
 	res->spread_pct = kvb_spread_pct(res->run_ops, res->runs);
 	kvb_summarize(res->run_ops, res->runs, &res->sum);
 	res->noisy = res->runs > 1 && res->spread_pct > p->noisy_pct;
-	kvb_hist_summary(all, &res->lat);
+	kvb_hist_summary(a->all, &res->lat);
 	res->samples = res->lat.samples;
 	res->p50 = res->lat.pct[0];
 	res->p99 = res->lat.pct[2];
@@ -706,27 +791,53 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 	 * Fairness within a run, then its median over the runs (as ops/s):
 	 * the runs' drift is not a thread's starvation.
 	 */
-	res->thr_min = kvb_median(tmin, res->runs);
-	res->thr_max = kvb_median(tmax, res->runs);
-	res->thr_ratio = kvb_median(tratio, res->runs);
-	if (res->errors) {
-		char m[32];
+	res->thr_min = kvb_median(a->tmin, res->runs);
+	res->thr_max = kvb_median(a->tmax, res->runs);
+	res->thr_ratio = kvb_median(a->tratio, res->runs);
+}
 
-		kvb_mix_name(&res->mix, m, sizeof(m));
-		fprintf(stderr,
-			"kvbench: %s %s threads=%u %s=%u: %llu of %llu operations failed, first: %s\n",
-			t->name, m, threads, multi ? "multi" : "batch", batch,
-			res->errors, res->ops, strerror(first_err));
+/* Said once the case has all its runs. */
+static void case_errors(const struct kvb_target *t, const struct kvb_result *res,
+			const struct case_acc *a)
+{
+	char m[32];
+
+	if (!res->errors)
+		return;
+	kvb_mix_name(&res->mix, m, sizeof(m));
+	fprintf(stderr,
+		"kvbench: %s %s threads=%u %s=%u: %llu of %llu operations failed, first: %s\n",
+		t->name, m, res->threads, res->multi ? "multi" : "batch", res->batch,
+		res->errors, res->ops, strerror(a->first_err));
+}
+
+int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
+		 const struct kvb_mix *mix, unsigned int threads,
+		 unsigned int batch, int multi, enum kvb_fd fdmode,
+		 struct kvb_result *res)
+{
+	const struct kvb_params *p = b->p;
+	struct case_acc a;
+	unsigned int i;
+	int ret = 0;
+
+	if (case_init(p, t, mix, threads, batch, multi, fdmode, res, &a))
+		return -1;
+	for (i = 0; i < p->repeat && !atomic_load(&kvb_interrupted); i++) {
+		ret = case_run(b, t, mix, i, res, &a);
+		if (ret)
+			break;
 	}
-	ret = 0;
-out_free:
-	if (ret)
+	if (!res->runs) {
+		ret = ret < 0 ? ret : -1;
 		kvb_result_free(res);
-	free(all);
-	free(tmin);
-	free(tmax);
-	free(tratio);
-	return ret;
+		case_acc_free(&a);
+		return ret;
+	}
+	case_summarize(p, res, &a);
+	case_errors(t, res, &a);
+	case_acc_free(&a);
+	return 0;
 }
 
 /*
@@ -921,8 +1032,20 @@ static const char bench_help[] =
 	"  -n, --ops N           run N operations per thread instead of --duration\n"
 	"  -r, --repeat R        runs per case; report the median and spread\n"
 	"                        (default 5: the fewest that can tell targets apart)\n"
-	"      --budget SEC      fit the run into SEC seconds: fewer runs per case,\n"
-	"                        then skip the cases that do not fit (said at the end)\n"
+	"      --order ORDER     shuffled (default): R rounds, each runs every case\n"
+	"                        once, in an order shuffled per round from --seed;\n"
+	"                        sequential: each case's R runs back to back\n"
+	"      --no-settle       do not write 1 to the module's settle file before\n"
+	"                        each run (by default a run starts once the work the\n"
+	"                        one before deferred, freed items and all, is done)\n"
+	"      --after MIX       before each timed run, run MIX (as -m: set, get,\n"
+	"                        90:10) untimed on the same target, as the case the\n"
+	"                        run comes after: with --no-settle or without, what\n"
+	"                        a write-heavy case leaves to the next one\n"
+	"      --budget SEC      fit the run into SEC seconds: fewer rounds (runs per\n"
+	"                        case); a round that would not end in time is not\n"
+	"                        begun; when one does not fit, skip the cases that\n"
+	"                        do not (said at the end)\n"
 	"      --dry-run         print the plan and its estimated time; run nothing\n"
 	"      --cpus N          use the first N CPUs this process may run on (with\n"
 	"                        --dry-run: plan for a machine with N CPUs)\n"
@@ -941,8 +1064,9 @@ static const char bench_help[] =
 	"      --sample-every N  time one op in N for p50/p99/p99.9 (default 64;\n"
 	"                        0 = none; for --batch B: one call per N ops,\n"
 	"                        its time divided by B)\n"
-	"      --seed N          seed of the key and operation sequences (0 to\n"
-	"                        2^53-1; default: drawn; the JSON has it either way)\n"
+	"      --seed N          seed of the key and operation sequences and of the\n"
+	"                        rounds' order (0 to 2^53-1; default: drawn, and\n"
+	"                        printed; the report has it either way)\n"
 	"      --noisy PCT       flag a case noisy (! in the table) when its runs'\n"
 	"                        spread is above PCT percent (default 10)\n"
 	"  -h, --help            show this help\n"
@@ -1042,6 +1166,16 @@ static int count_cases(const struct kvb_params *p)
 #define KVB_RUN_THREAD_S	0.002	/* per run and thread */
 #define KVB_FILL_KEY_S		0.00001	/* per key pre-filled */
 #define KVB_TARGET_S		0.1	/* per kept map: switch or create, first fill */
+#define KVB_SETTLE_S		0.01	/* per run: the write to settle */
+
+/*
+ * A map kept across runs: made (a backend switched) and filled once;
+ * shuffled, once per run.
+ */
+static int keeps_map(const struct kvb_target *t)
+{
+	return (t->ops->flags & KVB_T_MIXES) && !(t->ops->flags & KVB_T_RUN_MAP);
+}
 
 static double case_seconds(const struct kvb_params *p,
 			   const struct kvb_target *t,
@@ -1055,19 +1189,22 @@ static double case_seconds(const struct kvb_params *p,
 	if ((t->ops->flags & KVB_T_RUN_MAP) ||
 	    ((t->ops->flags & KVB_T_MIXES) && c->mix->del))
 		run += fill;
+	if (!p->no_settle)
+		run += KVB_SETTLE_S;
+	/* --after: a run of that mix before each */
+	if (p->after_given && (t->ops->flags & KVB_T_MIXES))
+		run *= 2;
+	/* shuffled, each run begins its target: a switch, a fill */
+	if (p->order == KVB_ORDER_SHUFFLED && keeps_map(t))
+		run += KVB_TARGET_S + fill;
 	return repeat * run;
-}
-
-/* A map kept across runs: made (a backend switched) and filled once. */
-static int keeps_map(const struct kvb_target *t)
-{
-	return (t->ops->flags & KVB_T_MIXES) && !(t->ops->flags & KVB_T_RUN_MAP);
 }
 
 static double target_seconds(const struct kvb_params *p,
 			     const struct kvb_target *t, unsigned int repeat)
 {
-	double s = keeps_map(t) ? KVB_TARGET_S + p->keys * KVB_FILL_KEY_S : 0;
+	double s = keeps_map(t) && p->order == KVB_ORDER_SEQUENTIAL ?
+		   KVB_TARGET_S + p->keys * KVB_FILL_KEY_S : 0;
 	struct kvb_case c;
 	int i;
 
@@ -1102,15 +1239,21 @@ static void fit_budget(struct kvb_params *p, FILE *note)
 		return;
 	while (r > 1 && plan_seconds(p, r) > p->budget)
 		r--;
-	if (r < p->repeat && note)
+	if (r < p->repeat && note && p->order == KVB_ORDER_SHUFFLED)
+		fprintf(note,
+			"kvbench: budget %.0f s: %u rounds (runs per case) would take about %.0f s; %u round%s instead\n",
+			p->budget, p->repeat, want, r, r == 1 ? "" : "s");
+	else if (r < p->repeat && note)
 		fprintf(note,
 			"kvbench: budget %.0f s: %u runs per case would take about %.0f s; %u run%s per case instead\n",
 			p->budget, p->repeat, want, r, r == 1 ? "" : "s");
 	p->repeat = r;
 	if (plan_seconds(p, r) > p->budget && note)
 		fprintf(note,
-			"kvbench: budget %.0f s: the plan needs about %.0f s even so; the cases that do not fit are skipped\n",
-			p->budget, plan_seconds(p, r));
+			"kvbench: budget %.0f s: the plan needs about %.0f s even so; the cases that do not fit are skipped%s\n",
+			p->budget, plan_seconds(p, r),
+			p->order == KVB_ORDER_SHUFFLED ?
+			" (one round: those its order puts last)" : "");
 }
 
 static void print_threads(FILE *f, const struct kvb_ulist *l)
@@ -1129,7 +1272,10 @@ static void print_plan(FILE *f, const struct kvb_params *p)
 	for (i = 0; i < p->ntargets; i++)
 		if ((int)strlen(p->targets[i].name) > w)
 			w = strlen(p->targets[i].name);
-	fprintf(f, "kvbench bench: the plan (--dry-run: nothing runs); threads ");
+	fprintf(f, "kvbench bench: the plan (--dry-run: nothing runs); %s; threads ",
+		p->order == KVB_ORDER_SHUFFLED ?
+		"rounds of every case once, each in its own shuffled order" :
+		"each case's runs back to back (--order sequential)");
 	print_threads(f, &p->threads);
 	for (i = 0; i < p->nmixes && p->workloads; i++)
 		fprintf(f, "%s%s", i ? "," : "; workloads ", p->mixes[i].wl->name);
@@ -1312,6 +1458,9 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "noisy", required_argument, NULL, 'y' },
+		{ "order", required_argument, NULL, 'R' },
+		{ "no-settle", no_argument, NULL, 'T' },
+		{ "after", required_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -1488,6 +1637,18 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 				return bench_usage(opt,
 						   "must be a percentage, 0 or more (10, 5.5, 10%)");
 			break;
+		case 'R':
+			if (kvb_parse_order(optarg, &p->order, err, sizeof(err)))
+				return bench_usage(opt, err);
+			break;
+		case 'T':
+			p->no_settle = 1;
+			break;
+		case 'A':
+			if (kvb_parse_mix(optarg, &p->after, err, sizeof(err)))
+				return bench_usage(opt, err);
+			p->after_given = 1;
+			break;
 		case 'q':
 			p->quiet = 1;
 			break;
@@ -1615,6 +1776,16 @@ struct kvb_session {
 	int nskips;
 	__u64 t0;		/* when the first case started */
 	int write_err;		/* a report could not be written */
+	/*
+	 * --order shuffled: res[] has a slot per case of the plan, in its
+	 * order, filled round by round; view[] the cases with a run so far
+	 * (what the reports show). Sequential: view is res.
+	 */
+	int shuffled;
+	struct kvb_result *view;
+	int nview;
+	unsigned int rounds_done;	/* rounds run to their end */
+	unsigned int rounds_cut;	/* rounds the budget left out */
 };
 
 static void print_report(FILE *f, struct kvb_session *s, enum kvb_format fmt,
@@ -1629,11 +1800,27 @@ static void print_report(FILE *f, struct kvb_session *s, enum kvb_format fmt,
 	};
 
 	if (fmt == KVB_JSON)
-		kvb_print_json(f, s->p, s->res, s->nres, &o);
+		kvb_print_json(f, s->p, s->view, s->nview, &o);
 	else if (fmt == KVB_CSV)
-		kvb_print_csv(f, s->res, s->nres);
+		kvb_print_csv(f, s->view, s->nview);
 	else
-		kvb_print_table(f, s->p, s->res, s->nres, &o);
+		kvb_print_table(f, s->p, s->view, s->nview, &o);
+}
+
+/* What the reports show: the cases measured so far, in the plan's order. */
+static void make_view(struct kvb_session *s)
+{
+	int i;
+
+	if (!s->shuffled || !s->view) {
+		s->view = s->res;
+		s->nview = s->nres;
+		return;
+	}
+	s->nview = 0;
+	for (i = 0; i < s->total; i++)
+		if (s->res[i].runs)
+			s->view[s->nview++] = s->res[i];
 }
 
 /*
@@ -1713,7 +1900,8 @@ static int save_reports(struct kvb_session *s, int complete)
 	const struct kvb_params *p = s->p;
 	int ret = 0;
 
-	kvb_compute_ratios(s->res, s->nres);
+	make_view(s);
+	kvb_compute_ratios(s->view, s->nview);
 	if (p->output && write_report(s, p->output, p->format, complete))
 		ret = -1;
 	if (p->json && write_report(s, p->json, KVB_JSON, complete))
@@ -1852,6 +2040,238 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 	}
 }
 
+/* A case of a shuffled run: its place in the plan, and how it fares. */
+struct kvb_slot {
+	int target;		/* index in the targets of run_rounds() */
+	struct kvb_case c;
+	char label[160];
+	int dead;		/* failed, skipped or left out: no more runs */
+	struct case_acc acc;
+};
+
+/*
+ * The backend's statistics of a case, over its runs: the counts added up,
+ * the high-water mark the highest, the means weighted by the requests.
+ */
+static void bstats_add(struct kvb_bstats *sum, const struct kvb_bstats *run,
+		       int first)
+{
+	double n0 = sum->requests, n1 = run->requests;
+
+	if (first) {
+		*sum = *run;
+		return;
+	}
+	if (!sum->valid || !run->valid) {
+		sum->valid = 0;
+		return;
+	}
+	sum->drain_mean = n0 + n1 > 0 ?
+			  (sum->drain_mean * n0 + run->drain_mean * n1) / (n0 + n1) : NAN;
+	sum->combine_mean = n0 + n1 > 0 ?
+			    (sum->combine_mean * n0 + run->combine_mean * n1) / (n0 + n1) : NAN;
+	sum->reset &= run->reset;
+	if (run->queue_hwm > sum->queue_hwm)
+		sum->queue_hwm = run->queue_hwm;
+	sum->queue_full += run->queue_full;
+	sum->requests += run->requests;
+	sum->has_sleeps &= run->has_sleeps;
+	sum->sleeps += run->sleeps;
+	sum->handoffs += run->handoffs;
+	sum->has_poll &= run->has_poll;
+	sum->poll_us += run->poll_us;
+	sum->owners = run->owners;
+	sum->window_s += run->window_s;
+}
+
+/* No more runs of target ti's cases: each without a run failed for why. */
+static void fail_target(struct kvb_session *s, struct kvb_slot *sl, int ti,
+			const char *why)
+{
+	int i;
+
+	for (i = 0; i < s->total; i++) {
+		if (sl[i].target != ti || sl[i].dead)
+			continue;
+		sl[i].dead = 1;
+		s->failed++;
+		if (!s->res[i].runs)
+			add_skip(s, sl[i].label, why);
+	}
+}
+
+static void progress_run(const struct kvb_params *p, unsigned int round,
+			 int k, int n, const char *label,
+			 const struct kvb_result *r)
+{
+	if (p->quiet)
+		return;
+	if (!r) {
+		if (interactive())
+			fprintf(stderr, "kvbench: [round %u/%u, %d/%d] %s ...",
+				round + 1, p->repeat, k + 1, n, label);
+		return;
+	}
+	fprintf(stderr, "%skvbench: [round %u/%u, %d/%d] %s %.0f ops/s\n",
+		interactive() ? "\r\033[K" : "", round + 1, p->repeat, k + 1, n,
+		label, r->run_ops[r->runs - 1]);
+}
+
+/*
+ * Begin target t for a run: its fd closed, its ->begin again (a kernel
+ * backend switched to, the map refilled by the run). Returns 0, or 1 when
+ * it cannot run (its cases listed, and failed or left out).
+ */
+static int begin_run(struct kvb_session *s, struct kvb_slot *sl,
+		     struct kvb_target *t, int ti)
+{
+	int rc;
+
+	close_fd(s->b);
+	if (!t->ops->begin)
+		return 0;
+	snprintf(s->b->why, sizeof(s->b->why), "said on stderr");
+	rc = t->ops->begin(s->b, t);
+	if (rc > 0) {
+		int i;
+
+		/* Not on this machine (said): left out, not failed. */
+		list_unavailable(s, t, s->b->why);
+		for (i = 0; i < s->total; i++)
+			if (sl[i].target == ti)
+				sl[i].dead = 1;
+		return 1;
+	}
+	if (rc < 0) {
+		fail_target(s, sl, ti, s->b->why);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * --order shuffled: p->repeat rounds, each running every case of the plan
+ * once, in kvb_round_order()'s order for (seed, round), so that a case's
+ * runs are spread over the whole run and the host's drift over minutes
+ * lands in every case's spread alike instead of in one case's figures.
+ * Rounds begin only while a whole one fits the budget: a cut leaves every
+ * case with the same number of runs. Without a budget for one round, the
+ * first skips the cases that do not fit, as its order comes to them.
+ */
+static void run_rounds(struct kvb_session *s, int nodev, const char *nodev_why)
+{
+	const struct kvb_params *p = s->p;
+	int nt = p->ntargets, n = s->total, i, k, ti, rc;
+	struct kvb_target *tg = calloc(nt ? nt : 1, sizeof(*tg));
+	struct kvb_slot *sl = calloc(n ? n : 1, sizeof(*sl));
+	unsigned int *order = calloc(n ? n : 1, sizeof(*order));
+	double round_s = plan_seconds(p, 1);
+	unsigned int r;
+
+	if (!tg || !sl || !order) {
+		fprintf(stderr, "kvbench: out of memory\n");
+		s->failed += n;
+		goto out;
+	}
+	for (ti = 0, i = 0; ti < nt; ti++) {
+		tg[ti] = p->targets[ti];
+		for (k = 0; k < cases_of(p, &tg[ti]); k++, i++) {
+			struct kvb_slot *x = &sl[i];
+
+			x->target = ti;
+			case_at(p, &tg[ti], k, &x->c);
+			case_label(&tg[ti], &x->c, x->label, sizeof(x->label));
+			if (case_init(p, &tg[ti], x->c.mix, x->c.threads, x->c.batch,
+				      x->c.multi, x->c.fdmode, &s->res[i], &x->acc)) {
+				x->dead = 1;
+				s->failed++;
+				add_skip(s, x->label, "out of memory");
+			}
+		}
+	}
+	for (ti = 0; ti < nt; ti++)
+		if (nodev && (tg[ti].ops->flags & KVB_T_DEVICE))
+			fail_target(s, sl, ti, nodev_why);
+
+	for (r = 0; r < p->repeat && !atomic_load(&kvb_interrupted); r++) {
+		if (r && p->budget > 0 &&
+		    (now_ns() - s->t0) / 1e9 + round_s > p->budget) {
+			s->rounds_cut = p->repeat - r;
+			break;
+		}
+		kvb_round_order(p->seed, r, order, n);
+		for (k = 0; k < n && !atomic_load(&kvb_interrupted); k++) {
+			struct kvb_slot *x = &sl[order[k]];
+			struct kvb_result *res = &s->res[order[k]];
+			struct kvb_target *t = &tg[x->target];
+			struct kvb_bstats before, after;
+			unsigned int hash_bits = 0;
+
+			if (x->dead)
+				continue;
+			if (!r && !within_budget(s, case_seconds(p, t, &x->c, 1))) {
+				char b[64];
+
+				if (!s->skipped++)
+					snprintf(s->first_skipped, sizeof(s->first_skipped),
+						 "%s", x->label);
+				snprintf(b, sizeof(b), "the --budget of %g s ran out", p->budget);
+				add_skip(s, x->label, b);
+				x->dead = 1;
+				continue;
+			}
+			if (begin_run(s, sl, t, x->target))
+				continue;
+			progress_run(p, r, k, n, x->label, NULL);
+			if (t->ops->flags & KVB_T_BSTATS)
+				kvb_bstats_begin(p->sysfs, &before);
+			if (t->ops->kind == KVB_KERNEL)
+				hash_bits = kvb_module_hash_bits(p->sys_module);
+			rc = case_run(s->b, t, x->c.mix, r, res, &x->acc);
+			if (rc == 1)
+				continue;
+			if (rc) {
+				if (!p->quiet && interactive())
+					fputc('\n', stderr);
+				if (rc == -2) {
+					fail_target(s, sl, x->target,
+						    "the target cannot run here (said on stderr)");
+					continue;
+				}
+				x->dead = 1;
+				s->failed++;
+				if (!res->runs)
+					add_skip(s, x->label, "the case failed (said on stderr)");
+				continue;
+			}
+			if (t->ops->flags & KVB_T_BSTATS) {
+				kvb_bstats_end(p->sysfs, &before, &after);
+				bstats_add(&res->bstats, &after, res->runs == 1);
+			}
+			res->hash_bits = hash_bits;
+			case_summarize(p, res, &x->acc);
+			progress_run(p, r, k, n, x->label, res);
+			s->nres += res->runs == 1;
+			save_reports(s, 0);
+		}
+		if (k == n)
+			s->rounds_done = r + 1;
+	}
+	close_fd(s->b);
+	for (i = 0; i < n; i++) {
+		if (!s->res[i].runs)
+			continue;
+		case_errors(&tg[sl[i].target], &s->res[i], &sl[i].acc);
+		s->failed += !!s->res[i].errors;
+	}
+out:
+	for (i = 0; sl && i < n; i++)
+		case_acc_free(&sl[i].acc);
+	free(order);
+	free(sl);
+	free(tg);
+}
+
 int kvb_bench_main(int argc, char **argv, const char *device)
 {
 	struct kvb_params p;
@@ -1875,10 +2295,13 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	}
 	fit_budget(&p, p.dry_run ? stdout : p.quiet ? NULL : stderr);
 	s.total = count_cases(&p);
+	s.shuffled = p.order == KVB_ORDER_SHUFFLED;
 	if (p.dry_run) {
 		print_plan(stdout, &p);
-		printf("kvbench: %d cases x %u run%s, about %.0f s\n", s.total,
-		       p.repeat, p.repeat == 1 ? "" : "s", plan_seconds(&p, p.repeat));
+		/* "..., about N s" ends the line: tools/vm/bench.sh reads it */
+		printf("kvbench: %d cases x %u %s%s, about %.0f s\n", s.total,
+		       p.repeat, s.shuffled ? "round" : "run",
+		       p.repeat == 1 ? "" : "s", plan_seconds(&p, p.repeat));
 		free_params(&p);
 		return KVB_EXIT_OK;
 	}
@@ -1887,14 +2310,18 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 		p.seed = draw_seed();
 	kvb_prov_collect(&prov, p.sys_module, argc, argv);
 	p.prov = &prov;
+	p.settled = !p.no_settle;
 	s.res = calloc(s.total ? s.total : 1, sizeof(*s.res));
 	s.skips = calloc(s.total ? s.total : 1, sizeof(*s.skips));
+	if (s.shuffled)
+		s.view = calloc(s.total ? s.total : 1, sizeof(*s.view));
 	s.b = kvb_bench_new(&p);
-	if (!s.res || !s.skips || !s.b) {
+	if (!s.res || !s.skips || !s.b || (s.shuffled && !s.view)) {
 		fprintf(stderr, "kvbench: out of memory\n");
 		ret = KVB_EXIT_FAIL;
 		goto out;
 	}
+	s.b->settled = &p.settled;
 	/* A report that cannot be written fails now, not after the run. */
 	if (save_reports(&s, 0)) {
 		ret = KVB_EXIT_FAIL;
@@ -1940,13 +2367,19 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 			kvb_oversubscribed(&p), p.ncpus, p.ncpus == 1 ? "" : "s");
 	if (!p.quiet)
 		fprintf(stderr,
-			"kvbench: %d cases x %u run%s, about %.0f s; %d CPUs, %lu keys, %s\n",
-			s.total, p.repeat, p.repeat == 1 ? "" : "s",
+			"kvbench: %d cases x %u %s%s (%s), about %.0f s; %d CPUs, %lu keys, %s; seed %llu\n",
+			s.total, p.repeat, s.shuffled ? "round" : "run",
+			p.repeat == 1 ? "" : "s",
+			s.shuffled ? "each round every case once, shuffled" :
+			"each case's runs back to back",
 			plan_seconds(&p, p.repeat), p.ncpus, p.keys,
-			p.workloads ? "the workloads' distributions" : kvb_dist_name(p.dist));
+			p.workloads ? "the workloads' distributions" : kvb_dist_name(p.dist),
+			(unsigned long long)p.seed);
 
 	s.t0 = now_ns();
-	for (ti = 0; ti < p.ntargets && !atomic_load(&kvb_interrupted); ti++) {
+	if (s.shuffled)
+		run_rounds(&s, nodev, nodev_why);
+	for (ti = 0; !s.shuffled && ti < p.ntargets && !atomic_load(&kvb_interrupted); ti++) {
 		struct kvb_target t = p.targets[ti];
 		int skip = nodev && (t.ops->flags & KVB_T_DEVICE);
 		const char *why = nodev_why;
@@ -1980,6 +2413,11 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 			"kvbench: the budget of %g s ran out after %.0f s: %d of %d cases skipped, from '%s' on\n",
 			p.budget, (now_ns() - s.t0) / 1e9, s.skipped, s.total,
 			s.first_skipped);
+	if (s.rounds_cut)
+		fprintf(stderr,
+			"kvbench: the budget of %g s would run out in the next round, after %.0f s: %u of %u rounds run, every case %u run%s\n",
+			p.budget, (now_ns() - s.t0) / 1e9, s.rounds_done, p.repeat,
+			s.rounds_done, s.rounds_done == 1 ? "" : "s");
 	kvb_prov_after(&prov);
 	ret = save_reports(&s, 1);
 	if (atomic_load(&kvb_interrupted))
@@ -1989,8 +2427,10 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	else
 		ret = KVB_EXIT_OK;
 out:
-	for (ti = 0; ti < s.nres; ti++)
+	/* shuffled, every slot has its arrays; zeroed slots free nothing */
+	for (ti = 0; s.res && ti < s.total; ti++)
 		kvb_result_free(&s.res[ti]);
+	free(s.view == s.res ? NULL : s.view);
 	free(s.res);
 	free(s.skips);
 	kvb_bench_free(s.b);

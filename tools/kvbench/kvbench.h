@@ -239,6 +239,8 @@ extern const struct kvb_target_ops kvb_bpf_htab_ops;
 extern const struct kvb_target_ops kvb_nop_uring_ops;
 extern const struct kvb_target_ops kvb_kernel_uring_ops;
 
+enum kvb_order { KVB_ORDER_SHUFFLED, KVB_ORDER_SEQUENTIAL };
+
 struct kvb_params {
 	const char *device;
 	const char *sysfs;
@@ -282,6 +284,20 @@ struct kvb_params {
 	int *cpus;		/* their numbers, for pinning */
 	__u64 seed;		/* --seed, or drawn at start: see kvb_thread_seed() */
 	int seed_given;		/* --seed was given */
+	/*
+	 * --order: KVB_ORDER_SHUFFLED runs the plan in rounds (repeat of
+	 * them), each round every case once, in kvb_round_order()'s order;
+	 * KVB_ORDER_SEQUENTIAL each case's runs back to back, case by case
+	 */
+	enum kvb_order order;
+	int no_settle;		/* --no-settle: no write to settle before a run */
+	/*
+	 * --after MIX: before each timed run, an untimed run of this mix on
+	 * the same target (the case a run comes after); after_given says so
+	 */
+	struct kvb_mix after;
+	int after_given;
+	int settled;		/* every run began with a settle (the report) */
 	double noisy_pct;	/* --noisy: a spread above this flags a case */
 	const struct kvb_prov *prov;	/* what produced the report, or NULL */
 };
@@ -396,6 +412,7 @@ struct kvb_result {
 	int sqpoll;
 	unsigned int runs;
 	double *run_ops;	/* ops/s of each run */
+	unsigned int *run_round;	/* the round of each run, from 0 */
 	double ops_per_sec;	/* median of run_ops */
 	double ns_per_op;	/* as Go's: wall time per op, 1e9 / ops_per_sec */
 	double lat_per_op;	/* per thread: threads * 1e9 / ops_per_sec */
@@ -452,6 +469,7 @@ int kvb_parse_ulist(const char *s, unsigned int lo, unsigned int hi,
 		    unsigned int max_value, struct kvb_ulist *out,
 		    char *err, size_t errlen);
 int kvb_parse_mix(const char *s, struct kvb_mix *mix, char *err, size_t errlen);
+int kvb_parse_order(const char *s, enum kvb_order *order, char *err, size_t errlen);
 int kvb_parse_mixes(const char *s, struct kvb_mix **mixes, int *n,
 		    char *err, size_t errlen);
 int kvb_parse_dist(const char *s, enum kvb_dist *dist, double *theta,
@@ -495,6 +513,8 @@ int kvb_median_ci(const double *v, unsigned int n, double level, double *lo,
 		  double *hi, double *cover);
 void kvb_summarize(const double *v, unsigned int n, struct kvb_summary *s);
 __u64 kvb_thread_seed(__u64 run_seed, unsigned int thread);
+void kvb_round_order(__u64 seed, unsigned int round, unsigned int *order,
+		     unsigned int n);
 int kvb_mwu(const double *a, unsigned int na, const double *b, unsigned int nb,
 	    double *u, double *p);
 double kvb_mwu_min_p(unsigned int na, unsigned int nb);
@@ -623,6 +643,9 @@ struct kvb_bench {
 	 */
 	int uring_ok[2];
 	char uring_why[2][160];
+	/* the module's settle file: 0 not tried yet, 1 it works, -1 not */
+	int settle_ok;
+	int *settled;		/* the params' settled, cleared when it fails */
 };
 
 void kvb_params_defaults(struct kvb_params *p);

@@ -180,8 +180,11 @@ static void header(FILE *f, const struct kvb_params *p,
 			p->sample_every, p->clock_ns);
 	else
 		fprintf(f, "latency not sampled\n");
-	fprintf(f, "seed: %llu (--seed %llu replays the key sequences), kvbench %s%s%s\n",
-		(unsigned long long)p->seed, (unsigned long long)p->seed, kvb_version,
+	fprintf(f, "seed: %llu (--seed %llu replays the key sequences%s), %s, kvbench %s%s%s\n",
+		(unsigned long long)p->seed, (unsigned long long)p->seed,
+		p->order == KVB_ORDER_SHUFFLED ? " and the order of the runs" : "",
+		p->order == KVB_ORDER_SHUFFLED ? "runs in shuffled rounds" :
+		"runs case by case (--order sequential)", kvb_version,
 		kvb_git_describe[0] ? " git " : "", kvb_git_describe);
 	if (p->prov)
 		header_host(f, p->prov);
@@ -765,8 +768,21 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 	jnum(f, p->budget > 0 ? p->budget : NAN, 0);
 	fprintf(f, ",\n    \"clock_read_ns\": ");
 	jnum(f, p->clock_ns, 1);
-	fprintf(f, ",\n    \"seed\": %llu,\n    \"seed_given\": %s,\n    \"noisy_pct\": ",
+	fprintf(f, ",\n    \"seed\": %llu,\n    \"seed_given\": %s,\n",
 		(unsigned long long)p->seed, p->seed_given ? "true" : "false");
+	/* issue 44: how the runs were ordered, and whether each was settled */
+	fprintf(f, "    \"order\": \"%s\",\n    \"settle\": %s,\n    \"after\": ",
+		p->order == KVB_ORDER_SHUFFLED ? "shuffled" : "sequential",
+		p->settled ? "true" : "false");
+	if (p->after_given) {
+		char am[32];
+
+		kvb_mix_name(&p->after, am, sizeof(am));
+		jstr(f, am);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ",\n    \"noisy_pct\": ");
 	jnum(f, p->noisy_pct, 1);
 	fprintf(f, "\n  },\n");
 	fprintf(f, "  \"results\": [");
@@ -813,6 +829,10 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 			fputs(j ? ", " : "", f);
 			jnum(f, x->run_ops[j], 1);
 		}
+		/* the round of each run, from 0, in the order of the runs */
+		fprintf(f, "],\n      \"rounds\": [");
+		for (j = 0; j < x->runs; j++)
+			fprintf(f, "%s%u", j ? ", " : "", x->run_round ? x->run_round[j] : j);
 		fprintf(f, "],\n      \"ops_per_sec_stats\": { \"mean\": ");
 		jnum(f, x->sum.mean, 1);
 		fprintf(f, ", \"median\": ");

@@ -930,3 +930,17 @@ const char *kvb_kind_name(enum kvb_kind kind)
 		return "userspace";
 	}
 }
+
+/* --order: "shuffled" or "sequential" */
+int kvb_parse_order(const char *s, enum kvb_order *order, char *err, size_t errlen)
+{
+	if (!strcmp(s, "shuffled")) {
+		*order = KVB_ORDER_SHUFFLED;
+	} else if (!strcmp(s, "sequential")) {
+		*order = KVB_ORDER_SEQUENTIAL;
+	} else {
+		snprintf(err, errlen, "'%s': must be shuffled or sequential", s);
+		return -1;
+	}
+	return 0;
+}

@@ -112,6 +112,39 @@ else
 fi
 [ "$(cat /sys/class/misc/kvbench/backend)" = "$before" ]
 ok $? "the module's backend is restored ($before)"
+grep -q '"order": "shuffled"' "$tmp/smoke.json" && grep -q '"settle": true' "$tmp/smoke.json"
+ok $? "by default the runs go in shuffled rounds, each settled first"
+
+# Both orders over two backends and two mixes, two runs per case: every
+# case has its two runs, in rounds 0 and 1, whichever the order; the
+# shuffled run names each run's round as it goes.
+for order in sequential shuffled; do
+	"$kvb" bench -b rwlock,rcu -t 1 -m get,set -n 200 -w 0 -r 2 --seed 5 \
+		--order $order -f json -o "$tmp/$order.json" 2>"$tmp/$order.err"
+	st=$?
+	[ $st = 0 ] || cat "$tmp/$order.err" >&2
+	[ $st = 0 ] && grep -q "\"order\": \"$order\"" "$tmp/$order.json" &&
+		grep -q '"settle": true' "$tmp/$order.json" &&
+		[ "$(grep -c '"rounds": \[0, 1\]' "$tmp/$order.json")" = 4 ] &&
+		[ "$(grep -c '^      "runs": 2,' "$tmp/$order.json")" = 4 ]
+	ok $? "kvbench bench --order $order: 4 cases of 2 runs, rounds 0 and 1, settled"
+done
+[ "$(grep -c '^kvbench: \[round [12]/2, [1-4]/4\] ' "$tmp/shuffled.err")" = 8 ] &&
+	! grep -q '\[round ' "$tmp/sequential.err"
+ok $? "progress: a line per run and its round when shuffled, per case when sequential"
+"$kvb" bench -q -b rcu -t 1 -m set -n 200 -w 0 -r 1 --no-settle -f json \
+	-o "$tmp/nosettle.json" 2>/dev/null &&
+	grep -q '"settle": false' "$tmp/nosettle.json" &&
+	echo 1 >/sys/class/misc/kvbench/settle &&
+	[ "$(cat /sys/class/misc/kvbench/pending_frees)" = 0 ]
+ok $? "kvbench bench --no-settle: said in the report; a settle after it frees every item"
+# --after set: 200 SETs before the timed GETs, besides the pre-fill's 1024
+# (the counters are reset before each run)
+"$kvb" bench -q -b rcu -t 1 -m get -n 200 -w 0 -r 1 --after set -f json \
+	-o "$tmp/after.json" 2>/dev/null &&
+	grep -q '"after": "set"' "$tmp/after.json" &&
+	[ "$(cat /sys/class/misc/kvbench/sets)" = 1224 ]
+ok $? "kvbench bench --after set: a run of SETs before the timed run ($(cat /sys/class/misc/kvbench/sets) sets)"
 
 echo "1..$n"
 echo "# Totals: pass:$((n - fail - skipped)) fail:$fail xfail:0 xpass:0 skip:$skipped error:0"

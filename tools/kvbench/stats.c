@@ -412,6 +412,29 @@ __u64 kvb_thread_seed(__u64 run_seed, unsigned int thread)
 	return s ? s : 0x9E3779B97F4A7C15ULL;
 }
 
+/*
+ * The order of round @round of a shuffled run: a permutation of 0..n-1,
+ * Fisher-Yates with a generator seeded from (@seed, @round). The same
+ * pair gives the same order; rounds get unrelated ones.
+ */
+void kvb_round_order(__u64 seed, unsigned int round, unsigned int *order,
+		     unsigned int n)
+{
+	__u64 x = kvb_thread_seed(splitmix64(seed ^ 0x726f756e64ULL), round);
+	unsigned int i, j, t;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n; i > 1; i--) {
+		x = splitmix64(x);
+		/* j uniform in [0, i): the high bits times i */
+		j = (unsigned int)(((x >> 32) * i) >> 32);
+		t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
 /* U of a against b: pairs (x in a, y in b) with x > y, ties count 1/2. */
 static double mwu_stat(const double *a, unsigned int na, const double *b,
 		       unsigned int nb)

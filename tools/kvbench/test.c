@@ -1345,7 +1345,7 @@ static void test_plan(const char *k)
 		 "%s bench --dry-run -d /nonexistent -b all -t 1,2 -m get,90:10 --batch 1,64 -r 3 2>&1",
 		 k);
 	ok(st == 0 && strstr(out, "kthread-percpu") &&
-	   strstr(out, "kvbench: 66 cases x 3 runs, about "),
+	   strstr(out, "kvbench: 66 cases x 3 rounds, about "),
 	   "bench --dry-run prints the plan and its estimate without the device");
 	st = run(out, sizeof(out),
 		 "%s bench --dry-run -b nop,user-rwlock,user-owner,bpf-htab,rcu -t 1,2 -m get,set --batch 1,64 --fd both -r 1 2>&1",
@@ -1355,7 +1355,7 @@ static void test_plan(const char *k)
 	   strstr(out, "\nuser-owner            4      4 ") &&
 	   strstr(out, "\nbpf-htab              8      8 ") &&
 	   strstr(out, "\nrcu                  16     16 ") &&
-	   strstr(out, "kvbench: 36 cases x 1 run, about "),
+	   strstr(out, "kvbench: 36 cases x 1 round, about "),
 	   "--fd both: nop and kernel backends per fd mode; the baselines and bpf-htab once; batches for kernel and bpf-htab");
 	st = run(out, sizeof(out),
 		 "%s bench --dry-run -b nop,user-rwlock,bpf-htab,rcu -t 1,2 -m get --batch 1,64 --multi 64,8 -r 1 2>&1",
@@ -1364,7 +1364,7 @@ static void test_plan(const char *k)
 	   strstr(out, "\nuser-rwlock           2      2 ") &&
 	   strstr(out, "\nbpf-htab              4      4 ") &&
 	   strstr(out, "\nrcu                   8      8 ") &&
-	   strstr(out, "kvbench: 16 cases x 1 run, about "),
+	   strstr(out, "kvbench: 16 cases x 1 round, about "),
 	   "--multi 64,8: two more cases per thread count for the kernel backends only");
 	st = run(out, sizeof(out), "%s bench --dry-run -b rcu --multi 0 2>&1", k);
 	ok(st == 2 && strstr(out, "--multi"), "--multi 0: a usage error");
@@ -1379,7 +1379,7 @@ static void test_plan(const char *k)
 		 k);
 	ok(st == 0 && strstr(out, "\nnop                   1      1 ") &&
 	   strstr(out, "\nrcu                   1      1 ") &&
-	   strstr(out, "kvbench: 2 cases x 1 run, about "),
+	   strstr(out, "kvbench: 2 cases x 1 round, about "),
 	   "--multi without --batch: only packed calls for the kernel backends, batch 1 for the rest");
 	st = run(out, sizeof(out),
 		 "%s bench -q -b user-rwlock -t 1 -m get --fd both -n 500 -w 0 -f json 2>/dev/null",
@@ -1398,8 +1398,8 @@ static void test_plan(const char *k)
 	ok(st == 2 && strstr(out, "--budget"), "bench --budget 0: exit 2 naming the option");
 	st = run(out, sizeof(out),
 		 "%s bench --dry-run -b user-rwlock -t 1 -m get,set -D 1 -r 5 --budget 3 2>&1", k);
-	ok(st == 0 && strstr(out, "5 runs per case would take about") &&
-	   strstr(out, "1 run per case instead") && strstr(out, "2 cases x 1 run, about 3 s"),
+	ok(st == 0 && strstr(out, "5 rounds (runs per case) would take about") &&
+	   strstr(out, "1 round instead") && strstr(out, "2 cases x 1 round, about 3 s"),
 	   "bench --budget cuts the repeats first, and says so");
 	if (!mkdtemp(dir)) {
 		skip("no temporary directory", "bench --budget skips what does not fit");
@@ -1409,7 +1409,7 @@ static void test_plan(const char *k)
 	}
 	/* a case is about 0.26 s: the first fits 0.3 s, the second cannot */
 	st = run(out, sizeof(out),
-		 "%s bench -q -b user-rwlock -t 1 -m get,set,90:10 -D 0.2 -w 0 --budget 0.3 --json %s/b.json 2>&1",
+		 "%s bench -q --order sequential -b user-rwlock -t 1 -m get,set,90:10 -D 0.2 -w 0 --budget 0.3 --json %s/b.json 2>&1",
 		 k, dir);
 	snprintf(json, sizeof(json), "%s/b.json", dir);
 	slurp(json, json, sizeof(json));
@@ -1425,12 +1425,206 @@ static void test_plan(const char *k)
 	slurp(json, json, sizeof(json));
 	ok(json_valid(json) && strstr(json, "\"complete\": false") &&
 	   strstr(json, "\"backend\": \"user-rwlock\"") &&
-	   !run(out, sizeof(out), "grep -q '^user-rwlock,userspace,get,' %s/k.csv", dir),
+	   !run(out, sizeof(out), "grep -q '^user-rwlock,userspace,' %s/k.csv", dir),
 	   "bench reports survive a SIGKILL midway, with the cases finished");
 	st = run(out, sizeof(out),
 		 "%s bench -b user-rwlock -t 1 -D 5 --json %s/no/such/dir/x.json 2>&1", k, dir);
 	ok(st == 1 && strstr(out, "no/such/dir/x.json") && !strstr(out, "[1/"),
 	   "bench checks its output paths before it runs a case");
+	run(out, sizeof(out), "rm -rf %s", dir);
+}
+
+/*
+ * The labels of a shuffled run's progress lines, in the order they ran
+ * ("kvbench: [round 1/2, 3/4] LABEL 123 ops/s"), one per line.
+ */
+static void run_order(const char *out, char *buf, size_t len)
+{
+	const char *l = out, *a, *e, *sp;
+	size_t n = 0;
+
+	buf[0] = 0;
+	while ((a = strstr(l, "kvbench: [round ")) && (e = strstr(a, " ops/s"))) {
+		a = strstr(a, "] ");
+		if (!a || a > e)
+			break;
+		a += 2;
+		for (sp = e - 1; sp > a && *sp != ' '; sp--)
+			;
+		if (n + (sp - a) + 2 < len) {
+			memcpy(buf + n, a, sp - a);
+			n += sp - a;
+			buf[n++] = '\n';
+			buf[n] = 0;
+		}
+		l = e + 1;
+	}
+}
+
+/* --order shuffled (the default): rounds, their order, and the budget. */
+static void test_rounds(const char *k)
+{
+	unsigned int o[100], o2[100], seen[100], i, r, n, perm = 1, same = 1;
+	unsigned int differ = 0, seeds_differ = 0;
+	char out[16384], out2[16384], a[4096], b[4096];
+	char json[65536], dir[] = "/tmp/kvbench-rounds-XXXXXX";
+	const char *small = "-b user-rwlock -t 1,2 -m get,set -n 300 -w 0 -r 3", *x;
+	int st, runs_ok, nres;
+
+	for (n = 1; n <= 100; n += 33) {
+		for (r = 0; r < 5; r++) {
+			kvb_round_order(7, r, o, n);
+			memset(seen, 0, sizeof(seen));
+			for (i = 0; i < n; i++)
+				if (o[i] < n)
+					seen[o[i]]++;
+			for (i = 0; i < n; i++)
+				perm &= seen[i] == 1;
+			kvb_round_order(7, r, o2, n);
+			same &= !memcmp(o, o2, n * sizeof(*o));
+		}
+	}
+	ok(perm && same,
+	   "kvb_round_order: a permutation of 0..n-1, the same for the same seed and round");
+	kvb_round_order(7, 0, o, 40);
+	for (r = 1; r < 10; r++) {
+		kvb_round_order(7, r, o2, 40);
+		differ += !!memcmp(o, o2, 40 * sizeof(*o));
+		kvb_round_order(8, r, o, 40);
+		kvb_round_order(9, r, seen, 40);
+		seeds_differ += !!memcmp(o, seen, 40 * sizeof(*o));
+		kvb_round_order(7, 0, o, 40);
+	}
+	for (i = 0; i < 40 && o[i] == i; i++)
+		;
+	ok(differ == 9 && seeds_differ == 9 && i < 40,
+	   "kvb_round_order: every round its own order, another seed another, not the identity");
+
+	if (!k) {
+		skip("no kvbench binary given", "bench rounds");
+		return;
+	}
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b rcu,user-rwlock -t 1,2 -m get,set -r 4 2>&1", k);
+	st |= run(out2, sizeof(out2),
+		  "%s bench --dry-run --order sequential -b rcu,user-rwlock -t 1,2 -m get,set -r 4 2>&1",
+		  k);
+	ok(!st && strstr(out, "rounds of every case once, each in its own shuffled order") &&
+	   strstr(out, "\nrcu                   4     16 ") &&
+	   strstr(out, "kvbench: 8 cases x 4 rounds, about ") &&
+	   strstr(out2, "each case's runs back to back") &&
+	   strstr(out2, "kvbench: 8 cases x 4 runs, about "),
+	   "bench --dry-run: the plan counts rounds (shuffled) or runs per case (sequential)");
+	{
+		const char *x1 = strstr(out, "4 rounds, about ");
+		const char *x2 = strstr(out2, "4 runs, about ");
+		double e1 = x1 ? atof(x1 + 16) : 0, e2 = x2 ? atof(x2 + 14) : 0;
+
+		ok(e1 > e2,
+		   "bench --dry-run: shuffled, each run begins its target again: %g s > %g s",
+		   e1, e2);
+	}
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b rcu -t 1 -m get -r 4 --after set 2>&1", k);
+	{
+		const char *x3 = strstr(out, "4 rounds, about ");
+		double e3 = x3 ? atof(x3 + 16) : 0;
+
+		run(out2, sizeof(out2), "%s bench --dry-run -b rcu -t 1 -m get -r 4 2>&1", k);
+		x3 = strstr(out2, "4 rounds, about ");
+		ok(!st && x3 && e3 > 1.5 * atof(x3 + 16),
+		   "bench --dry-run --after set: each run has a run of SETs before it (%g s)", e3);
+	}
+	st = run(out, sizeof(out), "%s bench --dry-run --after 50:x 2>&1", k);
+	ok(st == 2 && strstr(out, "--after"), "bench --after 50:x: exit 2 naming the option");
+	st = run(out, sizeof(out), "%s bench --dry-run --order random 2>&1", k);
+	ok(st == 2 && strstr(out, "--order") && strstr(out, "shuffled or sequential"),
+	   "bench --order random: exit 2, the two orders named");
+
+	st = run(out, sizeof(out), "%s bench %s --seed 11 -f csv 2>&1", k, small);
+	st |= run(out2, sizeof(out2), "%s bench %s --seed 11 -f csv 2>&1", k, small);
+	run_order(out, a, sizeof(a));
+	run_order(out2, b, sizeof(b));
+	ok(!st && strstr(out, "seed 11") && strlen(a) > 0 && !strcmp(a, b) &&
+	   strstr(out, "[round 3/3, 4/4] "),
+	   "bench --seed 11 twice: the same order of runs, round by round");
+	st = run(out2, sizeof(out2), "%s bench %s --seed 12 -f csv 2>&1", k, small);
+	run_order(out2, b, sizeof(b));
+	ok(!st && strlen(b) == strlen(a) && strcmp(a, b),
+	   "bench --seed 12: another order of the same runs");
+	for (i = 0, x = a; (x = strchr(x, '\n')); x++)
+		i++;
+	ok(i == 12, "bench -r 3, 4 cases: 12 runs, one progress line each (%u)", i);
+
+	if (!mkdtemp(dir)) {
+		skip("no temporary directory", "bench rounds: JSON and budget");
+		return;
+	}
+	st = run(out, sizeof(out),
+		 "%s bench -q -b user-rwlock -t 1 -m get,set -n 300 -w 0 -r 2 --json %s/r.json 2>&1 >/dev/null",
+		 k, dir);
+	snprintf(json, sizeof(json), "%s/r.json", dir);
+	slurp(json, json, sizeof(json));
+	ok(!st && json_valid(json) && strstr(json, "\"order\": \"shuffled\"") &&
+	   strstr(json, "\"rounds\": [0, 1]") && strstr(json, "\"settle\": ") &&
+	   strstr(json, "\"after\": null"),
+	   "bench JSON: the order, and each run's round");
+	st = run(out, sizeof(out),
+		 "%s bench -q --order sequential -b user-rwlock -t 1 -m get -n 300 -w 0 -r 2 --no-settle --after 90:10 --json %s/s.json 2>&1 >/dev/null",
+		 k, dir);
+	snprintf(json, sizeof(json), "%s/s.json", dir);
+	slurp(json, json, sizeof(json));
+	ok(!st && json_valid(json) && strstr(json, "\"order\": \"sequential\"") &&
+	   strstr(json, "\"settle\": false") && strstr(json, "\"rounds\": [0, 1]") &&
+	   strstr(json, "\"after\": \"90:10\""),
+	   "bench --order sequential --no-settle --after 90:10: said in the JSON");
+
+	/* the estimate fits 2 rounds of 10 in 1 s: every case gets 2 runs */
+	st = run(out, sizeof(out),
+		 "%s bench -b user-rwlock -t 1 -m get,set,90:10 -D 0.05 -w 0 -r 10 --budget 1 --json %s/f.json 2>&1 >/dev/null",
+		 k, dir);
+	snprintf(json, sizeof(json), "%s/f.json", dir);
+	slurp(json, json, sizeof(json));
+	/* the results' "runs", not the verdict's */
+	for (nres = 0, runs_ok = 1, x = json; (x = strstr(x, "\n      \"runs\": ")); x++, nres++)
+		runs_ok &= !strncmp(x + 7, "\"runs\": 2,", 10);
+	ok(!st && strstr(out, "10 rounds (runs per case) would take about") &&
+	   strstr(out, "2 rounds instead") && nres == 3 && runs_ok &&
+	   strstr(json, "\"skipped_cases\": 0"),
+	   "bench --budget cuts rounds: 2 of 10, every case 2 runs, none skipped");
+	/*
+	 * Runs of 4M operations take far longer than the plan's estimate
+	 * (-n: no duration in it), so the budget runs out while the run goes
+	 * on: rounds stop whole, every case keeps as many runs as the others.
+	 */
+	st = run(out, sizeof(out),
+		 "%s bench -b user-rwlock -t 1 -m get,set -n 4M -w 0 -r 8 --budget 1.2 --json %s/c.json 2>&1 >/dev/null",
+		 k, dir);
+	snprintf(json, sizeof(json), "%s/c.json", dir);
+	slurp(json, json, sizeof(json));
+	{
+		int first = -1, same_runs = 1;
+
+		for (nres = 0, x = json; (x = strstr(x, "\n      \"runs\": ")); x++, nres++) {
+			int v = atoi(x + 15);
+
+			if (first < 0)
+				first = v;
+			same_runs &= v == first;
+		}
+		/*
+		 * On a slow host (a sanitizer build) the first round itself
+		 * may not fit: then its second case is skipped, as when one
+		 * round does not fit the plan; either way no case has more
+		 * runs than another.
+		 */
+		ok(!st && same_runs && first >= 1 && first < 8 &&
+		   strstr(out, "rounds run, every case") &&
+		   (nres == 2 ? !!strstr(json, "\"skipped_cases\": 0") :
+		    nres == 1 && !!strstr(json, "\"skipped_cases\": 1")),
+		   "bench --budget running out midway stops at a round's end: %d runs each of 8",
+		   first);
+	}
 	run(out, sizeof(out), "rm -rf %s", dir);
 }
 
@@ -1648,7 +1842,7 @@ static void test_table(const char *k)
 	   strstr(out, "nop nop threads=1") && strstr(out, "No such file or directory"),
 	   "bench lists the cases it could not run, and why");
 	st = run(out, sizeof(out),
-		 "%s bench -q -b user-rwlock -t 1 -m get,set -D 0.2 -w 0 --budget 0.3 2>/dev/null",
+		 "%s bench -q --order sequential -b user-rwlock -t 1 -m get,set -D 0.2 -w 0 --budget 0.3 2>/dev/null",
 		 k);
 	ok(st == 0 && strstr(out, "skipped: 1 case did not run") &&
 	   strstr(out, "user-rwlock set threads=1") && strstr(out, "the --budget of 0.3 s ran out"),
@@ -3258,7 +3452,7 @@ static void test_uring_cli(const char *k)
 	ok(st == 0 && strstr(out, "\nnop                   2 ") &&
 	   strstr(out, "\nnop/uring-qd16        2 ") && strstr(out, "\nrcu                   4 ") &&
 	   strstr(out, "\nrcu/uring-qd1         2 ") && strstr(out, "\nrcu/uring-qd64        2 ") &&
-	   strstr(out, "\nuser-rwlock           2 ") && strstr(out, "kvbench: 20 cases x 1 run"),
+	   strstr(out, "\nuser-rwlock           2 ") && strstr(out, "kvbench: 20 cases x 1 round"),
 	   "--io both --qd 1,16,64: a target per depth, batch 1 only through io_uring");
 	st = run(out, sizeof(out),
 		 "%s bench --dry-run -b kthread -t 1 -m get --io uring --qd 16 --sqpoll 2>&1", k);
@@ -4120,7 +4314,7 @@ static void test_workload_cli(const char *k)
 		 "%s bench -b user-rwlock,user-owner -t 1,2 -W ycsb -r 2 --dry-run --cpus 2 2>&1",
 		 k);
 	ok(st == 0 && strstr(out, "workloads ycsb-a,ycsb-b,ycsb-c,ycsb-d,ycsb-f") &&
-	   strstr(out, "20 cases x 2 runs"),
+	   strstr(out, "20 cases x 2 rounds"),
 	   "--dry-run counts the workloads: 2 targets x 5 workloads x 2 thread counts");
 	st = run(out, sizeof(out), "%s bench -b user-rwlock -W seed --cpus 2 --dry-run 2>&1", k);
 	ok(st == 0 && strstr(out, "threads 2;") && strstr(out, "1 cases"),
@@ -4529,6 +4723,7 @@ int main(int argc, char **argv)
 	test_cli_stats(kvbench_bin);
 	test_bpf_unprivileged();
 	test_suffixes();
+	test_rounds(kvbench_bin);
 	test_cli_options(kvbench_bin);
 	test_table(kvbench_bin);
 	test_plot();

@@ -16,7 +16,10 @@
 # backend and baseline on YCSB's workloads C (read only), B (95:5) and A
 # (50:50) and the seed's case (GETs of uniform keys), at 1, 2, 4, ...
 # threads up to the vCPUs and at their number, five runs per case (kvbench
-# bench's default: enough for the verdict's test and intervals); then side
+# bench's default: enough for the verdict's test and intervals), in five
+# rounds that each run every case once in a shuffled order (kvbench bench
+# --order shuffled: a case's runs are minutes apart, and each starts
+# settled, after what the run before it deferred is done); then side
 # studies at that many threads: hot keys, what a shared fd costs, a packed
 # MGET of 64 keys against a BATCH of 64 GETs, GET through io_uring at queue
 # depth 1, 16 and 64 against ioctls and BATCH(64) (and, last, with SQPOLL),
@@ -28,9 +31,11 @@
 #
 # The suite is planned before anything boots: each study's time comes from
 # `kvbench bench --dry-run`, and when the whole does not fit BENCH_BUDGET,
-# what matters least goes first: the side studies' repeats, then the side
-# studies from the last one up, then the main suite's repeats; the main
-# suite then skips the cases that do not fit (kvbench bench --budget). The
+# what matters least goes first: the side studies' repeats (rounds), then
+# the side studies from the last one up, then the main suite's rounds; when
+# even one round does not fit, that round skips the cases that do not
+# (kvbench bench --budget, which also begins a round only while a whole one
+# fits: every case keeps as many runs as the others). The
 # plan, and what it dropped, is printed and kept as plan.txt. Every report
 # is rewritten after each case and the VM runner copies them back even when
 # the VM is killed, so a run cut short keeps what it finished.
@@ -44,7 +49,7 @@
 #                  kvbench sets it for its --keys
 #   BENCH_BUDGET   seconds the benchmark may take in the guest (default 660:
 #                  `make bench` stays under 15 minutes at any CPU count)
-#   BENCH_REPEAT   runs per case (default 5: with fewer, no difference
+#   BENCH_REPEAT   runs per case, as rounds (default 5: with fewer, no difference
 #                  between two backends can be significant, and the verdict
 #                  and `kvbench compare` say "cannot tell")
 #   BENCH_DRY_RUN  1: print the plan and stop (no setup, no VM)
@@ -248,13 +253,15 @@ plan_total() {
 
 # plan CPUS: the default suite (or BENCH_ARGS) for CPUS, cut to BUDGET by
 # taking the first of these that fits:
-#   1. every study at REPEAT runs per case;
-#   2. the side studies at one run per case;
+#   1. every study at REPEAT rounds (runs per case; kvbench's estimate
+#      counts a round as every case once, each run beginning its target);
+#   2. the side studies at one round;
 #   3. the main suite at two (the fewest that still give a spread), with
 #      the side studies that fit, the most important (first) first;
-#   4. the main suite at one run, with the side studies that fit;
-# and when even that does not fit, the main suite skips its last cases
-# (kvbench bench --budget).
+#   4. the main suite at one round, with the side studies that fit;
+# and when even that does not fit, the main suite's one round skips the
+# cases that do not fit, those its shuffled order puts last (kvbench bench
+# --budget).
 plan() {
 	local cpus=$1 entry name what params args i main_r side_r used
 	local -a names=() whats=() params_=() argss=() cost=() cost1=()
@@ -286,7 +293,7 @@ plan() {
 	main_r=$REPEAT side_r=$REPEAT
 	if [[ $used -gt $BUDGET ]]; then
 		side_r=1
-		DROPPED+=("the side studies' repeats: $REPEAT runs per case -> 1")
+		DROPPED+=("the side studies' repeats: $REPEAT rounds (runs per case) -> 1")
 		used=${cost[0]}
 		for ((i = 1; i < ${#cost[@]}; i++)); do
 			used=$((used + cost1[i]))
@@ -295,7 +302,7 @@ plan() {
 	if [[ $used -gt $BUDGET ]]; then
 		main_r=$((REPEAT < 2 ? REPEAT : 2))
 		[[ $(seconds_of "${argss[0]}" "$main_r") -le $BUDGET ]] || main_r=1
-		DROPPED+=("the main suite's repeats: $REPEAT runs per case -> $main_r")
+		DROPPED+=("the main suite's repeats: $REPEAT rounds (runs per case) -> $main_r")
 	fi
 	PLAN_NAME=("${names[0]}") PLAN_WHAT=("${whats[0]}") PLAN_PARAMS=("${params_[0]}")
 	PLAN_ARGS=("${argss[0]}") PLAN_REPEAT=("$main_r")
@@ -314,7 +321,7 @@ plan() {
 		PLAN_REPEAT+=("$side_r") PLAN_SECONDS+=("$c")
 	done
 	if [[ ${PLAN_SECONDS[0]} -gt $BUDGET ]]; then
-		DROPPED+=("the main suite's last cases: it needs about ${PLAN_SECONDS[0]} s and stops at the budget")
+		DROPPED+=("the main suite's cases that one round cannot fit: it needs about ${PLAN_SECONDS[0]} s; its round skips those its order puts last")
 		PLAN_SECONDS[0]=$BUDGET
 	fi
 }
@@ -343,9 +350,9 @@ print_plan() {
 	for i in "${!PLAN_NAME[@]}"; do
 		runs=
 		if [[ -n ${PLAN_ARGS[i]} && -n ${PLAN_REPEAT[i]} ]]; then
-			runs=", ${PLAN_REPEAT[i]} run"
+			runs=", ${PLAN_REPEAT[i]} round"
 			[[ ${PLAN_REPEAT[i]} == 1 ]] || runs+=s
-			runs+=" per case"
+			runs+=" (runs per case)"
 		fi
 		printf '  %-*s about %4s s  %s%s\n' "$w" "${PLAN_NAME[i]}" "${PLAN_SECONDS[i]}" \
 			"${PLAN_WHAT[i]}" "$runs"

@@ -177,7 +177,7 @@ out=$(bench_plan 2 BENCH_BUDGET=40)
 printf '%s\n' "$out" | sed 's/^/# budget 40: /'
 total=$(plan_seconds "$out")
 [[ -n $total && $total -le 40 && $out == *"dropped: the side studies' repeats"* &&
-	$out == *"dropped: fd ("* && $out == *"dropped: the main suite's last cases"* ]]
+	$out == *"dropped: fd ("* && $out == *"dropped: the main suite's cases that one round cannot fit"* ]]
 ok $? "BENCH_BUDGET=40 cuts repeats, then side studies, and says what it dropped"
 
 out=$(bench_plan 4 "BENCH_ARGS=-b rcu -m get -t 1")
@@ -185,8 +185,8 @@ out=$(bench_plan 4 "BENCH_ARGS=-b rcu -m get -t 1")
 ok $? "BENCH_ARGS plans that one kvbench run instead of the suite"
 
 out=$(bench_plan 2 BENCH_REPEAT=5 BENCH_BUDGET=3600)
-[[ $out == *"main suite"*", 5 runs per case"* && $out != *"dropped"* ]]
-ok $? "BENCH_REPEAT=5 plans 5 runs per case (for kvbench compare)"
+[[ $out == *"main suite"*", 5 rounds (runs per case)"* && $out != *"dropped"* ]]
+ok $? "BENCH_REPEAT=5 plans 5 rounds, 5 runs per case (for kvbench compare)"
 
 out=$(bench_plan 2 BENCH_REPEAT=many)
 st=$?
@@ -319,6 +319,14 @@ out=$("$REPO/tools/vm/host-steal" report 2 "$tmp/samples" "$tmp/stamps")
 printf '%s\n' "$out" | sed 's/^/# host-steal: /'
 [[ $out == "0.0% kvbench: [1/2] rcu get"*$'\n'"50.0% kvbench: [2/2] kthread get"*$'\n'"run 16.7% 3" ]]
 ok $? "host-steal report gives each case and the run its share of time waited for a host CPU"
+
+printf '%s\n' "1000000 kvbench: 2 cases x 1 round, about 2 s" \
+	"2000000 kvbench: [round 1/1, 1/2] rcu get threads=1 batch=1 fd=per-thread 9 ops/s" \
+	"3000000 kvbench: [round 1/1, 2/2] kthread get threads=1 batch=1 fd=per-thread 9 ops/s" \
+	"3500000 backend mix" >"$tmp/rstamps"
+out=$("$REPO/tools/vm/host-steal" report 2 "$tmp/samples" "$tmp/rstamps")
+[[ $out == "0.0% kvbench: [round 1/1, 1/2] rcu get"*$'\n'"50.0% kvbench: [round 1/1, 2/2] kthread get"*$'\n'"run 16.7% 3" ]]
+ok $? "host-steal report gives each run of a shuffled run its share too"
 
 head -n 1 "$tmp/samples" >"$tmp/one"
 out=$("$REPO/tools/vm/host-steal" report 2 "$tmp/one" "$tmp/stamps")
