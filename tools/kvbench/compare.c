@@ -15,8 +15,8 @@
  * workload, kernel, CPU, accelerator or module parameters are refused (exit
  * 2, each difference listed) unless --force, which still lists them.
  *
- * The reports are read by json.c and then checked against the fields the
- * schema promises.
+ * The reports are read by the report model (benchjson.c), its one schema
+ * check and case reader.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,7 +33,7 @@ struct cmp_case {
 	unsigned int threads, batch;
 	int multi;		/* "multi": true (packed calls); absent: false */
 	char fd[16];
-	double *runs;
+	const double *runs;	/* into the report model */
 	unsigned int n;
 	int matched;
 	const struct jnode *node;	/* the result, in the report's tree */
@@ -41,7 +41,7 @@ struct cmp_case {
 
 struct cmp_report {
 	const char *path;
-	struct jnode root;
+	struct kvb_rmodel m;	/* the report as read (benchjson.c) */
 	struct cmp_case *c;
 	int n;
 	int dups;	/* cases seen twice: the first one counts */
@@ -93,22 +93,10 @@ static int same_case(const struct cmp_case *a, const struct cmp_case *b)
 
 static void report_free(struct cmp_report *r)
 {
-	int i;
-
-	for (i = 0; i < r->n; i++)
-		free(r->c[i].runs);
 	free(r->c);
 	r->c = NULL;
 	r->n = 0;
-	kvb_json_free(&r->root);
-}
-
-static int whole(const struct jnode *n, unsigned int *v)
-{
-	if (!n || n->num < 0 || n->num > 1e9 || n->num != floor(n->num))
-		return -1;
-	*v = n->num;
-	return 0;
+	kvb_rmodel_free(&r->m);
 }
 
 /* obj's member key of any type, or NULL */
@@ -124,108 +112,49 @@ static const struct jnode *member(const struct jnode *obj, const char *key)
 	return NULL;
 }
 
-/* Result i of the report into c; -1 with a message in err. */
-static int load_case(const struct jnode *x, int i, struct cmp_case *c,
-		     char *err, size_t errlen)
+/*
+ * A report from text, through the report model (its schema check and
+ * case reader): every case with runs, the first of two alike. 0, or -1
+ * with a message in err.
+ */
+static int load_report_text(const char *text, struct cmp_report *r,
+			    char *err, size_t errlen)
 {
-	const struct jnode *name = kvb_json_get(x, "backend", J_STR);
-	const struct jnode *mix = kvb_json_get(kvb_json_get(x, "mix", J_OBJ), "name", J_STR);
-	const struct jnode *fd = kvb_json_get(x, "fd", J_STR);
-	const struct jnode *runs = kvb_json_get(x, "ops_per_sec_runs", J_ARR);
-	const struct jnode *wl = kvb_json_get(x, "workload", J_STR);
-	const struct jnode *multi;
-	int j;
-
-	memset(c, 0, sizeof(*c));
-	if (!name || !mix || whole(kvb_json_get(x, "threads", J_NUM), &c->threads) ||
-	    whole(kvb_json_get(x, "batch", J_NUM), &c->batch) || !runs ||
-	    (!fd && !kvb_json_get(x, "fd", J_NULL))) {
-		snprintf(err, errlen,
-			 "results[%d]: needs backend, mix.name, threads, batch, fd and ops_per_sec_runs",
-			 i);
-		return -1;
-	}
-	multi = kvb_json_get(x, "multi", J_BOOL);
-	c->multi = multi && multi->num;
-	c->node = x;
-	snprintf(c->target, sizeof(c->target), "%s", name->str);
-	/* a workload preset is part of what the case ran, beside its mix */
-	if (wl)
-		snprintf(c->mix, sizeof(c->mix), "%s/%s", wl->str, mix->str);
-	else
-		snprintf(c->mix, sizeof(c->mix), "%s", mix->str);
-	snprintf(c->fd, sizeof(c->fd), "%s", fd ? fd->str : "-");
-	c->runs = calloc(runs->nkids ? runs->nkids : 1, sizeof(*c->runs));
-	if (!c->runs) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (j = 0; j < runs->nkids; j++) {
-		if (runs->kids[j].type != J_NUM || runs->kids[j].num <= 0) {
-			snprintf(err, errlen,
-				 "results[%d].ops_per_sec_runs[%d]: not a positive number", i, j);
-			free(c->runs);
-			c->runs = NULL;
-			return -1;
-		}
-		c->runs[c->n++] = runs->kids[j].num;
-	}
-	return 0;
-}
-
-static int load_tree(const struct jnode *root, struct cmp_report *r,
-		     char *err, size_t errlen)
-{
-	const struct jnode *schema = kvb_json_get(root, "schema", J_STR);
-	const struct jnode *res = kvb_json_get(root, "results", J_ARR);
 	int i, j;
 
-	if (!schema || strncmp(schema->str, "kvbench-bench/", 14)) {
-		snprintf(err, errlen,
-			 "not a kvbench bench report (no \"schema\": \"kvbench-bench/N\")");
+	if (kvb_rmodel_parse(text, &r->m, err, errlen))
 		return -1;
-	}
-	if (strcmp(schema->str, "kvbench-bench/1") && strcmp(schema->str, "kvbench-bench/2") &&
-	    strcmp(schema->str, "kvbench-bench/3")) {
-		snprintf(err, errlen, "schema %s: this kvbench reads kvbench-bench/1 to /3",
-			 schema->str);
-		return -1;
-	}
-	if (!res) {
-		snprintf(err, errlen, "no \"results\" array");
-		return -1;
-	}
-	r->c = calloc(res->nkids ? res->nkids : 1, sizeof(*r->c));
+	r->c = calloc(r->m.n + 1, sizeof(*r->c));
 	if (!r->c) {
 		snprintf(err, errlen, "out of memory");
+		report_free(r);
 		return -1;
 	}
-	for (i = 0; i < res->nkids; i++) {
+	for (i = 0; i < r->m.n; i++) {
+		const struct kvb_rcase *x = &r->m.c[i];
 		struct cmp_case *c = &r->c[r->n];
 
-		if (load_case(&res->kids[i], i, c, err, errlen))
-			return -1;
+		memset(c, 0, sizeof(*c));
+		snprintf(c->target, sizeof(c->target), "%s", x->target);
+		/* a workload preset is part of what the case ran, beside its mix */
+		if (x->workload[0])
+			snprintf(c->mix, sizeof(c->mix), "%s/%s", x->workload, x->mix);
+		else
+			snprintf(c->mix, sizeof(c->mix), "%s", x->mix);
+		c->threads = x->threads;
+		c->batch = x->batch;
+		c->multi = x->multi;
+		snprintf(c->fd, sizeof(c->fd), "%s", x->fd);
+		c->runs = x->runs;
+		c->n = x->nruns;
+		c->node = x->node;
 		for (j = 0; j < r->n && !same_case(&r->c[j], c); j++)
 			;
 		if (j < r->n || !c->n) {
 			r->dups += j < r->n;
-			free(c->runs);
 			continue;
 		}
 		r->n++;
-	}
-	return 0;
-}
-
-/* Parse a report from text; 0, or -1 with a message in err. */
-static int load_report_text(const char *text, struct cmp_report *r,
-			    char *err, size_t errlen)
-{
-	if (kvb_json_parse(text, &r->root, err, errlen))
-		return -1;
-	if (load_tree(&r->root, r, err, errlen)) {
-		report_free(r);
-		return -1;
 	}
 	return 0;
 }
@@ -463,9 +392,9 @@ static void diff_mix(struct cmp_diffs *d, const char *name, const struct jnode *
 static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 			 const struct cmp_report *n, const struct cmp_pair *p, int np)
 {
-	const struct jnode *po = member(&o->root, "params"), *pn = member(&n->root, "params");
-	const struct jnode *vo = member(&o->root, "provenance");
-	const struct jnode *vn = member(&n->root, "provenance");
+	const struct jnode *po = member(&o->m.root, "params"), *pn = member(&n->m.root, "params");
+	const struct jnode *vo = member(&o->m.root, "provenance");
+	const struct jnode *vn = member(&n->m.root, "provenance");
 	char field[256];
 	unsigned int i;
 	int j, k;
@@ -477,10 +406,10 @@ static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 	/* no preset is a workload too: the plain mixes of -m */
 	diff_field(d, "params.workload", member(po, "workload"), member(pn, "workload"), 1);
 	diff_field(d, "params.workloads", member(po, "workloads"), member(pn, "workloads"), 1);
-	diff_field(d, "kernel", member(&o->root, "kernel"), member(&n->root, "kernel"), 0);
-	diff_field(d, "machine", member(&o->root, "machine"), member(&n->root, "machine"), 0);
+	diff_field(d, "kernel", member(&o->m.root, "kernel"), member(&n->m.root, "kernel"), 0);
+	diff_field(d, "machine", member(&o->m.root, "machine"), member(&n->m.root, "machine"), 0);
 	diff_field(d, "provenance.cpu_model", member(vo, "cpu_model"), member(vn, "cpu_model"), 0);
-	diff_field(d, "cpus", member(&o->root, "cpus"), member(&n->root, "cpus"), 0);
+	diff_field(d, "cpus", member(&o->m.root, "cpus"), member(&n->m.root, "cpus"), 0);
 	diff_field(d, "provenance.nproc", member(vo, "nproc"), member(vn, "nproc"), 0);
 	diff_field(d, "provenance.accel", member(vo, "accel"), member(vn, "accel"), 0);
 	diff_module_params(d, member(vo, "module_parameters"), member(vn, "module_parameters"));
@@ -517,7 +446,7 @@ static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 			add_case_diff(d, "theta (per case)", a, b);
 	}
 	for (j = 0; j < 2; j++) {
-		const struct jnode *c = member(j ? &n->root : &o->root, "complete");
+		const struct jnode *c = member(j ? &n->m.root : &o->m.root, "complete");
 
 		d->incomplete[j] = c && c->type == J_BOOL && !c->num;
 	}

@@ -646,18 +646,15 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		     const struct kvb_result *r, int n,
 		     const struct kvb_outcome *o);
 int kvb_oversubscribed(const struct kvb_params *p);
-void kvb_print_json(FILE *f, const struct kvb_params *p,
-		    const struct kvb_result *r, int n,
-		    const struct kvb_outcome *o);
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
 
 /* plot.c: the figure, drawn by gnuplot from a JSON report */
 enum kvb_plot_fmt { KVB_PLOT_PNG, KVB_PLOT_SVG, KVB_PLOT_JPEG };
 
-struct jnode;
+struct kvb_rmodel;
 int kvb_plot_format(const char *file, char *err, size_t errlen);
 int kvb_plot_check(const char *file, char *err, size_t errlen);
-int kvb_plot_script(FILE *g, const char *file, const struct jnode *report,
+int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
 		    char *err, size_t errlen);
 int kvb_plot_json(const char *file, const char *json, const char *what);
 int kvb_plot_main(int argc, char **argv);
@@ -854,6 +851,72 @@ void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g);
 void kvb_verdict_legend(FILE *f, double alpha);
 #define KVB_VERDICT_ALPHA	0.05
+
+/*
+ * benchjson.c: the report model, kvbench-bench/N: its one writer and its
+ * one reader (schema check and case reader), which bench, report, compare
+ * and plot go through.
+ */
+#define KVB_SCHEMA_VERSION	3
+/* Above this a run's ops/s is not a measurement (one op per picosecond). */
+#define KVB_MAX_OPS_PER_SEC	1e12
+#define KVB_MAX_CPUS		65536
+
+/* One result of a report, as read. */
+struct kvb_rcase {
+	struct kvb_vcase v;	/* the verdict's view: target, kind, key, runs */
+	const struct jnode *node;	/* the result in the report's tree */
+	char target[KVB_NAME_MAX];
+	char mix[32];		/* mix.name */
+	char workload[32];	/* the --workload preset, "" */
+	char fd[16];		/* "per-thread", "shared"; "-": no fd */
+	unsigned int threads, batch;
+	int multi;
+	int errors;		/* the case had errors: not judged */
+	int noisy;		/* spread above the run's noisy_pct */
+	double spread_pct;	/* NAN when the report does not say */
+	double *runs;		/* ops/s of each run, each in (0, KVB_MAX_OPS_PER_SEC] */
+	unsigned int nruns;
+};
+
+struct kvb_rmodel {
+	struct jnode root;	/* the whole report, for what the model does not name */
+	int schema;		/* N of kvbench-bench/N */
+	char kernel[96];
+	int cpus;		/* 0: the report does not say */
+	unsigned int repeat;	/* runs per case asked for; 0: not said */
+	char dist[32];		/* the keys, as the header has them */
+	char accel[32];		/* provenance.accel, "unknown" */
+	double busy_pct;	/* the host's CPUs busy before the run; NAN */
+	double steal_pct;	/* of which stolen by the hypervisor; NAN */
+	int host_busy;		/* 1, 0, -1: not said */
+	char preempt[16];	/* "" when not said */
+	int hz;			/* 0 when not said */
+	char cmdline[1024];
+	char order[16];		/* "shuffled", "sequential", "" (not said) */
+	double seed;		/* the order's seed; NAN */
+	int interrupted;
+	struct kvb_rcase *c;	/* every result, in the report's order */
+	int n;
+	struct kvb_vcase *vc;	/* the verdict's cases: not nop, runs, no errors */
+	int nv;
+	int noisy;		/* of vc, how many are marked noisy */
+	int norun;		/* results without a run (not judged) */
+	int short_runs;		/* results with fewer runs than "repeat" */
+	int over_runs;		/* results with more: the header is contradicted */
+};
+
+int kvb_rmodel_parse(const char *text, struct kvb_rmodel *m, char *err,
+		     size_t errlen);
+void kvb_rmodel_free(struct kvb_rmodel *m);
+int kvb_rmodel_verdict(const struct kvb_rmodel *m, double alpha,
+		       struct kvb_vgroup **g);
+int kvb_rmodel_of_results(const struct kvb_params *p, const struct kvb_result *r,
+			  int n, const struct kvb_outcome *o, struct kvb_rmodel *m,
+			  char *err, size_t errlen);
+void kvb_print_json(FILE *f, const struct kvb_params *p,
+		    const struct kvb_result *r, int n,
+		    const struct kvb_outcome *o);
 
 /* report.c: kvbench report RUN.json ... */
 int kvb_report_main(int argc, char **argv);

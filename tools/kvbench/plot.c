@@ -692,22 +692,17 @@ static void rows_line(struct plot *pl)
 			 last + pl->nextra);
 }
 
-/* The figure's data from a report; 0, or -1 with a message in err. */
-static int load(struct plot *pl, const struct jnode *root, char *err, size_t errlen)
+/*
+ * The figure's data from a report read by the report model (benchjson.c:
+ * its schema check, its cases); 0, or -1 with a message in err.
+ */
+static int load(struct plot *pl, const struct kvb_rmodel *rm, char *err, size_t errlen)
 {
-	const struct jnode *res = kvb_json_get(root, "results", J_ARR);
-	const char *schema = jstr(root, "schema", "");
+	const struct jnode *root = &rm->root;
 	int i, k, dropped;
 
 	memset(pl, 0, sizeof(*pl));
-	if (strcmp(schema, "kvbench-bench/1") && strcmp(schema, "kvbench-bench/2") &&
-	    strcmp(schema, "kvbench-bench/3")) {
-		snprintf(err, errlen, "%s%s%s: this kvbench draws kvbench-bench/1, /2 and /3",
-			 *schema ? "schema " : "not a kvbench report (no \"schema\")",
-			 schema, "");
-		return -1;
-	}
-	k = res && res->nkids ? res->nkids : 1;
+	k = rm->n ? rm->n : 1;
 	pl->c = calloc(k, sizeof(*pl->c));
 	pl->series = calloc(k, sizeof(*pl->series));
 	pl->panels = calloc(k, sizeof(*pl->panels));
@@ -718,8 +713,8 @@ static int load(struct plot *pl, const struct jnode *root, char *err, size_t err
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (i = 0; res && i < res->nkids; i++)
-		load_case(pl, &res->kids[i], pl->panels, &pl->npanel);
+	for (i = 0; i < rm->n; i++)
+		load_case(pl, rm->c[i].node, pl->panels, &pl->npanel);
 	if (!pl->n) {
 		snprintf(err, errlen, "no results to draw");
 		return -1;
@@ -1336,7 +1331,7 @@ static void script(FILE *g, const struct plot *pl, const char *file, enum kvb_pl
 }
 
 /* The figure for a loaded report into file; 0, or -1 with a message in err. */
-int kvb_plot_script(FILE *g, const char *file, const struct jnode *report,
+int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
 		    char *err, size_t errlen)
 {
 	int fmt = kvb_plot_format(file, err, errlen);
@@ -1386,12 +1381,12 @@ static int run_gnuplot(const char *text, size_t len, char *err, size_t errlen)
 int kvb_plot_json(const char *file, const char *json, const char *what)
 {
 	char err[512], *text = NULL;
-	struct jnode root;
+	struct kvb_rmodel root;
 	size_t len = 0;
 	FILE *g;
 	int rc = -1;
 
-	if (kvb_json_parse(json, &root, err, sizeof(err))) {
+	if (kvb_rmodel_parse(json, &root, err, sizeof(err))) {
 		fprintf(stderr, "kvbench: %s: %s\n", what, err);
 		return -1;
 	}
@@ -1415,7 +1410,7 @@ int kvb_plot_json(const char *file, const char *json, const char *what)
 		fprintf(stderr, "kvbench: %s: %s\n", file, err);
 out:
 	free(text);
-	kvb_json_free(&root);
+	kvb_rmodel_free(&root);
 	return rc;
 }
 

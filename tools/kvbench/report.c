@@ -17,173 +17,6 @@
 
 #include "kvbench.h"
 
-struct rep {
-	struct kvb_vcase *c;
-	int n;
-	double **runs;		/* each case's runs (c[i].runs points here) */
-	int cpus;		/* 0: the report does not say */
-	unsigned int repeat;
-	char kernel[96];
-	char dist[32];
-};
-
-static void rep_free(struct rep *r)
-{
-	int i;
-
-	for (i = 0; i < r->n; i++)
-		free(r->runs[i]);
-	free(r->runs);
-	free(r->c);
-	memset(r, 0, sizeof(*r));
-}
-
-static int whole(const struct jnode *n, unsigned int *v)
-{
-	if (!n || n->num < 0 || n->num > 1e9 || n->num != floor(n->num))
-		return -1;
-	*v = n->num;
-	return 0;
-}
-
-/* "kind" as the reports spell it; a /1 report without one: nop or kernel */
-static int kind_of(const struct jnode *x, const char *backend, enum kvb_kind *k)
-{
-	const struct jnode *kind = kvb_json_get(x, "kind", J_STR);
-	const char *s = kind ? kind->str : !strcmp(backend, "nop") ? "floor" : "kernel";
-
-	if (!strcmp(s, "floor"))
-		*k = KVB_NOP;
-	else if (!strcmp(s, "kernel"))
-		*k = KVB_KERNEL;
-	else if (!strcmp(s, "peer"))
-		*k = KVB_PEER;
-	else if (!strcmp(s, "userspace"))
-		*k = KVB_USER_RWLOCK;
-	else
-		return -1;
-	return 0;
-}
-
-/*
- * Result i into c (its runs into *runs); 1 when it is not a candidate (the
- * nop floor, no runs, errors), -1 with a message in err.
- */
-static int load_case(const struct jnode *x, int i, const char *dist,
-		     struct kvb_vcase *c, double **runs, char *err, size_t errlen)
-{
-	const struct jnode *name = kvb_json_get(x, "backend", J_STR);
-	const struct jnode *mix = kvb_json_get(kvb_json_get(x, "mix", J_OBJ), "name", J_STR);
-	const struct jnode *wl = kvb_json_get(x, "workload", J_STR);
-	const struct jnode *cdist = kvb_json_get(x, "dist", J_STR);
-	const struct jnode *fd = kvb_json_get(x, "fd", J_STR);
-	const struct jnode *io = kvb_json_get(x, "io", J_STR);
-	const struct jnode *r = kvb_json_get(x, "ops_per_sec_runs", J_ARR);
-	const struct jnode *multi = kvb_json_get(x, "multi", J_BOOL);
-	const struct jnode *sqpoll = kvb_json_get(x, "sqpoll", J_BOOL);
-	const struct jnode *errors = kvb_json_get(x, "errors", J_NUM);
-	struct kvb_vkey *k = &c->key;
-	int j;
-
-	memset(c, 0, sizeof(*c));
-	*runs = NULL;
-	if (!name || !mix || whole(kvb_json_get(x, "threads", J_NUM), &k->threads) ||
-	    whole(kvb_json_get(x, "batch", J_NUM), &k->batch) || !r ||
-	    (!fd && !kvb_json_get(x, "fd", J_NULL)) || kind_of(x, name->str, &c->kind)) {
-		snprintf(err, errlen,
-			 "results[%d]: needs backend, kind, mix.name, threads, batch, fd and ops_per_sec_runs",
-			 i);
-		return -1;
-	}
-	if (c->kind == KVB_NOP || !r->nkids || (errors && errors->num > 0))
-		return 1;
-	snprintf(c->target, sizeof(c->target), "%s", name->str);
-	k->workload = !!wl;
-	snprintf(k->mix, sizeof(k->mix), "%s", wl ? wl->str : mix->str);
-	snprintf(k->dist, sizeof(k->dist), "%s", cdist ? cdist->str : dist);
-	k->multi = multi && multi->num;
-	k->fd = !fd ? KVB_FD_NONE : strcmp(fd->str, "shared") ? KVB_FD_PER_THREAD :
-		KVB_FD_SHARED;
-	k->io = io && !strcmp(io->str, "uring") ? KVB_IO_URING : KVB_IO_IOCTL;
-	if (k->io == KVB_IO_URING && whole(kvb_json_get(x, "qd", J_NUM), &k->qd)) {
-		snprintf(err, errlen, "results[%d]: io uring without a qd", i);
-		return -1;
-	}
-	k->sqpoll = sqpoll && sqpoll->num;
-	kvb_vkey_normalize(k);
-	*runs = calloc(r->nkids, sizeof(**runs));
-	if (!*runs) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (j = 0; j < r->nkids; j++) {
-		if (r->kids[j].type != J_NUM || !(r->kids[j].num > 0)) {
-			snprintf(err, errlen,
-				 "results[%d].ops_per_sec_runs[%d]: not a positive number", i, j);
-			free(*runs);
-			*runs = NULL;
-			return -1;
-		}
-		(*runs)[j] = r->kids[j].num;
-	}
-	c->runs = *runs;
-	c->n = r->nkids;
-	return 0;
-}
-
-static int load_tree(const struct jnode *root, struct rep *r, char *err,
-		     size_t errlen)
-{
-	const struct jnode *schema = kvb_json_get(root, "schema", J_STR);
-	const struct jnode *res = kvb_json_get(root, "results", J_ARR);
-	const struct jnode *params = kvb_json_get(root, "params", J_OBJ);
-	const struct jnode *dist = kvb_json_get(params, "dist", J_STR);
-	const struct jnode *theta = kvb_json_get(params, "theta", J_NUM);
-	const struct jnode *kernel = kvb_json_get(root, "kernel", J_STR);
-	const struct jnode *cpus = kvb_json_get(root, "cpus", J_NUM);
-	int i, ret;
-
-	if (!schema || strncmp(schema->str, "kvbench-bench/", 14)) {
-		snprintf(err, errlen,
-			 "not a kvbench bench report (no \"schema\": \"kvbench-bench/N\")");
-		return -1;
-	}
-	if (strcmp(schema->str + 14, "1") && strcmp(schema->str + 14, "2") &&
-	    strcmp(schema->str + 14, "3")) {
-		snprintf(err, errlen, "schema %s: this kvbench reads kvbench-bench/1, /2 and /3",
-			 schema->str);
-		return -1;
-	}
-	if (!res) {
-		snprintf(err, errlen, "no \"results\" array");
-		return -1;
-	}
-	/* with workloads (-W) each case has its own: the groups' labels say it */
-	if (kvb_json_get(params, "workloads", J_ARR))
-		snprintf(r->dist, sizeof(r->dist), "the workloads' own keys");
-	else
-		kvb_verdict_dist(r->dist, sizeof(r->dist), dist ? dist->str : "uniform",
-				 theta ? theta->num : NAN);
-	snprintf(r->kernel, sizeof(r->kernel), "%s", kernel ? kernel->str : "?");
-	r->cpus = cpus && cpus->num >= 1 && cpus->num < 1e6 ? (int)cpus->num : 0;
-	whole(kvb_json_get(params, "repeat", J_NUM), &r->repeat);
-	r->c = calloc(res->nkids + 1, sizeof(*r->c));
-	r->runs = calloc(res->nkids + 1, sizeof(*r->runs));
-	if (!r->c || !r->runs) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (i = 0; i < res->nkids; i++) {
-		ret = load_case(&res->kids[i], i, r->dist, &r->c[r->n], &r->runs[r->n],
-				err, errlen);
-		if (ret < 0)
-			return -1;
-		if (!ret)
-			r->n++;
-	}
-	return 0;
-}
-
 struct rep_opts {
 	int all;
 	unsigned int threads;	/* 0: as many as the report's CPUs */
@@ -196,7 +29,7 @@ struct rep_opts {
  * thread count not above the CPUs (the lowest when every one is above).
  * Returns the thread count chosen (0 for --all alone); why[] says it.
  */
-static unsigned int choose(const struct rep *r, const struct kvb_vgroup *g, int n,
+static unsigned int choose(const struct kvb_rmodel *r, const struct kvb_vgroup *g, int n,
 			   const struct rep_opts *o, int *sel, char *why, size_t len)
 {
 	unsigned int thr = o->threads, lo = 0;
@@ -241,20 +74,13 @@ static int report_one(FILE *f, const char *text, const char *name,
 		      const struct rep_opts *o, int first, char *err, size_t errlen)
 {
 	struct kvb_vgroup *g = NULL;
-	struct jnode root;
-	struct rep r = { 0 };
+	struct kvb_rmodel r;
 	char why[256];
 	int ng, i, shown = 0, *sel = NULL;
 
-	if (kvb_json_parse(text, &root, err, errlen))
+	if (kvb_rmodel_parse(text, &r, err, errlen))
 		return -1;
-	if (load_tree(&root, &r, err, errlen)) {
-		kvb_json_free(&root);
-		rep_free(&r);
-		return -1;
-	}
-	kvb_json_free(&root);
-	ng = kvb_verdict(r.c, r.n, KVB_VERDICT_ALPHA, &g);
+	ng = kvb_rmodel_verdict(&r, KVB_VERDICT_ALPHA, &g);
 	sel = calloc(ng > 0 ? ng : 1, sizeof(*sel));
 	if (ng < 0 || !sel) {
 		snprintf(err, errlen, "out of memory");
@@ -290,7 +116,7 @@ static int report_one(FILE *f, const char *text, const char *name,
 out:
 	free(sel);
 	kvb_verdict_free(g, ng);
-	rep_free(&r);
+	kvb_rmodel_free(&r);
 	return shown;
 }
 

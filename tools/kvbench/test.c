@@ -1703,22 +1703,22 @@ static void plot_report(char *buf, size_t len, const char *schema, int prov)
 /* The gnuplot script for a report in text (NULL: an error, in err). */
 static char *plot_text(const char *text, const char *file, char *err, size_t errlen)
 {
-	struct jnode root;
+	struct kvb_rmodel root;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 	int rc;
 
-	if (kvb_json_parse(text, &root, err, errlen))
+	if (kvb_rmodel_parse(text, &root, err, errlen))
 		return NULL;
 	f = open_memstream(&buf, &len);
 	if (!f) {
-		kvb_json_free(&root);
+		kvb_rmodel_free(&root);
 		return NULL;
 	}
 	rc = kvb_plot_script(f, file, &root, err, errlen);
 	fclose(f);
-	kvb_json_free(&root);
+	kvb_rmodel_free(&root);
 	if (rc) {
 		free(buf);
 		return NULL;
@@ -1824,7 +1824,10 @@ static void test_plot(void)
 		      sizeof(err)) &&
 	   strstr(err, "no results") &&
 	   !plot_text("{\"schema\": \"other/1\", \"results\": []}", "x.png", err, sizeof(err)) &&
-	   strstr(err, "kvbench-bench/1, /2 and /3"),
+	   strstr(err, "not a kvbench bench report") &&
+	   !plot_text("{\"schema\": \"kvbench-bench/9\", \"results\": []}", "x.png", err,
+		      sizeof(err)) &&
+	   strstr(err, "kvbench-bench/1 to /"),
 	   "plot: no results, or another schema, is an error");
 
 	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1") || !mkdtemp(dir)) {
@@ -4043,13 +4046,114 @@ static void test_workload_engine(void)
 	free(m);
 }
 
+/* Two JSON trees alike: the same types, numbers, strings, keys in order. */
+static int jsame(const struct jnode *a, const struct jnode *b, char *where, size_t len)
+{
+	int i;
+
+	if (a->type != b->type || a->nkids != b->nkids ||
+	    (a->key && (!b->key || strcmp(a->key, b->key))) ||
+	    ((a->type == J_NUM || a->type == J_BOOL) && a->num != b->num) ||
+	    (a->type == J_STR && strcmp(a->str, b->str))) {
+		snprintf(where, len, "%s: %s / %s", a->key ? a->key : "[]",
+			 a->type == J_STR ? a->str : "?", b->type == J_STR ? b->str : "?");
+		return 0;
+	}
+	for (i = 0; i < a->nkids; i++)
+		if (!jsame(&a->kids[i], &b->kids[i], where, len))
+			return 0;
+	return 1;
+}
+
+/*
+ * The verdict bench writes into its JSON and the one `kvbench report`
+ * computes from that file agree field for field: one computation over one
+ * shape. Workloads with their own distribution (scrambled-zipf) under a
+ * global --dist uniform: bench's verdict named "uniform" before (output.c
+ * took the global p->dist), report the workload's.
+ */
+static void test_verdict_roundtrip(void)
+{
+	static double runs[4][5] = {
+		{ 1000, 1010, 990, 1005, 995 }, { 700, 720, 690, 710, 705 },
+		{ 1001, 1012, 989, 1004, 996 }, { 500.04, 520, 490, 510, 505 },
+	};
+	static const char * const names[] = { "rwlock", "rcu", "rhashtable", "kthread" };
+	struct kvb_result r[8];
+	struct kvb_params p;
+	struct jnode a, b;
+	const struct jnode *va = NULL, *vb = NULL, *reps;
+	char err[256] = "", where[256] = "", *json, *rep = NULL;
+	size_t len = 0;
+	FILE *f;
+	int i, w;
+
+	kvb_params_defaults(&p);
+	p.dist = KVB_UNIFORM;
+	memset(r, 0, sizeof(r));
+	for (w = 0; w < 2; w++) {
+		/* ycsb-c (scrambled-zipf) and seed (uniform) */
+		const struct kvb_workload *wl = &kvb_workloads[w ? 5 : 2];
+
+		for (i = 0; i < 4; i++) {
+			struct kvb_result *x = &r[w * 4 + i];
+
+			snprintf(x->target, sizeof(x->target), "%s", names[i]);
+			x->kind = KVB_KERNEL;
+			x->mix = wl->mix;
+			x->mix.wl = wl;
+			x->dist = wl->dist;
+			x->theta = wl->theta;
+			x->threads = 2;
+			x->batch = 1;
+			x->fdmode = KVB_FD_PER_THREAD;
+			x->io = KVB_IO_IOCTL;
+			x->runs = 5;
+			x->run_ops = runs[(i + w) % 4];
+			x->ops_per_sec = kvb_median(x->run_ops, 5);
+		}
+	}
+	json = report(kvb_print_json, &p, r, 8);
+	f = open_memstream(&rep, &len);
+	if (json && f && kvb_report_text(f, json, "bench.json", 1, 0, 1, err, sizeof(err)) < 0)
+		fprintf(stderr, "# %s\n", err);
+	if (f)
+		fclose(f);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (json && !kvb_json_parse(json, &a, err, sizeof(err)))
+		va = kvb_json_get(&a, "verdict", J_ARR);
+	/* report --json: { "file": ..., "verdict": [...] }, without the outer object */
+	if (rep) {
+		char *doc = malloc(strlen(rep) + 32);
+
+		if (doc) {
+			sprintf(doc, "{ \"reports\": [%s] }", rep);
+			if (!kvb_json_parse(doc, &b, err, sizeof(err))) {
+				reps = kvb_json_get(&b, "reports", J_ARR);
+				if (reps && reps->nkids == 1)
+					vb = kvb_json_get(&reps->kids[0], "verdict", J_ARR);
+			}
+			free(doc);
+		}
+	}
+	ok(va && vb && va->nkids == 2 && jsame(va, vb, where, sizeof(where)),
+	   "verdict: bench.json's and kvbench report's agree field for field (%s%s)", where, err);
+	ok(json && strstr(json, "\"group\": \"ycsb-c, scrambled-zipf, 2 threads, batch 1\""),
+	   "verdict: bench.json names the workload's distribution, not the global --dist");
+	kvb_json_free(&a);
+	kvb_json_free(&b);
+	free(json);
+	free(rep);
+}
+
 /* The plot's panel of a workload: titled by its name (it crashed on "ycsb-a") */
 static void test_workload_plot(void)
 {
 	static double runs[] = { 1000, 1010, 990 };
 	struct kvb_result r[2];
 	struct kvb_params p;
-	struct jnode root;
+	struct kvb_rmodel root;
 	char buf[65536] = "", err[256], *json;
 	FILE *g = tmpfile();
 	size_t n = 0;
@@ -4072,12 +4176,12 @@ static void test_workload_plot(void)
 	r[1].mix = kvb_workloads[5].mix;
 	r[1].mix.wl = &kvb_workloads[5];
 	json = report(kvb_print_json, &p, r, 2);
-	if (g && json && !kvb_json_parse(json, &root, err, sizeof(err))) {
+	if (g && json && !kvb_rmodel_parse(json, &root, err, sizeof(err))) {
 		if (!kvb_plot_script(g, "x.svg", &root, err, sizeof(err))) {
 			rewind(g);
 			n = fread(buf, 1, sizeof(buf) - 1, g);
 		}
-		kvb_json_free(&root);
+		kvb_rmodel_free(&root);
 	}
 	buf[n] = 0;
 	ok(strstr(buf, "ycsb-a") && strstr(buf, "seed"),
@@ -4543,6 +4647,7 @@ int main(int argc, char **argv)
 	test_workloads();
 	test_workload_engine();
 	test_workload_plot();
+	test_verdict_roundtrip();
 	test_workload_cli(kvbench_bin);
 	test_host_prov();
 	test_hygiene(kvbench_bin);
