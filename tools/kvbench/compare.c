@@ -529,42 +529,29 @@ static void center(char *buf, size_t len, const struct cmp_unit *u,
 	snprintf(buf, len, "%10s %-*s", m, 7 + !!ci[0], ci);
 }
 
-static void lat_runs(const struct cmp_case *c, double *out)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->n; i++)
-		out[i] = c->threads * 1e9 / c->runs[i];
-}
-
 /* The comparison of one case; -1 when it cannot be computed. */
 static int compare_case(struct cmp_pair *row, double alpha)
 {
 	const struct cmp_case *o = row->o, *n = row->n;
-	double *lo = malloc(o->n * sizeof(*lo)), *ln = malloc(n->n * sizeof(*ln));
-	double mo, mn;
-	int ret = -1;
+	struct kvb_hl hl;
 
-	if (!lo || !ln)
-		goto out;
 	row->mo = kvb_median(o->runs, o->n);
 	row->mn = kvb_median(n->runs, n->n);
-	row->ratio = row->mn / row->mo;
-	row->d_tput = (row->mn - row->mo) / row->mo * 100;
-	lat_runs(o, lo);
-	lat_runs(n, ln);
-	mo = kvb_median(lo, o->n);
-	mn = kvb_median(ln, n->n);
-	row->d_lat = (mn - mo) / mo * 100;
+	/*
+	 * The change: the Hodges-Lehmann estimate of new/old (the median of
+	 * the ratios of every pair of runs), the estimator of kvbench report;
+	 * lat/op is threads x 1e9 / ops/s, its ratios the reciprocals.
+	 */
+	if (kvb_hl_ratio(n->runs, n->n, o->runs, o->n, alpha, &hl))
+		return -1;
+	row->ratio = hl.ratio;
+	row->d_tput = (hl.ratio - 1) * 100;
+	row->d_lat = (1 / hl.ratio - 1) * 100;
 	if (kvb_mwu(o->runs, o->n, n->runs, n->n, &row->u, &row->p))
-		goto out;
+		return -1;
 	row->min_p = kvb_mwu_min_p(o->n, n->n);
 	row->significant = row->p <= alpha;
-	ret = 0;
-out:
-	free(lo);
-	free(ln);
-	return ret;
+	return 0;
 }
 
 /* The geometric means of the pairs of group g. */
@@ -734,7 +721,8 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 			"(no target has a case of the same shape as the base's)\n");
 	fprintf(f,
 		"\nMann-Whitney U test over the runs' ops/s, two-sided, exact up to 20 runs in all;\n"
-		"~: no significant difference (p > alpha %.3g). delta: change of the median;\n"
+		"~: no significant difference (p > alpha %.3g). delta: the Hodges-Lehmann estimate\n"
+		"of the change (the median of the ratios of every pair of runs, as kvbench report);\n"
 		"±: half the median's 95%% interval (order statistics), in %% of the median;\n"
 		"±n%%~: under 6 runs no interval reaches 95%%; it is their min..max.\n"
 		"lat/op is threads x 1e9 / ops/s of each run, so it has the same p.\n"
@@ -828,7 +816,8 @@ static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g
 	struct cmp_runs_note rn;
 	int i, g;
 
-	fputs("{\n  \"schema\": \"kvbench-compare/1\",\n", f);
+	/* "ratio": the Hodges-Lehmann estimate, kvbench report's */
+	fputs("{\n  \"schema\": \"kvbench-compare/1\",\n  \"estimator\": \"hodges-lehmann\",\n", f);
 	if (x->new_path) {
 		fputs("  \"old\": ", f);
 		kvb_json_str(f, x->old_path);

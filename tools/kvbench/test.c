@@ -4147,6 +4147,51 @@ static void test_verdict_roundtrip(void)
 	free(rep);
 }
 
+/*
+ * compare --base and report give one number for one pair: both the
+ * Hodges-Lehmann estimate (compare took the ratio of the medians).
+ */
+static void test_base_estimator(void)
+{
+	static const char rep[] =
+		"{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"params\": {\"repeat\": 5},\n"
+		" \"results\": [\n"
+		"  {\"backend\": \"rwlock\", \"kind\": \"kernel\", \"mix\": {\"name\": \"get\"},\n"
+		"   \"threads\": 2, \"batch\": 1, \"fd\": \"per-thread\",\n"
+		"   \"ops_per_sec_runs\": [100, 101, 102, 103, 104]},\n"
+		"  {\"backend\": \"rcu\", \"kind\": \"kernel\", \"mix\": {\"name\": \"get\"},\n"
+		"   \"threads\": 2, \"batch\": 1, \"fd\": \"per-thread\",\n"
+		"   \"ops_per_sec_runs\": [90, 91, 130, 131, 132]}]}";
+	struct kvb_cmp_opts o = { .alpha = 0.05, .json = 1, .base = "rwlock" };
+	char out[16384], eout[4096], err[256] = "", *rep_out = NULL;
+	double cmp = NAN, hl = NAN;
+	const char *at;
+	size_t len = 0;
+	FILE *f;
+
+	at = NULL;
+	if (compare_opts(out, sizeof(out), eout, sizeof(eout), rep, NULL, &o, err,
+			 sizeof(err)) >= 0)
+		at = strstr(out, "\"ratio\": ");
+	if (at)
+		cmp = strtod(at + 9, NULL);
+	f = open_memstream(&rep_out, &len);
+	if (f && kvb_report_text(f, rep, "r.json", 1, 0, 1, err, sizeof(err)) > 0) {
+		fflush(f);
+		at = strstr(rep_out, "\"target\": \"rwlock\"");
+		at = at ? strstr(at, "\"ratio\": ") : NULL;
+		if (at)
+			hl = strtod(at + 9, NULL);
+	}
+	if (f)
+		fclose(f);
+	ok(fabs(cmp - 1 / hl) < 0.001 && fabs(cmp - 130.0 / 102) > 0.01 &&
+	   strstr(out, "\"estimator\": \"hodges-lehmann\""),
+	   "compare --base and report: one estimate for one pair, Hodges-Lehmann (%g, 1/%g)",
+	   cmp, hl);
+	free(rep_out);
+}
+
 /* The plot's panel of a workload: titled by its name (it crashed on "ycsb-a") */
 static void test_workload_plot(void)
 {
@@ -4648,6 +4693,7 @@ int main(int argc, char **argv)
 	test_workload_engine();
 	test_workload_plot();
 	test_verdict_roundtrip();
+	test_base_estimator();
 	test_workload_cli(kvbench_bin);
 	test_host_prov();
 	test_hygiene(kvbench_bin);
