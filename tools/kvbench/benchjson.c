@@ -108,6 +108,8 @@ static void print_host(FILE *f, const struct kvb_prov *pv)
 	jload(f, h->load_after);
 	fprintf(f, ",\n    \"cpu_busy_pct_before\": ");
 	jnum(f, h->busy_pct, 1);
+	fprintf(f, ",\n    \"cpu_steal_pct_before\": ");
+	jnum(f, h->steal_pct, 1);
 	fprintf(f, ",\n    \"host_busy\": %s,\n    \"module_srcversion\": ",
 		h->busy ? "true" : "false");
 	jstr_or_null(f, h->srcversion);
@@ -544,6 +546,7 @@ static int load_case(const struct jnode *x, int i, const char *dist,
 		return -1;
 	c->multi = multi && multi->num;
 	c->noisy = noisy && noisy->num;
+	c->v.noisy = c->noisy;
 	if (spread)
 		c->spread_pct = spread->num;
 	c->errors = errors && errors->num > 0;
@@ -610,7 +613,8 @@ static int load_header(const struct jnode *root, struct kvb_rmodel *m,
 	snprintf(m->accel, sizeof(m->accel), "%s", str_of(pv, "accel", "unknown"));
 	snprintf(m->preempt, sizeof(m->preempt), "%s", str_of(pv, "preempt", ""));
 	snprintf(m->cmdline, sizeof(m->cmdline), "%s", str_of(pv, "kernel_cmdline", ""));
-	snprintf(m->order, sizeof(m->order), "%s", str_of(root, "order", ""));
+	snprintf(m->order, sizeof(m->order), "%s",
+		 str_of(root, "order", str_of(params, "order", "")));
 	m->busy_pct = busy && busy->num >= 0 && busy->num <= 100 ? busy->num : NAN;
 	m->steal_pct = steal && steal->num >= 0 && steal->num <= 100 ? steal->num : NAN;
 	m->host_busy = hbusy ? (int)hbusy->num : -1;
@@ -710,10 +714,67 @@ fail:
 }
 
 /* The verdict over m's cases (verdict.c): the number of groups, or -1. */
-int kvb_rmodel_verdict(const struct kvb_rmodel *m, double alpha,
+int kvb_rmodel_verdict(const struct kvb_rmodel *m, double alpha, double margin,
 		       struct kvb_vgroup **g)
 {
-	return kvb_verdict(m->vc, m->nv, alpha, g);
+	return kvb_verdict(m->vc, m->nv, alpha, margin, g);
+}
+
+/*
+ * Where the report was measured, in view: "host: accel tcg, CPUs 41.0%
+ * busy before the run (3.1% stolen), not a busy host; 44 of 56 cases
+ * noisy", then a note per count the reader keeps (cases without runs, a
+ * run count the header contradicts).
+ */
+void kvb_rmodel_prov(FILE *f, const struct kvb_rmodel *m)
+{
+	fprintf(f, "host: accel %s, CPUs ", m->accel);
+	if (isfinite(m->busy_pct))
+		fprintf(f, "%.1f%% busy before the run", m->busy_pct);
+	else
+		fprintf(f, "busy: unknown");
+	if (isfinite(m->steal_pct))
+		fprintf(f, " (%.1f%% stolen)", m->steal_pct);
+	else
+		fprintf(f, " (steal unknown)");
+	fprintf(f, ", %s; %d of %d case%s noisy",
+		m->host_busy < 0 ? "host_busy unknown" : m->host_busy ? "a BUSY host" :
+		"not a busy host", m->noisy, m->nv, m->nv == 1 ? "" : "s");
+	if (m->order[0])
+		fprintf(f, "; order %s", m->order);
+	fputc('\n', f);
+	if (m->norun)
+		fprintf(f, "note: %d case%s without runs (not judged)\n", m->norun,
+			m->norun == 1 ? "" : "s");
+	if (m->over_runs)
+		fprintf(f, "note: %d case%s more runs than the header's repeat (%u)\n",
+			m->over_runs, m->over_runs == 1 ? " has" : "s have", m->repeat);
+	if (m->short_runs)
+		fprintf(f, "note: %d case%s fewer runs than the %u asked\n", m->short_runs,
+			m->short_runs == 1 ? " has" : "s have", m->repeat);
+}
+
+static void jnum_or_null(FILE *f, double v, int prec)
+{
+	if (isfinite(v))
+		fprintf(f, "%.*f", prec, v);
+	else
+		fputs("null", f);
+}
+
+/* The same as a JSON object (no newline after it). */
+void kvb_rmodel_prov_json(FILE *f, const struct kvb_rmodel *m)
+{
+	fprintf(f, "{ \"accel\": ");
+	kvb_json_str(f, m->accel);
+	fprintf(f, ", \"cpu_busy_pct_before\": ");
+	jnum_or_null(f, m->busy_pct, 1);
+	fprintf(f, ", \"cpu_steal_pct_before\": ");
+	jnum_or_null(f, m->steal_pct, 1);
+	fprintf(f, ", \"host_busy\": %s, \"noisy\": %d, \"cases\": %d,",
+		m->host_busy < 0 ? "null" : m->host_busy ? "true" : "false", m->noisy, m->nv);
+	fprintf(f, " \"without_runs\": %d, \"over_repeat\": %d, \"under_repeat\": %d }",
+		m->norun, m->over_runs, m->short_runs);
 }
 
 /*
@@ -773,7 +834,7 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 	print_results(f, p, r, n, o);
 	fprintf(f, ",\n  \"verdict\": ");
 	if (!kvb_rmodel_of_results(p, r, n, o, &m, err, sizeof(err))) {
-		ng = kvb_rmodel_verdict(&m, KVB_VERDICT_ALPHA, &g);
+		ng = kvb_rmodel_verdict(&m, KVB_VERDICT_ALPHA, KVB_VERDICT_MARGIN, &g);
 		if (ng >= 0)
 			kvb_verdict_json(f, g, ng, NULL, 2);
 		kvb_verdict_free(g, ng);

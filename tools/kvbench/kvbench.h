@@ -715,6 +715,7 @@ struct kvb_host {
 	char srcversion[64];	/* /sys/module/kvbench/srcversion */
 	char accel_src[32];	/* "KVBENCH_ACCEL", "cpuinfo", "" */
 	double busy_pct;	/* CPUs' busy share over the window; NAN */
+	double steal_pct;	/* of all their time, the share stolen; NAN */
 	int busy;		/* busy_pct >= KVB_BUSY_PCT */
 };
 
@@ -742,7 +743,7 @@ void kvb_prov_free(struct kvb_prov *pv);
 int kvb_read_line(const char *path, char *buf, size_t len);
 int kvb_module_params(struct kvb_prov *pv, const char *dir);
 struct utsname;
-double kvb_stat_busy_pct(const char *a, const char *b);
+double kvb_stat_busy_pct(const char *a, const char *b, double *steal);
 void kvb_host_collect(struct kvb_host *h, const char *root,
 		      const struct utsname *u, long nproc);
 int kvb_read_loadavg(const char *root, double load[3]);
@@ -801,6 +802,7 @@ struct kvb_vcase {
 	struct kvb_vkey key;
 	const double *runs;	/* ops/s of each run, all > 0 */
 	unsigned int n;
+	int noisy;		/* the report marks its runs noisy */
 };
 
 /* x against y: the ratio x/y, its interval, the test */
@@ -814,22 +816,31 @@ struct kvb_hl {
 	int significant;	/* p <= alpha: lo > 1 or hi < 1 */
 };
 
-enum { KVB_V_FASTEST, KVB_V_TIED, KVB_V_DIFFERENT, KVB_V_CANNOT };
+/*
+ * DIFFERENT: significantly slower; TIED: equivalent, the interval inside
+ * 1 +- margin; INCONCLUSIVE: neither shown; CANNOT: too few runs
+ */
+enum { KVB_V_FASTEST, KVB_V_TIED, KVB_V_DIFFERENT, KVB_V_CANNOT, KVB_V_INCONCLUSIVE };
 
 struct kvb_vtarget {
 	const struct kvb_vcase *c;
 	double median;		/* ops/s */
 	struct kvb_hl hl;	/* against the fastest; ratio 1 for itself */
+	double p_floor;		/* the smallest p its runs and the fastest's can give */
+	double margin;		/* the group's */
 	int mark;		/* KVB_V_* */
 };
 
 struct kvb_vgroup {
 	struct kvb_vkey key;
 	double alpha;
-	struct kvb_vtarget *t;	/* by median ops/s, the fastest first */
+	double margin;		/* tied: the interval inside 1 +- margin */
+	struct kvb_vtarget *t;	/* the fastest (highest median), then by ratio */
 	int n;
 	int ntied;		/* the fastest and those tied with it */
 	int ncannot;		/* those too few runs cannot tell */
+	int ninconclusive;	/* neither a difference nor an equivalence shown */
+	int ncompared;		/* the tests made: every other target but ncannot */
 };
 
 double kvb_mwu_cdf(unsigned int n, unsigned int m, double u);
@@ -839,7 +850,7 @@ int kvb_hl_ratio(const double *x, unsigned int n, const double *y,
 		 unsigned int m, double alpha, struct kvb_hl *h);
 void kvb_verdict_dist(char *buf, size_t len, const char *dist, double theta);
 void kvb_vkey_normalize(struct kvb_vkey *k);
-int kvb_verdict(const struct kvb_vcase *c, int n, double alpha,
+int kvb_verdict(const struct kvb_vcase *c, int n, double alpha, double margin,
 		struct kvb_vgroup **out);
 void kvb_verdict_free(struct kvb_vgroup *g, int n);
 void kvb_verdict_label(char *buf, size_t len, const struct kvb_vkey *k);
@@ -849,15 +860,19 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g);
 void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 		      const int *sel, int ind);
 void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g);
-void kvb_verdict_legend(FILE *f, double alpha);
+void kvb_verdict_legend(FILE *f, double alpha, double margin, int ntests,
+			double pfloor);
 #define KVB_VERDICT_ALPHA	0.05
+#define KVB_VERDICT_MARGIN	0.05
+int kvb_parse_margin(const char *s, double *margin, char *err, size_t errlen);
+int kvb_verdict_at_floor(const struct kvb_vtarget *t);
 
 /*
  * benchjson.c: the report model, kvbench-bench/N: its one writer and its
  * one reader (schema check and case reader), which bench, report, compare
  * and plot go through.
  */
-#define KVB_SCHEMA_VERSION	3
+#define KVB_SCHEMA_VERSION	4
 /* Above this a run's ops/s is not a measurement (one op per picosecond). */
 #define KVB_MAX_OPS_PER_SEC	1e12
 #define KVB_MAX_CPUS		65536
@@ -909,8 +924,10 @@ struct kvb_rmodel {
 int kvb_rmodel_parse(const char *text, struct kvb_rmodel *m, char *err,
 		     size_t errlen);
 void kvb_rmodel_free(struct kvb_rmodel *m);
-int kvb_rmodel_verdict(const struct kvb_rmodel *m, double alpha,
+int kvb_rmodel_verdict(const struct kvb_rmodel *m, double alpha, double margin,
 		       struct kvb_vgroup **g);
+void kvb_rmodel_prov(FILE *f, const struct kvb_rmodel *m);
+void kvb_rmodel_prov_json(FILE *f, const struct kvb_rmodel *m);
 int kvb_rmodel_of_results(const struct kvb_params *p, const struct kvb_result *r,
 			  int n, const struct kvb_outcome *o, struct kvb_rmodel *m,
 			  char *err, size_t errlen);

@@ -21,7 +21,27 @@ struct rep_opts {
 	int all;
 	unsigned int threads;	/* 0: as many as the report's CPUs */
 	int json;
+	double margin;		/* tied: the interval inside 1 +- margin */
 };
+
+/* What the legend says of the tables shown: their tests, the p floor */
+struct rep_tally {
+	int ntests;
+	double pfloor;		/* the lowest p floor that bound a p; NAN */
+};
+
+static void tally(struct rep_tally *t, const struct kvb_vgroup *g)
+{
+	int i;
+
+	t->ntests += g->ncompared;
+	for (i = 1; i < g->n; i++) {
+		const struct kvb_vtarget *x = &g->t[i];
+
+		if (kvb_verdict_at_floor(x) && !(x->p_floor >= t->pfloor))
+			t->pfloor = x->p_floor;
+	}
+}
 
 /*
  * Which groups to show: with --all every one (at --threads N when given);
@@ -69,18 +89,51 @@ static unsigned int choose(const struct kvb_rmodel *r, const struct kvb_vgroup *
 	return thr;
 }
 
-/* One report, parsed; -1 with a message in err, else the groups shown. */
+/* The thread counts of the groups: "1, 2" */
+static void thread_counts(char *buf, size_t len, const struct kvb_vgroup *g, int n)
+{
+	unsigned int seen[64];
+	int i, j, k = 0;
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n && k < 64; i++) {
+		for (j = 0; j < k && seen[j] != g[i].key.threads; j++)
+			;
+		if (j < k)
+			continue;
+		seen[k++] = g[i].key.threads;
+		if (at < len)
+			at += snprintf(buf + at, len - at, "%s%u", k > 1 ? ", " : "",
+				       g[i].key.threads);
+	}
+}
+
+/*
+ * One report, parsed; -1 with a message in err (a report that cannot be
+ * read, holds no result, or has no group to show), else the groups shown.
+ */
 static int report_one(FILE *f, const char *text, const char *name,
-		      const struct rep_opts *o, int first, char *err, size_t errlen)
+		      const struct rep_opts *o, struct rep_tally *tl, int first,
+		      char *err, size_t errlen)
 {
 	struct kvb_vgroup *g = NULL;
 	struct kvb_rmodel r;
-	char why[256];
+	char why[256], thr[128];
 	int ng, i, shown = 0, *sel = NULL;
 
 	if (kvb_rmodel_parse(text, &r, err, errlen))
 		return -1;
-	ng = kvb_rmodel_verdict(&r, KVB_VERDICT_ALPHA, &g);
+	if (!r.nv) {
+		snprintf(err, errlen, "no result to judge (%d result%s: %s)", r.n,
+			 r.n == 1 ? "" : "s",
+			 r.n ? "the nop floor, cases with errors or without runs" :
+			 r.interrupted ? "the run was interrupted before its first case" :
+			 "an empty \"results\"");
+		kvb_rmodel_free(&r);
+		return -1;
+	}
+	ng = kvb_rmodel_verdict(&r, KVB_VERDICT_ALPHA, o->margin, &g);
 	sel = calloc(ng > 0 ? ng : 1, sizeof(*sel));
 	if (ng < 0 || !sel) {
 		snprintf(err, errlen, "out of memory");
@@ -90,12 +143,25 @@ static int report_one(FILE *f, const char *text, const char *name,
 	choose(&r, g, ng, o, sel, why, sizeof(why));
 	for (i = 0; i < ng; i++)
 		shown += sel[i];
+	if (!shown) {
+		thread_counts(thr, sizeof(thr), g, ng);
+		int at = snprintf(err, errlen, "no workload group matches %s", why);
+
+		if (at >= 0 && (size_t)at < errlen)
+			snprintf(err + at, errlen - at, " (the report has %d, at %s thread%s%s)",
+				 ng, thr, strchr(thr, ',') || strcmp(thr, "1") ? "s" : "",
+				 o->all ? "" : "; --all shows every one");
+		shown = -1;
+		goto out;
+	}
 	if (o->json) {
 		fprintf(f, "%s\n    { \"file\": ", first ? "" : ",");
 		kvb_json_str(f, name);
 		fprintf(f, ", \"kernel\": ");
 		kvb_json_str(f, r.kernel);
-		fprintf(f, ", \"cpus\": %d,\n      \"shown\": ", r.cpus);
+		fprintf(f, ", \"cpus\": %d,\n      \"provenance\": ", r.cpus);
+		kvb_rmodel_prov_json(f, &r);
+		fprintf(f, ",\n      \"shown\": ");
 		kvb_json_str(f, why);
 		fprintf(f, ",\n      \"verdict\": ");
 		kvb_verdict_json(f, g, ng, sel, 6);
@@ -104,14 +170,14 @@ static int report_one(FILE *f, const char *text, const char *name,
 	}
 	fprintf(f, "%s== %s: kernel %s, %d CPUs, %u run%s per case, %s\n", first ? "" : "\n",
 		name, r.kernel, r.cpus, r.repeat, r.repeat == 1 ? "" : "s", r.dist);
+	kvb_rmodel_prov(f, &r);
 	fprintf(f, "shown: %s\n", why);
-	if (!shown)
-		fprintf(f, "(no workload group matches; the report has %d: try --all)\n", ng);
 	for (i = 0; i < ng; i++) {
 		if (!sel[i])
 			continue;
 		fputc('\n', f);
 		kvb_verdict_table(f, &g[i]);
+		tally(tl, &g[i]);
 	}
 out:
 	free(sel);
@@ -125,18 +191,21 @@ static const char report_help[] =
 	"\n"
 	"The verdict of 'kvbench bench' JSON reports: per workload group (mix or\n"
 	"workload, distribution, threads, batch, fd, io), the fastest target by\n"
-	"median ops/s and each other one as a ratio to it, with a 95% confidence\n"
-	"interval and a Mann-Whitney p over the runs: 'tied' where the runs show\n"
-	"no significant difference, 'cannot tell' where they are too few (use -r 5).\n"
-	"By default only batch 1, ioctl, per-thread fd, at as many threads as the\n"
-	"report's CPUs.\n"
+	"median ops/s and each other one as a ratio to it (Hodges-Lehmann), with\n"
+	"a 95% confidence interval and a Mann-Whitney p over the runs: 'slower'\n"
+	"where the difference is significant, 'tied' only where the interval lies\n"
+	"inside 1 +- the margin, 'inconclusive' where neither is shown, 'cannot\n"
+	"tell' where the runs are too few (use -r 5). By default only batch 1,\n"
+	"ioctl, per-thread fd, at as many threads as the report's CPUs.\n"
 	"\n"
-	"      --all        every workload group\n"
-	"      --threads N  the groups at N threads\n"
-	"      --json       the verdict as JSON\n"
-	"  -h, --help       this help\n"
+	"      --all         every workload group\n"
+	"      --threads N   the groups at N threads\n"
+	"      --margin PCT  tied: the interval inside +-PCT% of the fastest (5)\n"
+	"      --json        the verdict as JSON\n"
+	"  -h, --help        this help\n"
 	"\n"
-	"Exit status: 0, 1 when a report cannot be read, 2 on usage errors.\n";
+	"Exit status: 0, 1 when a report cannot be read, holds no result or no\n"
+	"group to show, 2 on usage errors.\n";
 
 static int report_usage(const char *msg)
 {
@@ -150,11 +219,13 @@ int kvb_report_main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "margin", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct rep_opts o = { 0 };
+	struct rep_opts o = { .margin = KVB_VERDICT_MARGIN };
+	struct rep_tally tl = { .pfloor = NAN };
 	unsigned long long v;
 	char err[256];
 	int c, i, ret = KVB_EXIT_OK, first = 1;
@@ -176,6 +247,14 @@ int kvb_report_main(int argc, char **argv)
 			}
 			o.threads = v;
 			break;
+		case 'm':
+			if (kvb_parse_margin(optarg, &o.margin, err, sizeof(err))) {
+				char msg[300];
+
+				snprintf(msg, sizeof(msg), "--margin: %s", err);
+				return report_usage(msg);
+			}
+			break;
 		case 'j':
 			o.json = 1;
 			break;
@@ -190,12 +269,15 @@ int kvb_report_main(int argc, char **argv)
 	if (optind >= argc)
 		return report_usage("takes one or more reports: kvbench report RUN.json");
 	if (o.json)
-		printf("{ \"schema\": \"kvbench-verdict/1\", \"alpha\": %.3g, \"reports\": [",
-		       KVB_VERDICT_ALPHA);
+		printf("{ \"schema\": \"kvbench-verdict/1\", \"alpha\": %.3g, \"margin\": %.3g,",
+		       KVB_VERDICT_ALPHA, o.margin);
+	if (o.json)
+		printf(" \"reports\": [");
 	for (i = optind; i < argc; i++) {
 		char *text = kvb_slurp(argv[i], err, sizeof(err));
 
-		if (!text || report_one(stdout, text, argv[i], &o, first, err, sizeof(err)) < 0) {
+		if (!text ||
+		    report_one(stdout, text, argv[i], &o, &tl, first, err, sizeof(err)) < 0) {
 			fflush(stdout);
 			fprintf(stderr, "kvbench report: %s: %s\n", argv[i], err);
 			ret = KVB_EXIT_FAIL;
@@ -207,7 +289,7 @@ int kvb_report_main(int argc, char **argv)
 	if (o.json)
 		printf("%s] }\n", first ? "" : "\n  ");
 	else if (!first)
-		kvb_verdict_legend(stdout, KVB_VERDICT_ALPHA);
+		kvb_verdict_legend(stdout, KVB_VERDICT_ALPHA, o.margin, tl.ntests, tl.pfloor);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "kvbench report: write error: %s\n", strerror(errno));
 		return KVB_EXIT_FAIL;
@@ -222,7 +304,9 @@ int kvb_report_main(int argc, char **argv)
 int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 		    unsigned int threads, int as_json, char *err, size_t errlen)
 {
-	struct rep_opts o = { .all = all, .threads = threads, .json = as_json };
+	struct rep_opts o = { .all = all, .threads = threads, .json = as_json,
+			      .margin = KVB_VERDICT_MARGIN };
+	struct rep_tally tl = { .pfloor = NAN };
 
-	return report_one(f, json, name, &o, 1, err, errlen);
+	return report_one(f, json, name, &o, &tl, 1, err, errlen);
 }

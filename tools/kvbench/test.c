@@ -1070,7 +1070,7 @@ static void test_output(void)
 	kvb_print_json(f, &p, r, 3, &(struct kvb_outcome){ .complete = 1 });
 	fclose(f);
 	ok(json_valid(buf), "JSON output is well-formed (NaN, infinity, quotes escaped)");
-	ok(strstr(buf, "\"schema\": \"kvbench-bench/3\"") && strstr(buf, "\"p99_9\": 9000") &&
+	ok(strstr(buf, "\"schema\": \"kvbench-bench/4\"") && strstr(buf, "\"p99_9\": 9000") &&
 	   strstr(buf, "\"p50\": null"), "JSON carries schema, latencies, nulls");
 	ok(strstr(buf, "\"samples\": 20000, \"min\": 2000, \"mean\": 2550.5, \"max\": 9500,") &&
 	   strstr(buf, "\"percentiles\": { \"50\": 2400, \"90\": 2800, \"99\": 3000, ") &&
@@ -2739,7 +2739,7 @@ static void test_verdict_baselines(void)
 			c[i].key.io = KVB_IO_NONE;
 			kvb_vkey_normalize(&c[i].key);
 		}
-	ng = kvb_verdict(c, 4, 0.05, &g);
+	ng = kvb_verdict(c, 4, 0.05, 0.05, &g);
 	ok(ng == 2 && g[0].n == 2 && !strcmp(g[0].t[0].c->target, "user-rwlock") &&
 	   g[0].t[1].mark == KVB_V_DIFFERENT,
 	   "baselines alone in a group: they are the candidates");
@@ -2779,7 +2779,7 @@ static void test_verdict_groups(void)
 	vcase(&c[10], "rcu", "get", 2, fast, 5);
 	c[10].key.fd = KVB_FD_SHARED;
 	vcase(&c[11], "rhashtable", "get", 2, three, 0);	/* no runs: left out */
-	ng = kvb_verdict(c, 12, 0.05, &g);
+	ng = kvb_verdict(c, 12, 0.05, 0.05, &g);
 	ok(ng == 5 && g[0].n == 2 && g[1].n == 2 && g[2].n == 3 && g[3].n == 2 &&
 	   g[4].n == 1 && !strcmp(g[0].key.mix, "get") && g[0].key.threads == 1 &&
 	   g[1].key.threads == 2 && !strcmp(g[2].key.mix, "90:10") && g[4].key.fd == KVB_FD_SHARED,
@@ -2788,19 +2788,19 @@ static void test_verdict_groups(void)
 	   g[0].t[1].mark == KVB_V_DIFFERENT && !strcmp(g[1].t[0].c->target, "rwlock") &&
 	   g[1].t[1].c->runs == slow, "the fastest by median in each group, whatever the order");
 	kvb_verdict_line(line, sizeof(line), &g[0]);
-	ok(!strcmp(line, "get, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%"),
+	ok(!strcmp(line, "get, 1 thread, batch 1: rcu; rwlock: -14.7% [-17.3%, -12.0%]"),
 	   "verdict line, one slower: '%s'", line);
 	kvb_verdict_line(line, sizeof(line), &g[2]);
 	ok(g[2].ntied == 2 && g[2].t[1].mark == KVB_V_TIED && g[2].t[2].mark == KVB_V_DIFFERENT,
 	   "ties: the fastest, one tied with it, one slower");
 	ok_has(line,
-	       "90:10, 1 thread, batch 1: bpf-htab; rcu is not significantly slower (the fastest, tied); rwlock: -15% ±2.7%",
+	       "90:10, 1 thread, batch 1: bpf-htab; rcu is tied with it (within ±5%); rwlock: -14.7% [-17.3%, -12.0%]",
 	       "ties: the verdict line names the fastest, tied, then the slower");
 	kvb_verdict_line(line, sizeof(line), &g[3]);
 	ok(g[3].ncannot == 1 && g[3].t[1].mark == KVB_V_CANNOT &&
 	   !strcmp(line,
 		   "90:10, 2 threads, batch 1: rcu has the highest median; "
-		   "cannot tell: 3 runs, needs 4"),
+		   "rwlock: cannot tell: 3 runs, needs 4"),
 	   "3 runs: cannot tell, and how many it needs: '%s'", line);
 	kvb_verdict_line(line, sizeof(line), &g[4]);
 	ok(!strcmp(line, "get, 2 threads, batch 1, shared fd: rcu (the only target)"),
@@ -2813,7 +2813,7 @@ static void test_verdict_groups(void)
 	   strstr(buf, "\"mark\": \"cannot tell\", \"text\": \"cannot tell: 3 runs, needs 4\""),
 	   "verdict JSON: well-formed, the tied fastest listed, marks and texts");
 	ok_has(buf,
-	       "\"ratio\": 1.0000, \"ci_low\": null, \"ci_high\": null, \"p\": null, \"mark\": \"fastest\"",
+	       "\"ratio\": 1.0000, \"ci_low\": null, \"ci_high\": null, \"p\": null, \"p_floor\": null,\n          \"noisy\": false, \"mark\": \"fastest\"",
 	       "verdict JSON: the fastest against itself: ratio 1, no interval, no p");
 	free(buf);
 	buf = NULL;
@@ -2821,10 +2821,52 @@ static void test_verdict_groups(void)
 	kvb_verdict_table(f, &g[0]);
 	fclose(f);
 	ok(strstr(buf, "get, 1 thread, batch 1\n") && strstr(buf, "  rcu") &&
-	   strstr(buf, "[0.827, 0.88]  0.008  -15% ±2.7%\n") &&
-	   strstr(buf, "\nverdict: get, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%\n"),
+	   strstr(buf, "0.8529 [0.8269, 0.8800]  0.008* slower\n") &&
+	   strstr(buf, "\nverdict: get, 1 thread, batch 1: rcu; rwlock: -14.7% [-17.3%, -12.0%]\n"),
 	   "verdict table: ratio, CI [172/208, 176/200], p and mark per target, then the line");
 	free(buf);
+	kvb_verdict_free(g, ng);
+}
+
+/*
+ * tied only where the interval lies inside 1 +- margin; a wide interval
+ * over 1 is inconclusive, and only the tied are named with the fastest.
+ */
+static void test_verdict_margin(void)
+{
+	static const double fast[] = { 200, 202, 204, 206, 208 };
+	static const double wide[] = { 150, 170, 203, 230, 250 };
+	static const double near[] = { 199, 201, 203, 205, 209 };
+	struct kvb_vcase c[3];
+	struct kvb_vgroup *g;
+	char line[1024], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ng;
+
+	vcase(&c[0], "rcu", "get", 2, fast, 5);
+	vcase(&c[1], "rwlock", "get", 2, wide, 5);
+	vcase(&c[2], "rhashtable", "get", 2, near, 5);
+	ng = kvb_verdict(c, 3, 0.05, 0.05, &g);
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	f = open_memstream(&buf, &len);
+	kvb_verdict_json(f, g, ng, NULL, 2);
+	fclose(f);
+	/* rwlock's ratio is the higher: the rows by ratio put it first */
+	ok(ng == 1 && !strcmp(g[0].t[1].c->target, "rwlock") &&
+	   g[0].t[1].mark == KVB_V_INCONCLUSIVE && g[0].t[2].mark == KVB_V_TIED &&
+	   g[0].ntied == 2 && g[0].ninconclusive == 1 &&
+	   strstr(buf, "\"fastest\": [\"rcu\", \"rhashtable\"]") &&
+	   strstr(line, "rhashtable is tied with it (within ±5%)") &&
+	   strstr(line, "inconclusive (neither slower nor within ±5%): rwlock"),
+	   "verdict: tied inside ±5%%, a wide interval inconclusive and not named fastest: '%s'",
+	   line);
+
+	free(buf);
+	kvb_verdict_free(g, ng);
+	ng = kvb_verdict(c, 3, 0.05, 0.5, &g);
+	ok(ng == 1 && g[0].t[1].mark == KVB_V_TIED && g[0].t[2].mark == KVB_V_TIED,
+	   "verdict: a margin of 50%% takes the wide one in");
 	kvb_verdict_free(g, ng);
 }
 
@@ -3060,7 +3102,7 @@ static int check_json_file(const char *path)
 		return 2;
 	}
 	fclose(f);
-	good = json_valid(buf) && strstr(buf, "\"schema\": \"kvbench-bench/3\"") &&
+	good = json_valid(buf) && strstr(buf, "\"schema\": \"kvbench-bench/4\"") &&
 	       strstr(buf, "\"ops_per_sec\"");
 	printf("%s: %s\n", path, good ? "valid kvbench JSON" : "INVALID");
 	free(buf);
@@ -3498,6 +3540,45 @@ static void test_report_real(const char *k)
 	   strstr(out, "5 runs per case") && !strstr(out, " runs, needs ") &&
 	   !strstr(out, "user-rwlock"),
 	   "kvbench report on a real make bench report: a verdict per workload at 2 threads");
+	/*
+	 * ycsb-b: rwlock's runs against rcu's, p 0.056, interval [0.7533,
+	 * 1.0016]: printed "tied" with "[0.753, 1]" and named co-fastest
+	 * before; an interval of -25% to +0.16% shows no equivalence.
+	 */
+	ok(strstr(out, "  rwlock            5!  498.236k  0.8396 [0.7533, 1.0016]  ") &&
+	   strstr(out, "0.8396 [0.7533, 1.0016]  0.056  inconclusive\n") &&
+	   strstr(out, "\nverdict: ycsb-b, scrambled-zipf, 2 threads, batch 1: rcu; the next, ") &&
+	   strstr(out, "inconclusive (neither slower nor within ±5%): rwlock\n") &&
+	   !strstr(out, "is tied with it") && !strstr(out, "  tied\n"),
+	   "report on the real report: an inconclusive target is not tied nor named fastest; [low, high] with the digits that tell 1.0016 from 1");
+	ok(strstr(out, "host: accel tcg, CPUs 0.0% busy before the run (steal unknown), ") &&
+	   strstr(out, "(steal unknown), not a busy host; 60 of 72 cases noisy\n") &&
+	   strstr(out, "  rhashtable        5!  472.437k") && strstr(out, "*: p is the smallest") &&
+	   strstr(out, "\n24 comparisons at alpha 0.05"),
+	   "report on the real report: accel, host busy, steal and the noisy count in view; noisy rows, the p floor and the comparisons said");
+	st = run(out, sizeof(out), "%s report --threads 1 %s 2>&1", k, json);
+	ok(st == 0 && strstr(out, "\nseed, 1 thread, batch 1\n") &&
+	   strstr(strstr(out, "\nseed, 1 thread, batch 1\n"), "  combining ") &&
+	   strstr(strstr(out, "\nseed, 1 thread, batch 1\n"), "  combining ") <
+	   strstr(strstr(out, "\nseed, 1 thread, batch 1\n"), "  rcu "),
+	   "report on the real report: rows by the ratio shown (seed, 1 thread: combining 0.7589 above rcu 0.6911, whose median is higher)");
+	/* no group at 4 threads: it said "(no workload group matches ...)" and exited 0 */
+	st = run(out, sizeof(out), "%s report --threads 4 %s 2>&1", k, json);
+	ok(st == 1 && strstr(out, "no workload group matches") && strstr(out, "at 1, 2 threads"),
+	   "report --threads 4 of a report without 4 threads: exit 1, the thread counts it has");
+	st = run(out, sizeof(out),
+		 "echo '{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"results\": []}' | %s report /dev/stdin 2>&1",
+		 k);
+	ok(st == 1 && strstr(out, "no result to judge (0 results: an empty \"results\")"),
+	   "report of a report without results: exit 1, said");
+	st = run(out, sizeof(out), "%s report --margin 30 %s 2>&1", k, json);
+	ok(st == 0 && strstr(out, "rcu; rwlock is tied with it (within ±30%)") &&
+	   strstr(out, "1 ±30% (--margin)"),
+	   "report --margin 30: the interval [0.7533, 1.0016] inside ±30% is a tie");
+	st = run(out, sizeof(out), "%s report --margin 0 %s 2>&1; %s report --margin 51%% %s 2>&1",
+		 k, json, k, json);
+	ok(st == 2 && count_of(out, "--margin: ") == 2 && strstr(out, "at most 50"),
+	   "report --margin 0 or 51%%: exit 2, the range said");
 }
 
 static void test_report(const char *k)
@@ -3545,7 +3626,8 @@ static void test_report(const char *k)
 		FILE *f2 = open_memstream(&o2, &l2);
 
 		kvb_report_text(f2,
-				"{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"results\": [], \"params\": {\"dist\": \"uniform\", \"workloads\": []}}",
+				"{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"params\": {\"dist\": \"uniform\", \"workloads\": []},\n"
+				" \"results\": [{\"backend\": \"rcu\", \"mix\": {\"name\": \"get\"}, \"workload\": \"seed\", \"threads\": 2, \"ops_per_sec_runs\": [1, 2, 3, 4, 5]}]}",
 				"w.json", 0, 0, 0, err, sizeof(err));
 		fclose(f2);
 		ok(o2 && strstr(o2, "per case, the workloads' own keys\n") &&
@@ -3554,7 +3636,7 @@ static void test_report(const char *k)
 		free(o2);
 	}
 	ok_has(out,
-	       "verdict: get, zipf:0.99, 2 threads, batch 1: rhashtable; rcu is not significantly slower (the fastest, tied); rwlock: -17% ±0.4%\n",
+	       "verdict: get, zipf:0.99, 2 threads, batch 1: rhashtable; rcu is tied with it (within ±5%); rwlock: -16.9% [-17.3%, -16.4%]\n",
 	       "report: the tied fastest, the next slower");
 	ok(!strstr(out, "user-rwlock"),
 	   "report: an in-process baseline is no candidate beside the kernel's targets");
@@ -3598,7 +3680,7 @@ static void test_report(const char *k)
 	close(fd);
 	out = malloc(16384);
 	st = run(out, 16384, "%s report %s 2>&1", k, path);
-	ok(st == 0 && strstr(out, "rhashtable; rcu is not significantly slower") &&
+	ok(st == 0 && strstr(out, "rhashtable; rcu is tied with it (within ±5%)") &&
 	   strstr(out, "\nratio: ops/s of the target over the fastest's"),
 	   "kvbench report FILE: exit 0, the verdict and the legend");
 	st = run(out, 16384, "%s report --json %s %s 2>&1", k, path, path);
@@ -3645,15 +3727,16 @@ static void test_bench_verdict(void)
 	   (v = kvb_json_get(&root, "verdict", J_ARR)) && v->nkids == 1 &&
 	   root.kids[root.nkids - 1].type == J_ARR &&
 	   !strcmp(kvb_json_get(&v->kids[0], "verdict", J_STR)->str,
-		   "90:10, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%") &&
+		   "90:10, 1 thread, batch 1: rcu; rwlock: -14.7% [-17.3%, -12.0%]") &&
 	   kvb_json_get(&v->kids[0], "targets", J_ARR)->nkids == 2,
 	   "bench JSON: \"verdict\" last, valid (strict checker), one group without nop");
 	kvb_json_free(&root);
 	free(buf);
 	buf = report(kvb_print_table, &p, r, 3);
 	ok(buf && strstr(buf, "\nverdict: the fastest by median ops/s in each workload") &&
-	   strstr(buf, "\n  90:10, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%\n") &&
-	   !strcmp(buf + strlen(buf) - strlen("rwlock: -15% ±2.7%\n"), "rwlock: -15% ±2.7%\n"),
+	   strstr(buf, "\n  90:10, 1 thread, batch 1: rcu; rwlock: -14.7% [-17.3%, -12.0%]\n") &&
+	   !strcmp(buf + strlen(buf) - strlen("rwlock: -14.7% [-17.3%, -12.0%]\n"),
+		   "rwlock: -14.7% [-17.3%, -12.0%]\n"),
 	   "bench table: ends with the verdict lines");
 	free(buf);
 }
@@ -4332,7 +4415,7 @@ static void test_host_prov(void)
 	char root[] = "/tmp/kvbench-test-XXXXXX", out[256];
 	struct utsname u = { 0 };
 	struct kvb_host h;
-	double load[3];
+	double load[3], steal;
 
 	if (!mkdtemp(root)) {
 		skip("no temporary directory", "host provenance");
@@ -4380,14 +4463,16 @@ static void test_host_prov(void)
 	ok(kvb_read_loadavg(root, load) == 0 && load[0] == 0.51, "host: the 1-minute load");
 	/* user nice system idle iowait irq softirq steal: 100 ticks each way */
 	ok(kvb_stat_busy_pct("cpu  100 0 50 1000 10 0 0 0 0 0",
-			     "cpu  120 0 55 1070 15 0 0 0 0 0") == 25 &&
+			     "cpu  120 0 55 1070 15 0 0 0 0 0", NULL) == 25 &&
 	   kvb_stat_busy_pct("cpu  100 0 50 1000 10 0 0 0",
-			     "cpu  100 0 50 1090 20 0 0 0") == 0 &&
-	   kvb_stat_busy_pct("cpu  0 0 0 0 0 0 0 0", "cpu  0 0 0 50 0 0 0 50") == 50,
-	   "host: busy share from two /proc/stat lines: user and system busy, idle and iowait not, steal busy");
-	ok(isnan(kvb_stat_busy_pct("cpu  1 2 3", "cpu  1 2 3 4 5 6 7 8")) &&
-	   isnan(kvb_stat_busy_pct("cpu  5 0 0 0 0 0 0 0", "cpu  4 0 0 0 0 0 0 0")) &&
-	   isnan(kvb_stat_busy_pct("cpu  5 0 0 0 0 0 0 0", "cpu  5 0 0 0 0 0 0 0")),
+			     "cpu  100 0 50 1090 20 0 0 0", &steal) == 0 && steal == 0 &&
+	   kvb_stat_busy_pct("cpu  0 0 0 0 0 0 0 0", "cpu  0 0 0 50 0 0 0 50", &steal) == 50 &&
+	   steal == 50,
+	   "host: busy share from two /proc/stat lines: user and system busy, idle and iowait not, steal busy and said");
+	ok(isnan(kvb_stat_busy_pct("cpu  1 2 3", "cpu  1 2 3 4 5 6 7 8", &steal)) &&
+	   isnan(steal) &&
+	   isnan(kvb_stat_busy_pct("cpu  5 0 0 0 0 0 0 0", "cpu  4 0 0 0 0 0 0 0", NULL)) &&
+	   isnan(kvb_stat_busy_pct("cpu  5 0 0 0 0 0 0 0", "cpu  5 0 0 0 0 0 0 0", NULL)),
 	   "host: a short line, a counter going back, no time passed: unknown");
 	put_tree(root, "/proc/stat", "cpu  100 0 50 1000 10 0 0 0 0 0\ncpu0 1 2 3\n");
 	kvb_host_collect(&h, root, &u, 2);
@@ -4670,6 +4755,7 @@ int main(int argc, char **argv)
 	test_compare();
 	test_verdict_stats();
 	test_verdict_groups();
+	test_verdict_margin();
 	test_verdict_baselines();
 	test_compare_trust();
 	test_compare_schema();
