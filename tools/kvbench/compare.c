@@ -389,6 +389,70 @@ static void diff_mix(struct cmp_diffs *d, const char *name, const struct jnode *
 }
 
 /* The differences between reports o and n, whose cases are paired in p. */
+/* A workload preset of the array by its name, or NULL */
+static const struct jnode *workload_named(const struct jnode *arr, const char *name)
+{
+	int i;
+
+	for (i = 0; i < arr->nkids; i++) {
+		const struct jnode *w = kvb_json_get(&arr->kids[i], "name", J_STR);
+
+		if (w && !strcmp(w->str, name))
+			return &arr->kids[i];
+	}
+	return NULL;
+}
+
+/*
+ * params.workloads: preset by preset and field by field, so that the one
+ * that differs is named with its values ("params.workloads[ycsb-b].theta:
+ * 0.99 vs 0.5"), not the list of names on both sides.
+ */
+static void diff_workloads(struct cmp_diffs *d, const struct jnode *a, const struct jnode *b)
+{
+	char field[256];
+	int side, i, j;
+
+	if (!a || !b || a->type != J_ARR || b->type != J_ARR) {
+		diff_field(d, "params.workloads", a, b, 1);
+		return;
+	}
+	for (side = 0; side < 2; side++) {
+		const struct jnode *x = side ? b : a, *y = side ? a : b;
+
+		for (i = 0; i < x->nkids; i++) {
+			const struct jnode *name = kvb_json_get(&x->kids[i], "name", J_STR);
+			const struct jnode *other = name ? workload_named(y, name->str) : NULL;
+
+			if (!name || !other) {
+				snprintf(field, sizeof(field), "params.workloads[%s]",
+					 name ? name->str : "?");
+				add_diff(d->d, &d->n, &d->more, field, side ? NULL : &x->kids[i],
+					 side ? &x->kids[i] : NULL);
+				continue;
+			}
+			if (side)
+				continue;
+			for (j = 0; j < x->kids[i].nkids; j++) {
+				const struct jnode *k = &x->kids[i].kids[j];
+
+				snprintf(field, sizeof(field), "params.workloads[%s].%s", name->str,
+					 k->key);
+				diff_field(d, field, k, member(other, k->key), 1);
+			}
+			for (j = 0; j < other->nkids; j++) {
+				const struct jnode *k = &other->kids[j];
+
+				if (member(&x->kids[i], k->key))
+					continue;
+				snprintf(field, sizeof(field), "params.workloads[%s].%s", name->str,
+					 k->key);
+				diff_field(d, field, NULL, k, 1);
+			}
+		}
+	}
+}
+
 static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 			 const struct cmp_report *n, const struct cmp_pair *p, int np)
 {
@@ -405,13 +469,18 @@ static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 	}
 	/* no preset is a workload too: the plain mixes of -m */
 	diff_field(d, "params.workload", member(po, "workload"), member(pn, "workload"), 1);
-	diff_field(d, "params.workloads", member(po, "workloads"), member(pn, "workloads"), 1);
+	diff_workloads(d, member(po, "workloads"), member(pn, "workloads"));
 	diff_field(d, "kernel", member(&o->m.root, "kernel"), member(&n->m.root, "kernel"), 0);
 	diff_field(d, "machine", member(&o->m.root, "machine"), member(&n->m.root, "machine"), 0);
 	diff_field(d, "provenance.cpu_model", member(vo, "cpu_model"), member(vn, "cpu_model"), 0);
 	diff_field(d, "cpus", member(&o->m.root, "cpus"), member(&n->m.root, "cpus"), 0);
 	diff_field(d, "provenance.nproc", member(vo, "nproc"), member(vn, "nproc"), 0);
 	diff_field(d, "provenance.accel", member(vo, "accel"), member(vn, "accel"), 0);
+	/* the kernel's build and boot: a release says neither */
+	diff_field(d, "provenance.preempt", member(vo, "preempt"), member(vn, "preempt"), 0);
+	diff_field(d, "provenance.hz", member(vo, "hz"), member(vn, "hz"), 0);
+	diff_field(d, "provenance.kernel_cmdline", member(vo, "kernel_cmdline"),
+		   member(vn, "kernel_cmdline"), 0);
 	diff_module_params(d, member(vo, "module_parameters"), member(vn, "module_parameters"));
 	/* a mix of the same name must be the same mix: once per name */
 	for (j = 0; j < np; j++) {
@@ -622,6 +691,7 @@ struct cmp_ctx {
 	int tw, mw;		/* the widths of the target and mix columns */
 	struct cmp_diffs *diffs;
 	const struct cmp_report *only[2];	/* the cases matched with nothing */
+	struct kvb_agree *ag;	/* two reports: do their verdicts agree */
 };
 
 static void print_row(FILE *f, const struct cmp_ctx *x, const struct cmp_pair *r,
@@ -900,6 +970,18 @@ static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g
 	json_only(f, x->only[0]);
 	fputs(",\n  \"only_in_new\": ", f);
 	json_only(f, x->only[1]);
+	fputs(",\n  \"provenance_old\": ", f);
+	kvb_rmodel_prov_json(f, &x->only[x->new_path ? 0 : 1]->m);
+	fputs(",\n  \"provenance_new\": ", f);
+	if (x->new_path)
+		kvb_rmodel_prov_json(f, &x->only[1]->m);
+	else
+		fputs("null", f);
+	fputs(",\n  \"agreement\": ", f);
+	if (x->ag)
+		kvb_agree_json(f, x->ag);
+	else
+		fputs("null", f);
 	fputs("\n}\n", f);
 }
 
@@ -928,6 +1010,19 @@ static void print_only(FILE *f, const struct cmp_ctx *x)
 }
 
 /* Print the comparison x (pairs ready, not yet computed); the row count or -1. */
+/* Where each report was measured: accel, the host's load, the noisy count */
+static void print_hosts(FILE *f, const struct cmp_ctx *x)
+{
+	int i;
+
+	/* --base: the one report is only[1] */
+	for (i = x->new_path ? 0 : 1; i < 2; i++) {
+		fprintf(f, "%s%s ", i && x->new_path ? "" : "\n", i ? x->new_path ?: x->old_path :
+			x->old_path);
+		kvb_rmodel_prov(f, &x->only[i]->m);
+	}
+}
+
 static int finish(FILE *f, struct cmp_ctx *x)
 {
 	struct cmp_geo *geo = calloc(x->ngroups ? x->ngroups : 1, sizeof(*geo));
@@ -943,12 +1038,26 @@ static int finish(FILE *f, struct cmp_ctx *x)
 	}
 	for (i = 0; i < x->ngroups; i++)
 		geomean(x->p, x->np, i, &geo[i]);
+	/* two reports of one suite: their verdicts, group by group */
+	if (x->new_path) {
+		x->ag = calloc(1, sizeof(*x->ag));
+		if (!x->ag || kvb_agreement(&x->only[0]->m, &x->only[1]->m, x->opt->alpha,
+					    KVB_VERDICT_MARGIN, x->ag)) {
+			free(x->ag);
+			free(geo);
+			return -1;
+		}
+	}
 	if (x->opt->json) {
 		print_json(f, x, geo);
 	} else {
 		print_table(f, x, geo);
 		print_only(f, x);
+		print_hosts(f, x);
+		if (x->ag)
+			kvb_agree_print(f, x->ag, x->old_path, x->new_path);
 	}
+	free(x->ag);
 	free(geo);
 	return x->np;
 }

@@ -850,6 +850,7 @@ int kvb_hl_ratio(const double *x, unsigned int n, const double *y,
 		 unsigned int m, double alpha, struct kvb_hl *h);
 void kvb_verdict_dist(char *buf, size_t len, const char *dist, double theta);
 void kvb_vkey_normalize(struct kvb_vkey *k);
+int kvb_vkey_equal(const struct kvb_vkey *a, const struct kvb_vkey *b);
 int kvb_verdict(const struct kvb_vcase *c, int n, double alpha, double margin,
 		struct kvb_vgroup **out);
 void kvb_verdict_free(struct kvb_vgroup *g, int n);
@@ -934,6 +935,36 @@ int kvb_rmodel_of_results(const struct kvb_params *p, const struct kvb_result *r
 void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_result *r, int n,
 		    const struct kvb_outcome *o);
+
+/*
+ * agree.c: do two reports of one suite give the same verdict? Per group in
+ * both: the same fastest named, or a contradiction (one's fastest marked
+ * significantly slower in the other); per target: the same mark.
+ */
+#define KVB_AGREE_MAX	64
+
+struct kvb_contra {
+	char group[160];
+	int side;		/* 0: new's fastest marked slower in old; 1: the reverse */
+	char fastest[KVB_NAME_MAX];	/* the fastest in the one report */
+	char against[KVB_NAME_MAX];	/* the fastest in the report that marks it */
+	char mark[96];		/* as that report marks it */
+};
+
+struct kvb_agree {
+	int groups;		/* groups of two targets or more in both */
+	int agree;		/* of them, naming the same fastest */
+	int targets;		/* targets in both, in those groups */
+	int same_mark;		/* of them, slower in both or in neither */
+	int ncontra;
+	struct kvb_contra c[KVB_AGREE_MAX];
+	int n;			/* listed in c[] */
+};
+
+int kvb_agreement(const struct kvb_rmodel *a, const struct kvb_rmodel *b, double alpha,
+		  double margin, struct kvb_agree *ag);
+void kvb_agree_print(FILE *f, const struct kvb_agree *ag, const char *old, const char *new);
+void kvb_agree_json(FILE *f, const struct kvb_agree *ag);
 
 /* report.c: kvbench report RUN.json ... */
 int kvb_report_main(int argc, char **argv);

@@ -4275,6 +4275,109 @@ static void test_base_estimator(void)
 	free(rep_out);
 }
 
+/* A report of two groups (get, 90:10 at 2 threads), three targets, 5 runs around med[] */
+static void agree_report(char *buf, size_t len, const double med[6])
+{
+	static const char * const t[] = { "rwlock", "rcu", "rhashtable" };
+	static const char * const mix[] = { "get", "90:10" };
+	size_t n = snprintf(buf, len,
+			    "{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"params\": {\"repeat\": 5},\n"
+			    " \"results\": [");
+	int i, j;
+
+	for (i = 0; i < 6 && n < len; i++) {
+		n += snprintf(buf + n, len - n,
+			      "%s\n  {\"backend\": \"%s\", \"kind\": \"kernel\", \"mix\": {\"name\": \"%s\"},\n"
+			      "\"threads\": 2, \"batch\": 1, \"fd\": \"per-thread\", \"ops_per_sec_runs\": [",
+			      i ? "," : "", t[i % 3], mix[i / 3]);
+		for (j = 0; j < 5 && n < len; j++)
+			n += snprintf(buf + n, len - n, "%s%.1f", j ? ", " : "",
+				      med[i] * (1 + (j - 2) * 0.001));
+		if (n < len)
+			n += snprintf(buf + n, len - n, "]}");
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, "]}");
+}
+
+/*
+ * compare A B of one suite: in how many groups the verdicts agree, and
+ * every contradiction (one's fastest marked significantly slower in the
+ * other), with synthetic reports.
+ */
+static void test_compare_agreement(void)
+{
+	/* get: rwlock, rcu, rhashtable; 90:10: the same */
+	static const double a[6] = { 800, 1000, 600, 1000, 999.5, 500 };
+	static const double b[6] = { 1000, 800, 600, 1000, 999.5, 500 };
+	struct kvb_cmp_opts o = { .alpha = 0.05 };
+	char ra[4096], rb[4096], out[16384], eout[4096], err[256] = "";
+	int n;
+
+	agree_report(ra, sizeof(ra), a);
+	agree_report(rb, sizeof(rb), b);
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
+	ok(n == 6 && strstr(out, "\nverdicts: 1 of 2 workload groups agree") &&
+	   strstr(out, "4 of 6 targets have the same mark in both") &&
+	   strstr(out, "\n2 contradictions (a group's fastest in one report marked ") &&
+	   strstr(out, "marked significantly slower in the other):\n") &&
+	   strstr(out, "  get, 2 threads, batch 1: old's fastest, rcu, is -20.0% ") &&
+	   strstr(out, "rcu, is -20.0% [-20.2%, -19.8%] against rwlock in new\n") &&
+	   strstr(out, "  get, 2 threads, batch 1: new's fastest, rwlock, is -20.0% ") &&
+	   strstr(out, "rwlock, is -20.0% [-20.2%, -19.8%] against rcu in old\n"),
+	   "compare A B: 1 of 2 groups agree, 4 of 6 marks the same, both contradictions listed (%s%s)",
+	   err, eout);
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, ra, &o, err, sizeof(err));
+	ok(n == 6 && strstr(out, "\nverdicts: 2 of 2 workload groups agree") &&
+	   strstr(out, "6 of 6 targets have the same mark in both") &&
+	   strstr(out, "\n0 contradictions (no group's fastest"),
+	   "compare A A: every group agrees, no contradiction");
+	o.json = 1;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
+	ok(n == 6 && json_valid(out) &&
+	   strstr(out, "\"agreement\": { \"groups\": 2, \"agree\": 1, ") &&
+	   strstr(out, "\"agree\": 1, \"targets\": 6, \"same_mark\": 4,") &&
+	   strstr(out, "\"contradictions\": 2,") && count_of(out, "\"fastest_in\": ") == 2,
+	   "compare --json A B: the agreement and its contradictions");
+}
+
+/*
+ * A difference in one workload preset's parameters: named with its values
+ * (it was listed as "params.workloads: ycsb-a,ycsb-b vs ycsb-a,ycsb-b");
+ * the preemption model, HZ and the kernel command line are compared.
+ */
+static void test_compare_workload_diff(void)
+{
+	static const double m[6] = { 800, 1000, 600, 1000, 999.5, 500 };
+	struct kvb_cmp_opts o = { .alpha = 0.05 };
+	char ra[4096], rb[4096], out[16384], eout[4096], err[256] = "";
+	int n;
+
+	agree_report(ra, sizeof(ra), m);
+	subst(ra, sizeof(ra), "\"params\": {\"repeat\": 5}",
+	      "\"params\": {\"repeat\": 5, \"workloads\": [\n"
+	      "{\"name\": \"ycsb-a\", \"read\": 50, \"dist\": \"scrambled-zipf\", \"theta\": 0.99},\n"
+	      "{\"name\": \"ycsb-b\", \"read\": 95, \"dist\": \"scrambled-zipf\", \"theta\": 0.99}]},\n"
+	      "\"provenance\": {\"preempt\": \"voluntary\", \"hz\": 250,\n"
+	      "\"kernel_cmdline\": \"console=ttyS0\"}");
+	snprintf(rb, sizeof(rb), "%s", ra);
+	subst(rb, sizeof(rb), "\"read\": 95, \"dist\": \"scrambled-zipf\", \"theta\": 0.99",
+	      "\"read\": 95, \"dist\": \"scrambled-zipf\", \"theta\": 0.5");
+	subst(rb, sizeof(rb), "\"preempt\": \"voluntary\", \"hz\": 250,",
+	      "\"preempt\": \"full\", \"hz\": 1000,");
+	subst(rb, sizeof(rb), "\"console=ttyS0\"", "\"console=ttyS0 quiet\"");
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
+	ok(n == KVB_CMP_REFUSED && strstr(eout, "params.workloads[ycsb-b].theta") &&
+	   strstr(eout, "0.99") && strstr(eout, "0.5") &&
+	   !strstr(eout, "params.workloads[ycsb-a]") && !strstr(eout, "ycsb-a,ycsb-b"),
+	   "compare: one workload's parameter that differs is named, with both values");
+	ok(n == KVB_CMP_REFUSED && strstr(eout, "provenance.preempt") &&
+	   strstr(eout, "provenance.hz") &&
+	   strstr(eout, "provenance.kernel_cmdline") && strstr(eout, "voluntary") &&
+	   strstr(eout, "console=ttyS0 quiet"),
+	   "compare: the preemption model, HZ and the kernel command line are compared");
+}
+
 /* The plot's panel of a workload: titled by its name (it crashed on "ycsb-a") */
 static void test_workload_plot(void)
 {
@@ -4780,6 +4883,8 @@ int main(int argc, char **argv)
 	test_workload_plot();
 	test_verdict_roundtrip();
 	test_base_estimator();
+	test_compare_agreement();
+	test_compare_workload_diff();
 	test_workload_cli(kvbench_bin);
 	test_host_prov();
 	test_hygiene(kvbench_bin);

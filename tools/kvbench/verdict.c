@@ -177,7 +177,8 @@ int kvb_hl_ratio(const double *x, unsigned int n, const double *y,
 	return 0;
 }
 
-static int same_key(const struct kvb_vkey *a, const struct kvb_vkey *b)
+/* Two cases of one workload group */
+int kvb_vkey_equal(const struct kvb_vkey *a, const struct kvb_vkey *b)
 {
 	return !strcmp(a->mix, b->mix) && a->workload == b->workload &&
 	       !strcmp(a->dist, b->dist) && a->threads == b->threads &&
@@ -325,7 +326,7 @@ int kvb_verdict(const struct kvb_vcase *c, int n, double alpha, double margin,
 
 		if (!c[i].n)
 			continue;
-		for (j = 0; j < ng && !same_key(&g[j].key, &c[i].key); j++)
+		for (j = 0; j < ng && !kvb_vkey_equal(&g[j].key, &c[i].key); j++)
 			;
 		if (j == ng) {
 			x = realloc(g, (ng + 1) * sizeof(*g));
