@@ -1352,7 +1352,8 @@ static int run_gnuplot(const char *text, size_t len, char *err, size_t errlen)
 {
 	struct sigaction ign, old;
 	int status;
-	FILE *g = popen("gnuplot", "w");
+	/* the figure goes to its file ("set output"), never to our stdout */
+	FILE *g = popen("gnuplot >/dev/null", "w");
 
 	if (!g) {
 		snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
@@ -1383,7 +1384,7 @@ int kvb_plot_json(const char *file, const char *json, const char *what)
 	char err[512], *text = NULL;
 	struct kvb_rmodel root;
 	size_t len = 0;
-	FILE *g;
+	FILE *g, *out;
 	int rc = -1;
 
 	if (kvb_rmodel_parse(json, &root, err, sizeof(err))) {
@@ -1403,6 +1404,14 @@ int kvb_plot_json(const char *file, const char *json, const char *what)
 	}
 	if (rc) {
 		fprintf(stderr, "kvbench: %s: %s\n", what, err);
+		goto out;
+	}
+	/* a file gnuplot cannot open: its "set output" fails, and it drew to stdout */
+	out = fopen(file, "w");
+	if (!out || fclose(out)) {
+		fprintf(stderr, "kvbench: %s: cannot write the figure: %s\n", file,
+			strerror(errno));
+		rc = -1;
 		goto out;
 	}
 	rc = run_gnuplot(text, len, err, sizeof(err));

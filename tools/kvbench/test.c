@@ -3522,6 +3522,38 @@ static size_t vresult(char *buf, size_t len, const char *backend, const char *ki
  * The verdict of a real make bench: the main suite's report kept in
  * Documentation/results/ (5 runs per case, 4 workloads, 2 CPUs).
  */
+/*
+ * plot to a path it cannot write wrote the PNG to stdout (gnuplot's "set
+ * output" failed and it drew on); -t and -r out of range said different
+ * things ("not a list of numbers" against "outside 1..1000").
+ */
+static void test_plot_and_range_defects(const char *k)
+{
+	static const char json[] = "../../Documentation/results/bench.json";
+	char out[4096];
+	int st;
+
+	if (!k || access(k, X_OK) || access(json, R_OK)) {
+		skip("no kvbench binary, or not run from tools/kvbench",
+		     "plot to an unwritable path: exit 1, nothing on stdout");
+		skip("no kvbench binary", "-t and -r out of range: the same words");
+		return;
+	}
+	st = run(out, sizeof(out), "%s plot %s /nonexistent/dir/x.png 2>/dev/null | wc -c", k,
+		 json);
+	ok(st == 0 && atoi(out) == 0,
+	   "plot to an unwritable path writes nothing on stdout (%d bytes)", atoi(out));
+	st = run(out, sizeof(out), "%s plot %s /nonexistent/dir/x.png 2>&1 >/dev/null", k, json);
+	ok(st == 1 && strstr(out, "/nonexistent/dir/x.png: cannot write the figure"),
+	   "plot to an unwritable path: exit 1, says it cannot write it");
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b user-rwlock -t 99999999999 2>&1; %s bench --dry-run -b user-rwlock -r 99999999999 2>&1",
+		 k, k);
+	ok(st == 2 && strstr(out, "--threads: '99999999999' is outside 1..1024") &&
+	   strstr(out, "--repeat: '99999999999' is outside 1..1000"),
+	   "-t and -r out of range: the same words");
+}
+
 static void test_report_real(const char *k)
 {
 	static const char json[] = "../../Documentation/results/bench.json";
@@ -4876,6 +4908,7 @@ int main(int argc, char **argv)
 	test_hash_bits(kvbench_bin);
 	test_report(kvbench_bin);
 	test_report_real(kvbench_bin);
+	test_plot_and_range_defects(kvbench_bin);
 	test_bench_verdict();
 	test_ycsb_zipf();
 	test_workloads();
