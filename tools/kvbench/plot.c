@@ -650,6 +650,22 @@ static void captions(struct plot *pl, const struct jnode *root)
 			 pl->runs > 1 ? ", whiskers from the slowest to the fastest run" : "");
 }
 
+/* The host the report was measured on, after the setup: busy, steal, noisy */
+static void host_caption(struct plot *pl, const struct kvb_rmodel *rm)
+{
+	size_t n = strlen(pl->setup);
+	char busy[32] = "busy unknown", steal[32] = "steal unknown";
+
+	if (isfinite(rm->busy_pct))
+		snprintf(busy, sizeof(busy), "%.0f%% busy", rm->busy_pct);
+	if (isfinite(rm->steal_pct))
+		snprintf(steal, sizeof(steal), "%.0f%% stolen", rm->steal_pct);
+	if (n < sizeof(pl->setup))
+		snprintf(pl->setup + n, sizeof(pl->setup) - n,
+			 "  |  host %s (%s)%s; %d of %d cases noisy", busy, steal,
+			 rm->host_busy > 0 ? ", BUSY" : "", rm->noisy, rm->nv);
+}
+
 static void free_plot(struct plot *pl)
 {
 	free(pl->c);
@@ -728,6 +744,7 @@ static int load(struct plot *pl, const struct kvb_rmodel *rm, char *err, size_t 
 	find_rows(pl);
 	style_series(pl);
 	captions(pl, root);
+	host_caption(pl, rm);
 	pl->base = find_base(pl);
 	ranges(pl);
 	rows_line(pl);
@@ -1434,7 +1451,8 @@ static const char plot_help[] =
 	"  (c) p50 and p99 latency per backend, at the most threads with a CPU each\n"
 	"for single ops through ioctl, an fd per thread; other call shapes in the\n"
 	"report (BATCH, io_uring, a shared fd) follow as rows of (a). The title\n"
-	"names the kernel, accelerator, CPUs, commit and date of the report.\n"
+	"names the kernel, accelerator, CPUs, commit and date of the report, the\n"
+	"setup line the host's busy share and steal and the noisy cases.\n"
 	"The format follows OUT's extension: .png, .svg, .jpg or .jpeg.\n"
 	"\n"
 	"Options:\n"

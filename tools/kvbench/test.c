@@ -3554,6 +3554,66 @@ static void test_plot_and_range_defects(const char *k)
 	   "-t and -r out of range: the same words");
 }
 
+/* Values out of their range are errors or named, never silent numbers */
+static void test_report_ranges(void)
+{
+	static const char head[] = "{\"schema\": \"kvbench-bench/3\", \"cpus\": %s,\n"
+				   "\"params\": {\"repeat\": %s},\n \"results\": [%s]}";
+	static const char one[] = "{\"backend\": \"%s\", \"kind\": \"kernel\",\n"
+				  "\"mix\": {\"name\": \"get\"}, \"threads\": 2, \"batch\": 1,\n"
+				  "\"fd\": \"per-thread\", \"ops_per_sec_runs\": [%s]}";
+	char rep[2048], c1[512], c2[512], both[1100], err[256], *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	snprintf(c1, sizeof(c1), one, "rwlock", "100, 101, 102, 103, 1e308");
+	snprintf(c2, sizeof(c2), one, "rcu", "100, 101, 102, 103, 104");
+	snprintf(both, sizeof(both), "%s, %s", c1, c2);
+	snprintf(rep, sizeof(rep), head, "2", "5", both);
+	ok(kvb_report_text(stdout, rep, "x", 1, 0, 0, err, sizeof(err)) == -1 &&
+	   strstr(err, "results[0].ops_per_sec_runs[4]: 1e+308 ops/s is out of range"),
+	   "report: a run of 1e308 ops/s is an error that names it (%s)", err);
+	snprintf(c1, sizeof(c1), one, "rwlock", "100, 101, 102, 103, 105");
+	snprintf(both, sizeof(both), "%s, %s", c1, c2);
+	snprintf(rep, sizeof(rep), head, "1e44", "5", both);
+	ok(kvb_report_text(stdout, rep, "x", 1, 0, 0, err, sizeof(err)) == -1 &&
+	   strstr(err, "\"cpus\": 1e+44 is out of range"),
+	   "report: 1e44 CPUs is an error that names it (%s)", err);
+	/* an empty run list and a header the data contradicts: named */
+	snprintf(c1, sizeof(c1), one, "rhashtable", "");
+	snprintf(both, sizeof(both), "%s, %s", c1, c2);
+	snprintf(rep, sizeof(rep), head, "2", "3", both);
+	n = strlen(rep) - 2;
+	snprintf(rep + n, sizeof(rep) - n, ", %s]}", c2);
+	subst(rep, sizeof(rep), "\"rcu\", \"kind\": \"kernel\",\n\"mix\": {\"name\": \"get\"}",
+	      "\"rcu\", \"kind\": \"kernel\",\n\"mix\": {\"name\": \"90:10\"}");
+	f = open_memstream(&out, &len);
+	if (f) {
+		n = kvb_report_text(f, rep, "x", 1, 0, 0, err, sizeof(err));
+		fclose(f);
+	}
+	ok(f && n >= 0 && out && strstr(out, "note: 1 case without runs (not judged)\n") &&
+	   strstr(out, "note: 2 cases have more runs than the header's repeat (3)\n"),
+	   "report: a case without runs and runs above the header's repeat are named (%s)", err);
+	free(out);
+	/* the plot's caption: the host's busy share, steal, host_busy, the noisy count */
+	snprintf(c1, sizeof(c1), one, "rwlock", "100, 101, 102, 103, 105");
+	subst(c1, sizeof(c1), "\"fd\": \"per-thread\",",
+	      "\"fd\": \"per-thread\", \"noisy\": true,");
+	snprintf(both, sizeof(both), "%s, %s", c1, c2);
+	snprintf(rep, sizeof(rep), head, "2", "5", both);
+	subst(rep, sizeof(rep), "\"cpus\": 2,",
+	      "\"cpus\": 2, \"provenance\": {\"accel\": \"tcg\", \"cpu_busy_pct_before\": 42.0,\n"
+	      "\"cpu_steal_pct_before\": 3.0, \"host_busy\": true},");
+	subst(rep, sizeof(rep), "\"batch\": 1,", "\"batch\": 1, \"ops_per_sec\": 102,");
+	out = plot_text(rep, "x.png", err, sizeof(err));
+	ok(out && strstr(out, "accelerator tcg") &&
+	   strstr(out, "host 42% busy (3% stolen), BUSY; 1 of 2 cases noisy"),
+	   "plot: the caption names accel, the host's busy share, steal, host_busy, the noisy count");
+	free(out);
+}
+
 static void test_report_real(const char *k)
 {
 	static const char json[] = "../../Documentation/results/bench.json";
@@ -4908,6 +4968,7 @@ int main(int argc, char **argv)
 	test_hash_bits(kvbench_bin);
 	test_report(kvbench_bin);
 	test_report_real(kvbench_bin);
+	test_report_ranges();
 	test_plot_and_range_defects(kvbench_bin);
 	test_bench_verdict();
 	test_ycsb_zipf();
