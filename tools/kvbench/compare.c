@@ -1042,6 +1042,7 @@ static int finish(FILE *f, struct cmp_ctx *x)
 	if (x->new_path) {
 		x->ag = calloc(1, sizeof(*x->ag));
 		if (!x->ag || kvb_agreement(&x->only[0]->m, &x->only[1]->m, x->opt->alpha,
+					    x->opt->margin > 0 ? x->opt->margin :
 					    KVB_VERDICT_MARGIN, x->ag)) {
 			free(x->ag);
 			free(geo);
@@ -1218,6 +1219,7 @@ static const char compare_help[] =
 	"                     case (rcu/uring-qd16 against NAME/uring-qd16), with a\n"
 	"                     geomean row per target\n"
 	"      --force        compare reports that differ anyway, after a WARNING\n"
+	"      --margin PCT   the verdicts' agreement: tied within +-PCT% (5)\n"
 	"      --json         JSON instead of the table (schema kvbench-compare/1)\n"
 	"  -o, --output FILE  write the table or the JSON to FILE (default stdout)\n"
 	"  -h, --help         this help\n"
@@ -1275,6 +1277,7 @@ int kvb_compare_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "alpha", required_argument, NULL, 'a' },
+		{ "margin", required_argument, NULL, 'm' },
 		{ "base", required_argument, NULL, 'B' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'J' },
@@ -1301,6 +1304,14 @@ int kvb_compare_main(int argc, char **argv)
 			opt.alpha = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(opt.alpha > 0 && opt.alpha < 1))
 				return compare_usage("--alpha: must be a number between 0 and 1");
+			break;
+		case 'm':
+			if (kvb_parse_margin(optarg, &opt.margin, err, sizeof(err))) {
+				char msg[300];
+
+				snprintf(msg, sizeof(msg), "--margin: %s", err);
+				return compare_usage(msg);
+			}
 			break;
 		case 'B':
 			if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= KVB_BASE_MAX)

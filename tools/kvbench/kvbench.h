@@ -975,6 +975,7 @@ int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 /* compare.c: kvbench compare OLD.json NEW.json, or RUN.json --base B */
 struct kvb_cmp_opts {
 	double alpha;		/* significance level */
+	double margin;		/* the verdicts' tie margin; 0: KVB_VERDICT_MARGIN */
 	int force;		/* compare reports that differ, after a warning */
 	int json;		/* JSON instead of the table */
 	const char *base;	/* one report: every backend against this one */

@@ -4424,6 +4424,13 @@ static void test_compare_agreement(void)
 	   strstr(out, "6 of 6 targets have the same mark in both") &&
 	   strstr(out, "\n0 contradictions (no group's fastest"),
 	   "compare A A: every group agrees, no contradiction");
+	/* at a margin of 50%, rcu in 90:10 is still tied, the get group still contradicts */
+	o.margin = 0.5;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
+	ok(n == 6 && strstr(out, "\nverdicts: 1 of 2 workload groups agree") &&
+	   strstr(out, "(within ±50%)") == NULL && strstr(out, "2 contradictions"),
+	   "compare --margin 50: the same groups agree");
+	o.margin = 0;
 	o.json = 1;
 	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
 	ok(n == 6 && json_valid(out) &&
