@@ -722,8 +722,8 @@ int kvb_rmodel_verdict(const struct kvb_rmodel *m, double alpha, double margin,
 
 /*
  * Where the report was measured, in view: "host: accel tcg, CPUs 41.0%
- * busy before the run (3.1% stolen), not a busy host; 44 of 56 cases
- * noisy", then a note per count the reader keeps (cases without runs, a
+ * busy before the run (3.1% stolen), not busy", "noisy: 44 of 56 cases",
+ * then a note per count the reader keeps (cases without runs, a
  * run count the header contradicts).
  */
 void kvb_rmodel_prov(FILE *f, const struct kvb_rmodel *m)
@@ -737,11 +737,11 @@ void kvb_rmodel_prov(FILE *f, const struct kvb_rmodel *m)
 		fprintf(f, " (%.1f%% stolen)", m->steal_pct);
 	else
 		fprintf(f, " (steal unknown)");
-	fprintf(f, ", %s; %d of %d case%s noisy",
+	fprintf(f, ", %s\nnoisy: %d of %d case%s",
 		m->host_busy < 0 ? "host_busy unknown" : m->host_busy ? "a BUSY host" :
-		"not a busy host", m->noisy, m->nv, m->nv == 1 ? "" : "s");
+		"not busy", m->noisy, m->nv, m->nv == 1 ? "" : "s");
 	if (m->order[0])
-		fprintf(f, "; order %s", m->order);
+		fprintf(f, "; order: %s", m->order);
 	fputc('\n', f);
 	if (m->norun)
 		fprintf(f, "note: %d case%s without runs (not judged)\n", m->norun,

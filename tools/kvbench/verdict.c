@@ -713,25 +713,27 @@ void kvb_verdict_legend(FILE *f, double alpha, double margin, int ntests,
 			double pfloor)
 {
 	fprintf(f,
-		"\nratio: ops/s of the target over the fastest's (highest median), the Hodges-Lehmann\n"
-		"estimate (the median of the ratios of every pair of runs); 95%% CI: Moses'\n"
-		"distribution-free interval of that ratio; p: exact two-sided Mann-Whitney test over\n"
-		"the runs (ties count against a difference); rows by ratio.\n"
-		"slower: p <= %.3g (the CI leaves 1 out). tied: equivalent, the whole CI inside\n"
-		"1 ±%g%% (--margin). inconclusive: neither. cannot tell: too few runs for any p to\n"
-		"reach %.3g (3 against 3 can give no p below 0.1): use -r 5. The verdict names as the\n"
-		"fastest the highest median and those tied with it, no other.\n"
+		"\nratio: ops/s of the target over the fastest's (highest median), the\n"
+		"Hodges-Lehmann estimate (the median of the ratios of every pair of runs);\n"
+		"95%% CI: Moses' distribution-free interval of that ratio; p: exact\n"
+		"two-sided Mann-Whitney test over the runs (ties count against a\n"
+		"difference); rows by ratio. slower: p <= %.3g (the CI leaves 1 out).\n"
+		"tied: equivalent, the whole CI inside 1 ±%g%% (--margin). inconclusive:\n"
+		"neither. cannot tell: too few runs for any p to reach %.3g (3 against 3\n"
+		"can give no p below 0.1): use -r 5. The verdict names as the fastest the\n"
+		"highest median and those tied with it, no other.\n"
 		"!: noisy runs (their spread is above the run's noisy_pct).\n",
 		alpha, margin * 100, alpha);
 	if (isfinite(pfloor))
 		fprintf(f,
-			"*: p is the smallest these runs can give (here down to %.3g; 2/252 = 0.0079 for\n"
-			"   5 runs against 5): the test cannot say more with so few; more runs, a smaller p.\n",
+			"*: p is the smallest these runs can give (here down to %.3g; 2/252 =\n"
+			"   0.0079 for 5 runs against 5): more runs, a smaller p.\n",
 			pfloor);
 	if (ntests > 0)
 		fprintf(f,
-			"%d comparison%s at alpha %.3g, not corrected for multiplicity: about %.1f\n"
-			"'slower' mark%s could come by chance alone where there is no difference.\n",
+			"%d comparison%s at alpha %.3g, not corrected for multiplicity: about\n"
+			"%.1f 'slower' mark%s could come by chance alone where there is no\n"
+			"difference.\n",
 			ntests, ntests == 1 ? "" : "s", alpha, ntests * alpha,
 			ntests * alpha < 1.05 ? "" : "s");
 }
