@@ -657,6 +657,12 @@ int kvb_plot_check(const char *file, char *err, size_t errlen);
 int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
 		    char *err, size_t errlen);
 int kvb_plot_json(const char *file, const char *json, const char *what);
+int kvb_run_gnuplot(const char *text, size_t len, char *err, size_t errlen);
+const char *kvb_plot_term(enum kvb_plot_fmt fmt);
+void kvb_gnuplot_str(FILE *g, const char *s);
+/* forest.c: the verdict's figure, a forest plot per workload group */
+int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
+		      char *err, size_t errlen);
 int kvb_plot_main(int argc, char **argv);
 
 /* devstats.c: kvbench stats, the device's sysfs files */
@@ -968,6 +974,9 @@ void kvb_agree_json(FILE *f, const struct kvb_agree *ag);
 
 /* report.c: kvbench report RUN.json ... */
 int kvb_report_main(int argc, char **argv);
+unsigned int kvb_report_select(const struct kvb_rmodel *r, const struct kvb_vgroup *g,
+			       int n, int all, unsigned int threads, int *sel, char *why,
+			       size_t len);
 int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 		    unsigned int threads, int as_json, char *err, size_t errlen);
 

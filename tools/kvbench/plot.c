@@ -140,7 +140,7 @@ int kvb_plot_format(const char *file, char *err, size_t errlen)
 	return -1;
 }
 
-static const char *term_of(enum kvb_plot_fmt fmt)
+const char *kvb_plot_term(enum kvb_plot_fmt fmt)
 {
 	size_t i;
 
@@ -174,7 +174,7 @@ int kvb_plot_check(const char *file, char *err, size_t errlen)
 }
 
 /* s inside gnuplot's single quotes: '' is a quote, control bytes go. */
-static void gstr(FILE *g, const char *s)
+void kvb_gnuplot_str(FILE *g, const char *s)
 {
 	fputc('\'', g);
 	for (; *s; s++) {
@@ -1077,22 +1077,22 @@ static void draw_head(FILE *g, const struct plot *pl, int h, int keyh, int rows,
 	/* the key's columns are limited by the plot's width: all of it */
 	fprintf(g, "set lmargin 0\nset rmargin 0\nset tmargin 0\nset bmargin 0\n");
 	fprintf(g, "set label 11 ");
-	gstr(g, pl->title);
+	kvb_gnuplot_str(g, pl->title);
 	fprintf(g, " at screen 0.5, screen %f center font ',15'\n", 1 - 22.0 / h);
 	fprintf(g, "set label 12 ");
-	gstr(g, pl->prov);
+	kvb_gnuplot_str(g, pl->prov);
 	fprintf(g, " at screen 0.5, screen %f center font ',10.5'\n", 1 - 50.0 / h);
 	fprintf(g, "set label 13 ");
-	gstr(g, pl->setup);
+	kvb_gnuplot_str(g, pl->setup);
 	fprintf(g, " at screen 0.5, screen %f center font ',9.5' tc rgb '#444444'\n",
 		1 - 70.0 / h);
 	fprintf(g, "set label 15 ");
-	gstr(g, pl->rowsline);
+	kvb_gnuplot_str(g, pl->rowsline);
 	fprintf(g, " at screen 0.5, screen %f center font ',9.5' tc rgb '#444444'\n",
 		1 - 87.0 / h);
 	if (pl->foot[0]) {
 		fprintf(g, "set label 14 ");
-		gstr(g, pl->foot);
+		kvb_gnuplot_str(g, pl->foot);
 		fprintf(g, " at screen 0.01, screen %f left font ',9' tc rgb '#444444'\n",
 			(FOOT_H / 2.0) / h);
 	}
@@ -1140,14 +1140,14 @@ static void panel_title(FILE *g, char letter, const char *panel, const char *wha
 	panel_name(panel, name, sizeof(name));
 	snprintf(t, sizeof(t), "(%c) %s: %s", letter, name, what);
 	fprintf(g, "set title ");
-	gstr(g, t);
+	kvb_gnuplot_str(g, t);
 	fprintf(g, " font ',11'\n");
 }
 
 static void y_label(FILE *g, int m, const char *what)
 {
 	fprintf(g, "set ylabel ");
-	gstr(g, m ? "" : what);
+	kvb_gnuplot_str(g, m ? "" : what);
 	fprintf(g, " offset -0.5,0\n");
 }
 
@@ -1323,14 +1323,14 @@ static void script(FILE *g, const struct plot *pl, const char *file, enum kvb_pl
 	grid_layout(pl, &gr, 1, &keyh);
 	rows = key_layout(pl, gr.w, notes, &pad);
 	grid_layout(pl, &gr, rows, &keyh);
-	fprintf(g, "set terminal %s size %d,%d font ',10' noenhanced", term_of(fmt),
+	fprintf(g, "set terminal %s size %d,%d font ',10' noenhanced", kvb_plot_term(fmt),
 		gr.w, gr.h);
 	if (fmt == KVB_PLOT_SVG)
 		fprintf(g, " dynamic background '#ffffff'");
 	else if (fmt == KVB_PLOT_PNG)
 		fprintf(g, " background '#ffffff'");
 	fprintf(g, "\nset output ");
-	gstr(g, file);
+	kvb_gnuplot_str(g, file);
 	fprintf(g, "\nset encoding utf8\n");
 	datablocks(g, pl);
 	fprintf(g, "$K << EOD\n-1\nEOD\nset multiplot\n");
@@ -1365,7 +1365,7 @@ int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
 }
 
 /* Feed a script to gnuplot; 0, or -1 with a message in err. */
-static int run_gnuplot(const char *text, size_t len, char *err, size_t errlen)
+int kvb_run_gnuplot(const char *text, size_t len, char *err, size_t errlen)
 {
 	struct sigaction ign, old;
 	int status;
@@ -1396,7 +1396,7 @@ static int run_gnuplot(const char *text, size_t len, char *err, size_t errlen)
  * Draw the report in json (its text) into file. what names the report in
  * messages. 0, or -1 after a message on stderr.
  */
-int kvb_plot_json(const char *file, const char *json, const char *what)
+static int plot_json(const char *file, const char *json, const char *what, int forest)
 {
 	char err[512], *text = NULL;
 	struct kvb_rmodel root;
@@ -1414,7 +1414,8 @@ int kvb_plot_json(const char *file, const char *json, const char *what)
 		goto out;
 	}
 	/* the script first, so that a figure that cannot be drawn starts nothing */
-	rc = kvb_plot_script(g, file, &root, err, sizeof(err));
+	rc = forest ? kvb_forest_script(g, file, &root, err, sizeof(err)) :
+		      kvb_plot_script(g, file, &root, err, sizeof(err));
 	if (fclose(g) && !rc) {
 		snprintf(err, sizeof(err), "%s", strerror(errno));
 		rc = -1;
@@ -1431,13 +1432,18 @@ int kvb_plot_json(const char *file, const char *json, const char *what)
 		rc = -1;
 		goto out;
 	}
-	rc = run_gnuplot(text, len, err, sizeof(err));
+	rc = kvb_run_gnuplot(text, len, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "kvbench: %s: %s\n", file, err);
 out:
 	free(text);
 	kvb_rmodel_free(&root);
 	return rc;
+}
+
+int kvb_plot_json(const char *file, const char *json, const char *what)
+{
+	return plot_json(file, json, what, 0);
 }
 
 static const char plot_help[] =
@@ -1455,8 +1461,15 @@ static const char plot_help[] =
 	"setup line the host's busy share and steal and the noisy cases.\n"
 	"The format follows OUT's extension: .png, .svg, .jpg or .jpeg.\n"
 	"\n"
+	"With --forest, the verdict's figure instead: per workload group that\n"
+	"'kvbench report' shows by default, each target's ratio to the fastest\n"
+	"with its 95% interval (log axis, lines at 1 and 1 +- 5%), coloured by its\n"
+	"mark (fastest, tied, slower, inconclusive, cannot tell); '!' after a name:\n"
+	"noisy runs.\n"
+	"\n"
 	"Options:\n"
-	"  -h, --help   show this help\n"
+	"      --forest  the verdict's forest plot\n"
+	"  -h, --help    show this help\n"
 	"\n"
 	"Exit status: 0 drawn, 1 the report cannot be read or drawn, 2 on usage\n"
 	"errors (an unknown extension, a format this gnuplot cannot write).\n";
@@ -1473,14 +1486,19 @@ int kvb_plot_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "forest", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *in, *out;
 	char err[512], *text;
-	int c, rc;
+	int c, rc, forest = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 'f') {
+			forest = 1;
+			continue;
+		}
 		if (c != 'h') {
 			fprintf(stderr, "Try 'kvbench plot --help' for more information.\n");
 			return KVB_EXIT_USAGE;
@@ -1505,7 +1523,7 @@ int kvb_plot_main(int argc, char **argv)
 		free(text);
 		return KVB_EXIT_FAIL;
 	}
-	rc = kvb_plot_json(out, text, in);
+	rc = plot_json(out, text, in, forest);
 	free(text);
 	return rc ? KVB_EXIT_FAIL : KVB_EXIT_OK;
 }

@@ -49,9 +49,12 @@ static void tally(struct rep_tally *t, const struct kvb_vgroup *g)
  * thread count not above the CPUs (the lowest when every one is above).
  * Returns the thread count chosen (0 for --all alone); why[] says it.
  */
-static unsigned int choose(const struct kvb_rmodel *r, const struct kvb_vgroup *g, int n,
-			   const struct rep_opts *o, int *sel, char *why, size_t len)
+unsigned int kvb_report_select(const struct kvb_rmodel *r, const struct kvb_vgroup *g,
+			       int n, int all, unsigned int threads, int *sel, char *why,
+			       size_t len)
 {
+	const struct rep_opts opts = { .all = all, .threads = threads }, *o = &opts;
+
 	unsigned int thr = o->threads, lo = 0;
 	int i;
 
@@ -140,7 +143,7 @@ static int report_one(FILE *f, const char *text, const char *name,
 		shown = -1;
 		goto out;
 	}
-	choose(&r, g, ng, o, sel, why, sizeof(why));
+	kvb_report_select(&r, g, ng, o->all, o->threads, sel, why, sizeof(why));
 	for (i = 0; i < ng; i++)
 		shown += sel[i];
 	if (!shown) {

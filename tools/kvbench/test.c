@@ -3554,6 +3554,51 @@ static void test_plot_and_range_defects(const char *k)
 	   "-t and -r out of range: the same words");
 }
 
+/* plot --forest: the verdict's figure, per group the report shows */
+static void test_forest(const char *k)
+{
+	static const char json[] = "../../Documentation/results/bench.json";
+	char err[256] = "", *text, *buf = NULL, out[1024];
+	struct kvb_rmodel m;
+	size_t len = 0;
+	FILE *f;
+	int rc = -1, st;
+
+	text = kvb_slurp(json, err, sizeof(err));
+	if (!text) {
+		skip("not run from tools/kvbench",
+		     "plot --forest: a panel per group the report shows");
+		skip("not run from tools/kvbench", "kvbench plot --forest draws");
+		return;
+	}
+	f = open_memstream(&buf, &len);
+	if (f && !kvb_rmodel_parse(text, &m, err, sizeof(err))) {
+		rc = kvb_forest_script(f, "f.svg", &m, err, sizeof(err));
+		kvb_rmodel_free(&m);
+	}
+	if (f)
+		fclose(f);
+	ok(!rc && buf && strstr(buf, "set terminal svg ") && strstr(buf, "multiplot layout 4,1") &&
+	   strstr(buf, "'rwlock! (inconclusive)' 1") && strstr(buf, "'rcu! (fastest)' 0") &&
+	   strstr(buf, "set arrow from 0.95, graph 0") &&
+	   strstr(buf, "set arrow from 1.05, graph 0") &&
+	   strstr(buf, "\n1 0.839586 0.753252 1.0016 0xE69F00\n"),
+	   "plot --forest: a panel per group the report shows, ratio and interval, mark and noisy (%s)",
+	   err);
+	if (getenv("KVB_DEBUG") && buf)
+		fputs(buf, stderr);
+	free(buf);
+	free(text);
+	if (!k || run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1")) {
+		skip("no gnuplot", "kvbench plot --forest draws");
+		return;
+	}
+	st = run(out, sizeof(out),
+		 "f=/tmp/kvbench-forest-%d.png; %s plot --forest %s $f 2>&1 && test -s $f; r=$?; rm -f $f; exit $r",
+		 (int)getpid(), k, json);
+	ok(st == 0, "kvbench plot --forest draws the figure (%s)", out);
+}
+
 /* Values out of their range are errors or named, never silent numbers */
 static void test_report_ranges(void)
 {
@@ -4976,6 +5021,7 @@ int main(int argc, char **argv)
 	test_report(kvbench_bin);
 	test_report_real(kvbench_bin);
 	test_report_ranges();
+	test_forest(kvbench_bin);
 	test_plot_and_range_defects(kvbench_bin);
 	test_bench_verdict();
 	test_ycsb_zipf();
