@@ -15,8 +15,8 @@
  * workload, kernel, CPU, accelerator or module parameters are refused (exit
  * 2, each difference listed) unless --force, which still lists them.
  *
- * The reports are read by json.c and then checked against the fields the
- * schema promises.
+ * The reports are read by the report model (benchjson.c), its one schema
+ * check and case reader.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -33,7 +33,7 @@ struct cmp_case {
 	unsigned int threads, batch;
 	int multi;		/* "multi": true (packed calls); absent: false */
 	char fd[16];
-	double *runs;
+	const double *runs;	/* into the report model */
 	unsigned int n;
 	int matched;
 	const struct jnode *node;	/* the result, in the report's tree */
@@ -41,7 +41,7 @@ struct cmp_case {
 
 struct cmp_report {
 	const char *path;
-	struct jnode root;
+	struct kvb_rmodel m;	/* the report as read (benchjson.c) */
 	struct cmp_case *c;
 	int n;
 	int dups;	/* cases seen twice: the first one counts */
@@ -93,22 +93,10 @@ static int same_case(const struct cmp_case *a, const struct cmp_case *b)
 
 static void report_free(struct cmp_report *r)
 {
-	int i;
-
-	for (i = 0; i < r->n; i++)
-		free(r->c[i].runs);
 	free(r->c);
 	r->c = NULL;
 	r->n = 0;
-	kvb_json_free(&r->root);
-}
-
-static int whole(const struct jnode *n, unsigned int *v)
-{
-	if (!n || n->num < 0 || n->num > 1e9 || n->num != floor(n->num))
-		return -1;
-	*v = n->num;
-	return 0;
+	kvb_rmodel_free(&r->m);
 }
 
 /* obj's member key of any type, or NULL */
@@ -124,108 +112,49 @@ static const struct jnode *member(const struct jnode *obj, const char *key)
 	return NULL;
 }
 
-/* Result i of the report into c; -1 with a message in err. */
-static int load_case(const struct jnode *x, int i, struct cmp_case *c,
-		     char *err, size_t errlen)
+/*
+ * A report from text, through the report model (its schema check and
+ * case reader): every case with runs, the first of two alike. 0, or -1
+ * with a message in err.
+ */
+static int load_report_text(const char *text, struct cmp_report *r,
+			    char *err, size_t errlen)
 {
-	const struct jnode *name = kvb_json_get(x, "backend", J_STR);
-	const struct jnode *mix = kvb_json_get(kvb_json_get(x, "mix", J_OBJ), "name", J_STR);
-	const struct jnode *fd = kvb_json_get(x, "fd", J_STR);
-	const struct jnode *runs = kvb_json_get(x, "ops_per_sec_runs", J_ARR);
-	const struct jnode *wl = kvb_json_get(x, "workload", J_STR);
-	const struct jnode *multi;
-	int j;
-
-	memset(c, 0, sizeof(*c));
-	if (!name || !mix || whole(kvb_json_get(x, "threads", J_NUM), &c->threads) ||
-	    whole(kvb_json_get(x, "batch", J_NUM), &c->batch) || !runs ||
-	    (!fd && !kvb_json_get(x, "fd", J_NULL))) {
-		snprintf(err, errlen,
-			 "results[%d]: needs backend, mix.name, threads, batch, fd and ops_per_sec_runs",
-			 i);
-		return -1;
-	}
-	multi = kvb_json_get(x, "multi", J_BOOL);
-	c->multi = multi && multi->num;
-	c->node = x;
-	snprintf(c->target, sizeof(c->target), "%s", name->str);
-	/* a workload preset is part of what the case ran, beside its mix */
-	if (wl)
-		snprintf(c->mix, sizeof(c->mix), "%s/%s", wl->str, mix->str);
-	else
-		snprintf(c->mix, sizeof(c->mix), "%s", mix->str);
-	snprintf(c->fd, sizeof(c->fd), "%s", fd ? fd->str : "-");
-	c->runs = calloc(runs->nkids ? runs->nkids : 1, sizeof(*c->runs));
-	if (!c->runs) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (j = 0; j < runs->nkids; j++) {
-		if (runs->kids[j].type != J_NUM || runs->kids[j].num <= 0) {
-			snprintf(err, errlen,
-				 "results[%d].ops_per_sec_runs[%d]: not a positive number", i, j);
-			free(c->runs);
-			c->runs = NULL;
-			return -1;
-		}
-		c->runs[c->n++] = runs->kids[j].num;
-	}
-	return 0;
-}
-
-static int load_tree(const struct jnode *root, struct cmp_report *r,
-		     char *err, size_t errlen)
-{
-	const struct jnode *schema = kvb_json_get(root, "schema", J_STR);
-	const struct jnode *res = kvb_json_get(root, "results", J_ARR);
 	int i, j;
 
-	if (!schema || strncmp(schema->str, "kvbench-bench/", 14)) {
-		snprintf(err, errlen,
-			 "not a kvbench bench report (no \"schema\": \"kvbench-bench/N\")");
+	if (kvb_rmodel_parse(text, &r->m, err, errlen))
 		return -1;
-	}
-	if (strcmp(schema->str, "kvbench-bench/1") && strcmp(schema->str, "kvbench-bench/2") &&
-	    strcmp(schema->str, "kvbench-bench/3")) {
-		snprintf(err, errlen, "schema %s: this kvbench reads kvbench-bench/1 to /3",
-			 schema->str);
-		return -1;
-	}
-	if (!res) {
-		snprintf(err, errlen, "no \"results\" array");
-		return -1;
-	}
-	r->c = calloc(res->nkids ? res->nkids : 1, sizeof(*r->c));
+	r->c = calloc(r->m.n + 1, sizeof(*r->c));
 	if (!r->c) {
 		snprintf(err, errlen, "out of memory");
+		report_free(r);
 		return -1;
 	}
-	for (i = 0; i < res->nkids; i++) {
+	for (i = 0; i < r->m.n; i++) {
+		const struct kvb_rcase *x = &r->m.c[i];
 		struct cmp_case *c = &r->c[r->n];
 
-		if (load_case(&res->kids[i], i, c, err, errlen))
-			return -1;
+		memset(c, 0, sizeof(*c));
+		snprintf(c->target, sizeof(c->target), "%s", x->target);
+		/* a workload preset is part of what the case ran, beside its mix */
+		if (x->workload[0])
+			snprintf(c->mix, sizeof(c->mix), "%s/%s", x->workload, x->mix);
+		else
+			snprintf(c->mix, sizeof(c->mix), "%s", x->mix);
+		c->threads = x->threads;
+		c->batch = x->batch;
+		c->multi = x->multi;
+		snprintf(c->fd, sizeof(c->fd), "%s", x->fd);
+		c->runs = x->runs;
+		c->n = x->nruns;
+		c->node = x->node;
 		for (j = 0; j < r->n && !same_case(&r->c[j], c); j++)
 			;
 		if (j < r->n || !c->n) {
 			r->dups += j < r->n;
-			free(c->runs);
 			continue;
 		}
 		r->n++;
-	}
-	return 0;
-}
-
-/* Parse a report from text; 0, or -1 with a message in err. */
-static int load_report_text(const char *text, struct cmp_report *r,
-			    char *err, size_t errlen)
-{
-	if (kvb_json_parse(text, &r->root, err, errlen))
-		return -1;
-	if (load_tree(&r->root, r, err, errlen)) {
-		report_free(r);
-		return -1;
 	}
 	return 0;
 }
@@ -460,12 +389,76 @@ static void diff_mix(struct cmp_diffs *d, const char *name, const struct jnode *
 }
 
 /* The differences between reports o and n, whose cases are paired in p. */
+/* A workload preset of the array by its name, or NULL */
+static const struct jnode *workload_named(const struct jnode *arr, const char *name)
+{
+	int i;
+
+	for (i = 0; i < arr->nkids; i++) {
+		const struct jnode *w = kvb_json_get(&arr->kids[i], "name", J_STR);
+
+		if (w && !strcmp(w->str, name))
+			return &arr->kids[i];
+	}
+	return NULL;
+}
+
+/*
+ * params.workloads: preset by preset and field by field, so that the one
+ * that differs is named with its values ("params.workloads[ycsb-b].theta:
+ * 0.99 vs 0.5"), not the list of names on both sides.
+ */
+static void diff_workloads(struct cmp_diffs *d, const struct jnode *a, const struct jnode *b)
+{
+	char field[256];
+	int side, i, j;
+
+	if (!a || !b || a->type != J_ARR || b->type != J_ARR) {
+		diff_field(d, "params.workloads", a, b, 1);
+		return;
+	}
+	for (side = 0; side < 2; side++) {
+		const struct jnode *x = side ? b : a, *y = side ? a : b;
+
+		for (i = 0; i < x->nkids; i++) {
+			const struct jnode *name = kvb_json_get(&x->kids[i], "name", J_STR);
+			const struct jnode *other = name ? workload_named(y, name->str) : NULL;
+
+			if (!name || !other) {
+				snprintf(field, sizeof(field), "params.workloads[%s]",
+					 name ? name->str : "?");
+				add_diff(d->d, &d->n, &d->more, field, side ? NULL : &x->kids[i],
+					 side ? &x->kids[i] : NULL);
+				continue;
+			}
+			if (side)
+				continue;
+			for (j = 0; j < x->kids[i].nkids; j++) {
+				const struct jnode *k = &x->kids[i].kids[j];
+
+				snprintf(field, sizeof(field), "params.workloads[%s].%s", name->str,
+					 k->key);
+				diff_field(d, field, k, member(other, k->key), 1);
+			}
+			for (j = 0; j < other->nkids; j++) {
+				const struct jnode *k = &other->kids[j];
+
+				if (member(&x->kids[i], k->key))
+					continue;
+				snprintf(field, sizeof(field), "params.workloads[%s].%s", name->str,
+					 k->key);
+				diff_field(d, field, NULL, k, 1);
+			}
+		}
+	}
+}
+
 static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 			 const struct cmp_report *n, const struct cmp_pair *p, int np)
 {
-	const struct jnode *po = member(&o->root, "params"), *pn = member(&n->root, "params");
-	const struct jnode *vo = member(&o->root, "provenance");
-	const struct jnode *vn = member(&n->root, "provenance");
+	const struct jnode *po = member(&o->m.root, "params"), *pn = member(&n->m.root, "params");
+	const struct jnode *vo = member(&o->m.root, "provenance");
+	const struct jnode *vn = member(&n->m.root, "provenance");
 	char field[256];
 	unsigned int i;
 	int j, k;
@@ -476,13 +469,18 @@ static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 	}
 	/* no preset is a workload too: the plain mixes of -m */
 	diff_field(d, "params.workload", member(po, "workload"), member(pn, "workload"), 1);
-	diff_field(d, "params.workloads", member(po, "workloads"), member(pn, "workloads"), 1);
-	diff_field(d, "kernel", member(&o->root, "kernel"), member(&n->root, "kernel"), 0);
-	diff_field(d, "machine", member(&o->root, "machine"), member(&n->root, "machine"), 0);
+	diff_workloads(d, member(po, "workloads"), member(pn, "workloads"));
+	diff_field(d, "kernel", member(&o->m.root, "kernel"), member(&n->m.root, "kernel"), 0);
+	diff_field(d, "machine", member(&o->m.root, "machine"), member(&n->m.root, "machine"), 0);
 	diff_field(d, "provenance.cpu_model", member(vo, "cpu_model"), member(vn, "cpu_model"), 0);
-	diff_field(d, "cpus", member(&o->root, "cpus"), member(&n->root, "cpus"), 0);
+	diff_field(d, "cpus", member(&o->m.root, "cpus"), member(&n->m.root, "cpus"), 0);
 	diff_field(d, "provenance.nproc", member(vo, "nproc"), member(vn, "nproc"), 0);
 	diff_field(d, "provenance.accel", member(vo, "accel"), member(vn, "accel"), 0);
+	/* the kernel's build and boot: a release says neither */
+	diff_field(d, "provenance.preempt", member(vo, "preempt"), member(vn, "preempt"), 0);
+	diff_field(d, "provenance.hz", member(vo, "hz"), member(vn, "hz"), 0);
+	diff_field(d, "provenance.kernel_cmdline", member(vo, "kernel_cmdline"),
+		   member(vn, "kernel_cmdline"), 0);
 	diff_module_params(d, member(vo, "module_parameters"), member(vn, "module_parameters"));
 	/* a mix of the same name must be the same mix: once per name */
 	for (j = 0; j < np; j++) {
@@ -517,7 +515,7 @@ static void diff_reports(struct cmp_diffs *d, const struct cmp_report *o,
 			add_case_diff(d, "theta (per case)", a, b);
 	}
 	for (j = 0; j < 2; j++) {
-		const struct jnode *c = member(j ? &n->root : &o->root, "complete");
+		const struct jnode *c = member(j ? &n->m.root : &o->m.root, "complete");
 
 		d->incomplete[j] = c && c->type == J_BOOL && !c->num;
 	}
@@ -600,42 +598,29 @@ static void center(char *buf, size_t len, const struct cmp_unit *u,
 	snprintf(buf, len, "%10s %-*s", m, 7 + !!ci[0], ci);
 }
 
-static void lat_runs(const struct cmp_case *c, double *out)
-{
-	unsigned int i;
-
-	for (i = 0; i < c->n; i++)
-		out[i] = c->threads * 1e9 / c->runs[i];
-}
-
 /* The comparison of one case; -1 when it cannot be computed. */
 static int compare_case(struct cmp_pair *row, double alpha)
 {
 	const struct cmp_case *o = row->o, *n = row->n;
-	double *lo = malloc(o->n * sizeof(*lo)), *ln = malloc(n->n * sizeof(*ln));
-	double mo, mn;
-	int ret = -1;
+	struct kvb_hl hl;
 
-	if (!lo || !ln)
-		goto out;
 	row->mo = kvb_median(o->runs, o->n);
 	row->mn = kvb_median(n->runs, n->n);
-	row->ratio = row->mn / row->mo;
-	row->d_tput = (row->mn - row->mo) / row->mo * 100;
-	lat_runs(o, lo);
-	lat_runs(n, ln);
-	mo = kvb_median(lo, o->n);
-	mn = kvb_median(ln, n->n);
-	row->d_lat = (mn - mo) / mo * 100;
+	/*
+	 * The change: the Hodges-Lehmann estimate of new/old (the median of
+	 * the ratios of every pair of runs), the estimator of kvbench report;
+	 * lat/op is threads x 1e9 / ops/s, its ratios the reciprocals.
+	 */
+	if (kvb_hl_ratio(n->runs, n->n, o->runs, o->n, alpha, &hl))
+		return -1;
+	row->ratio = hl.ratio;
+	row->d_tput = (hl.ratio - 1) * 100;
+	row->d_lat = (1 / hl.ratio - 1) * 100;
 	if (kvb_mwu(o->runs, o->n, n->runs, n->n, &row->u, &row->p))
-		goto out;
+		return -1;
 	row->min_p = kvb_mwu_min_p(o->n, n->n);
 	row->significant = row->p <= alpha;
-	ret = 0;
-out:
-	free(lo);
-	free(ln);
-	return ret;
+	return 0;
 }
 
 /* The geometric means of the pairs of group g. */
@@ -706,6 +691,7 @@ struct cmp_ctx {
 	int tw, mw;		/* the widths of the target and mix columns */
 	struct cmp_diffs *diffs;
 	const struct cmp_report *only[2];	/* the cases matched with nothing */
+	struct kvb_agree *ag;	/* two reports: do their verdicts agree */
 };
 
 static void print_row(FILE *f, const struct cmp_ctx *x, const struct cmp_pair *r,
@@ -805,7 +791,8 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 			"(no target has a case of the same shape as the base's)\n");
 	fprintf(f,
 		"\nMann-Whitney U test over the runs' ops/s, two-sided, exact up to 20 runs in all;\n"
-		"~: no significant difference (p > alpha %.3g). delta: change of the median;\n"
+		"~: no significant difference (p > alpha %.3g). delta: the Hodges-Lehmann estimate\n"
+		"of the change (the median of the ratios of every pair of runs, as kvbench report);\n"
 		"±: half the median's 95%% interval (order statistics), in %% of the median;\n"
 		"±n%%~: under 6 runs no interval reaches 95%%; it is their min..max.\n"
 		"lat/op is threads x 1e9 / ops/s of each run, so it has the same p.\n"
@@ -899,7 +886,8 @@ static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g
 	struct cmp_runs_note rn;
 	int i, g;
 
-	fputs("{\n  \"schema\": \"kvbench-compare/1\",\n", f);
+	/* "ratio": the Hodges-Lehmann estimate, kvbench report's */
+	fputs("{\n  \"schema\": \"kvbench-compare/1\",\n  \"estimator\": \"hodges-lehmann\",\n", f);
 	if (x->new_path) {
 		fputs("  \"old\": ", f);
 		kvb_json_str(f, x->old_path);
@@ -982,6 +970,18 @@ static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g
 	json_only(f, x->only[0]);
 	fputs(",\n  \"only_in_new\": ", f);
 	json_only(f, x->only[1]);
+	fputs(",\n  \"provenance_old\": ", f);
+	kvb_rmodel_prov_json(f, &x->only[x->new_path ? 0 : 1]->m);
+	fputs(",\n  \"provenance_new\": ", f);
+	if (x->new_path)
+		kvb_rmodel_prov_json(f, &x->only[1]->m);
+	else
+		fputs("null", f);
+	fputs(",\n  \"agreement\": ", f);
+	if (x->ag)
+		kvb_agree_json(f, x->ag);
+	else
+		fputs("null", f);
 	fputs("\n}\n", f);
 }
 
@@ -1010,6 +1010,19 @@ static void print_only(FILE *f, const struct cmp_ctx *x)
 }
 
 /* Print the comparison x (pairs ready, not yet computed); the row count or -1. */
+/* Where each report was measured: accel, the host's load, the noisy count */
+static void print_hosts(FILE *f, const struct cmp_ctx *x)
+{
+	int i;
+
+	/* --base: the one report is only[1] */
+	for (i = x->new_path ? 0 : 1; i < 2; i++) {
+		fprintf(f, "%s%s ", i && x->new_path ? "" : "\n", i ? x->new_path ?: x->old_path :
+			x->old_path);
+		kvb_rmodel_prov(f, &x->only[i]->m);
+	}
+}
+
 static int finish(FILE *f, struct cmp_ctx *x)
 {
 	struct cmp_geo *geo = calloc(x->ngroups ? x->ngroups : 1, sizeof(*geo));
@@ -1025,12 +1038,27 @@ static int finish(FILE *f, struct cmp_ctx *x)
 	}
 	for (i = 0; i < x->ngroups; i++)
 		geomean(x->p, x->np, i, &geo[i]);
+	/* two reports of one suite: their verdicts, group by group */
+	if (x->new_path) {
+		x->ag = calloc(1, sizeof(*x->ag));
+		if (!x->ag || kvb_agreement(&x->only[0]->m, &x->only[1]->m, x->opt->alpha,
+					    x->opt->margin > 0 ? x->opt->margin :
+					    KVB_VERDICT_MARGIN, x->ag)) {
+			free(x->ag);
+			free(geo);
+			return -1;
+		}
+	}
 	if (x->opt->json) {
 		print_json(f, x, geo);
 	} else {
 		print_table(f, x, geo);
 		print_only(f, x);
+		print_hosts(f, x);
+		if (x->ag)
+			kvb_agree_print(f, x->ag, x->old_path, x->new_path);
 	}
+	free(x->ag);
 	free(geo);
 	return x->np;
 }
@@ -1191,6 +1219,7 @@ static const char compare_help[] =
 	"                     case (rcu/uring-qd16 against NAME/uring-qd16), with a\n"
 	"                     geomean row per target\n"
 	"      --force        compare reports that differ anyway, after a WARNING\n"
+	"      --margin PCT   the verdicts' agreement: tied within +-PCT% (5)\n"
 	"      --json         JSON instead of the table (schema kvbench-compare/1)\n"
 	"  -o, --output FILE  write the table or the JSON to FILE (default stdout)\n"
 	"  -h, --help         this help\n"
@@ -1248,6 +1277,7 @@ int kvb_compare_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "alpha", required_argument, NULL, 'a' },
+		{ "margin", required_argument, NULL, 'm' },
 		{ "base", required_argument, NULL, 'B' },
 		{ "force", no_argument, NULL, 'F' },
 		{ "json", no_argument, NULL, 'J' },
@@ -1274,6 +1304,14 @@ int kvb_compare_main(int argc, char **argv)
 			opt.alpha = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(opt.alpha > 0 && opt.alpha < 1))
 				return compare_usage("--alpha: must be a number between 0 and 1");
+			break;
+		case 'm':
+			if (kvb_parse_margin(optarg, &opt.margin, err, sizeof(err))) {
+				char msg[300];
+
+				snprintf(msg, sizeof(msg), "--margin: %s", err);
+				return compare_usage(msg);
+			}
 			break;
 		case 'B':
 			if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= KVB_BASE_MAX)

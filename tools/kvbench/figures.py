@@ -5,7 +5,7 @@
 Usage: figures.py RESULTS_DIR
        figures.py --help
 
-Reads the JSON reports (schema kvbench-bench/3, /2 or /1, see README.md) that
+Reads the JSON reports (schema kvbench-bench/4, /3, /2 or /1, see README.md) that
 tools/vm/bench.sh leaves in RESULTS_DIR and prints each figure that
 Documentation/results.rst discusses, every ratio taken within one report,
 with the rows it comes from. Nothing here is a pass/fail test: a figure
@@ -27,7 +27,8 @@ def load(path):
     /3 kept every field read here: latency_ns p50 and p99 are there, null
     when too few samples were timed for them (as when none were), which
     the tail figures skip; ops_per_sec_stats' ci95_low/high became
-    mean_ci95_low/high, which nothing here reads."""
+    mean_ci95_low/high, which nothing here reads. /4 changed the verdict's
+    marks only, which nothing here reads."""
     try:
         with open(path) as f:
             report = json.load(f)
@@ -41,8 +42,8 @@ def load(path):
             lat = r["ns_per_op"]
             r["lat_per_op_ns"] = lat
             r["ns_per_op"] = lat / r["threads"] if lat is not None else None
-    elif schema not in ("kvbench-bench/2", "kvbench-bench/3"):
-        sys.exit(f"{path}: schema {schema}: figures.py reads kvbench-bench/1, /2 and /3")
+    elif schema not in ("kvbench-bench/2", "kvbench-bench/3", "kvbench-bench/4"):
+        sys.exit(f"{path}: schema {schema}: figures.py reads kvbench-bench/1 to /4")
     return report
 
 

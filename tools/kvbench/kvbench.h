@@ -669,20 +669,23 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		     const struct kvb_result *r, int n,
 		     const struct kvb_outcome *o);
 int kvb_oversubscribed(const struct kvb_params *p);
-void kvb_print_json(FILE *f, const struct kvb_params *p,
-		    const struct kvb_result *r, int n,
-		    const struct kvb_outcome *o);
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
 
 /* plot.c: the figure, drawn by gnuplot from a JSON report */
 enum kvb_plot_fmt { KVB_PLOT_PNG, KVB_PLOT_SVG, KVB_PLOT_JPEG };
 
-struct jnode;
+struct kvb_rmodel;
 int kvb_plot_format(const char *file, char *err, size_t errlen);
 int kvb_plot_check(const char *file, char *err, size_t errlen);
-int kvb_plot_script(FILE *g, const char *file, const struct jnode *report,
+int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
 		    char *err, size_t errlen);
 int kvb_plot_json(const char *file, const char *json, const char *what);
+int kvb_run_gnuplot(const char *text, size_t len, char *err, size_t errlen);
+const char *kvb_plot_term(enum kvb_plot_fmt fmt);
+void kvb_gnuplot_str(FILE *g, const char *s);
+/* forest.c: the verdict's figure, a forest plot per workload group */
+int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
+		      char *err, size_t errlen);
 int kvb_plot_main(int argc, char **argv);
 
 /* devstats.c: kvbench stats, the device's sysfs files */
@@ -741,6 +744,7 @@ struct kvb_host {
 	char srcversion[64];	/* /sys/module/kvbench/srcversion */
 	char accel_src[32];	/* "KVBENCH_ACCEL", "cpuinfo", "" */
 	double busy_pct;	/* CPUs' busy share over the window; NAN */
+	double steal_pct;	/* of all their time, the share stolen; NAN */
 	int busy;		/* busy_pct >= KVB_BUSY_PCT */
 };
 
@@ -768,7 +772,7 @@ void kvb_prov_free(struct kvb_prov *pv);
 int kvb_read_line(const char *path, char *buf, size_t len);
 int kvb_module_params(struct kvb_prov *pv, const char *dir);
 struct utsname;
-double kvb_stat_busy_pct(const char *a, const char *b);
+double kvb_stat_busy_pct(const char *a, const char *b, double *steal);
 void kvb_host_collect(struct kvb_host *h, const char *root,
 		      const struct utsname *u, long nproc);
 int kvb_read_loadavg(const char *root, double load[3]);
@@ -827,6 +831,7 @@ struct kvb_vcase {
 	struct kvb_vkey key;
 	const double *runs;	/* ops/s of each run, all > 0 */
 	unsigned int n;
+	int noisy;		/* the report marks its runs noisy */
 };
 
 /* x against y: the ratio x/y, its interval, the test */
@@ -840,22 +845,31 @@ struct kvb_hl {
 	int significant;	/* p <= alpha: lo > 1 or hi < 1 */
 };
 
-enum { KVB_V_FASTEST, KVB_V_TIED, KVB_V_DIFFERENT, KVB_V_CANNOT };
+/*
+ * DIFFERENT: significantly slower; TIED: equivalent, the interval inside
+ * 1 +- margin; INCONCLUSIVE: neither shown; CANNOT: too few runs
+ */
+enum { KVB_V_FASTEST, KVB_V_TIED, KVB_V_DIFFERENT, KVB_V_CANNOT, KVB_V_INCONCLUSIVE };
 
 struct kvb_vtarget {
 	const struct kvb_vcase *c;
 	double median;		/* ops/s */
 	struct kvb_hl hl;	/* against the fastest; ratio 1 for itself */
+	double p_floor;		/* the smallest p its runs and the fastest's can give */
+	double margin;		/* the group's */
 	int mark;		/* KVB_V_* */
 };
 
 struct kvb_vgroup {
 	struct kvb_vkey key;
 	double alpha;
-	struct kvb_vtarget *t;	/* by median ops/s, the fastest first */
+	double margin;		/* tied: the interval inside 1 +- margin */
+	struct kvb_vtarget *t;	/* the fastest (highest median), then by ratio */
 	int n;
 	int ntied;		/* the fastest and those tied with it */
 	int ncannot;		/* those too few runs cannot tell */
+	int ninconclusive;	/* neither a difference nor an equivalence shown */
+	int ncompared;		/* the tests made: every other target but ncannot */
 };
 
 double kvb_mwu_cdf(unsigned int n, unsigned int m, double u);
@@ -865,7 +879,8 @@ int kvb_hl_ratio(const double *x, unsigned int n, const double *y,
 		 unsigned int m, double alpha, struct kvb_hl *h);
 void kvb_verdict_dist(char *buf, size_t len, const char *dist, double theta);
 void kvb_vkey_normalize(struct kvb_vkey *k);
-int kvb_verdict(const struct kvb_vcase *c, int n, double alpha,
+int kvb_vkey_equal(const struct kvb_vkey *a, const struct kvb_vkey *b);
+int kvb_verdict(const struct kvb_vcase *c, int n, double alpha, double margin,
 		struct kvb_vgroup **out);
 void kvb_verdict_free(struct kvb_vgroup *g, int n);
 void kvb_verdict_label(char *buf, size_t len, const struct kvb_vkey *k);
@@ -875,11 +890,116 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g);
 void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 		      const int *sel, int ind);
 void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g);
-void kvb_verdict_legend(FILE *f, double alpha);
+void kvb_verdict_legend(FILE *f, double alpha, double margin, int ntests,
+			double pfloor);
 #define KVB_VERDICT_ALPHA	0.05
+#define KVB_VERDICT_MARGIN	0.05
+int kvb_parse_margin(const char *s, double *margin, char *err, size_t errlen);
+int kvb_verdict_at_floor(const struct kvb_vtarget *t);
+
+/*
+ * benchjson.c: the report model, kvbench-bench/N: its one writer and its
+ * one reader (schema check and case reader), which bench, report, compare
+ * and plot go through.
+ */
+#define KVB_SCHEMA_VERSION	4
+/* Above this a run's ops/s is not a measurement (one op per picosecond). */
+#define KVB_MAX_OPS_PER_SEC	1e12
+#define KVB_MAX_CPUS		65536
+
+/* One result of a report, as read. */
+struct kvb_rcase {
+	struct kvb_vcase v;	/* the verdict's view: target, kind, key, runs */
+	const struct jnode *node;	/* the result in the report's tree */
+	char target[KVB_NAME_MAX];
+	char mix[32];		/* mix.name */
+	char workload[32];	/* the --workload preset, "" */
+	char fd[16];		/* "per-thread", "shared"; "-": no fd */
+	unsigned int threads, batch;
+	int multi;
+	int errors;		/* the case had errors: not judged */
+	int noisy;		/* spread above the run's noisy_pct */
+	double spread_pct;	/* NAN when the report does not say */
+	double *runs;		/* ops/s of each run, each in (0, KVB_MAX_OPS_PER_SEC] */
+	unsigned int nruns;
+};
+
+struct kvb_rmodel {
+	struct jnode root;	/* the whole report, for what the model does not name */
+	int schema;		/* N of kvbench-bench/N */
+	char kernel[96];
+	int cpus;		/* 0: the report does not say */
+	unsigned int repeat;	/* runs per case asked for; 0: not said */
+	char dist[32];		/* the keys, as the header has them */
+	char accel[32];		/* provenance.accel, "unknown" */
+	double busy_pct;	/* the host's CPUs busy before the run; NAN */
+	double steal_pct;	/* of which stolen by the hypervisor; NAN */
+	int host_busy;		/* 1, 0, -1: not said */
+	char preempt[16];	/* "" when not said */
+	int hz;			/* 0 when not said */
+	char cmdline[1024];
+	char order[16];		/* "shuffled", "sequential", "" (not said) */
+	double seed;		/* the order's seed; NAN */
+	int interrupted;
+	struct kvb_rcase *c;	/* every result, in the report's order */
+	int n;
+	struct kvb_vcase *vc;	/* the verdict's cases: not nop, runs, no errors */
+	int nv;
+	int noisy;		/* of vc, how many are marked noisy */
+	int norun;		/* results without a run (not judged) */
+	int short_runs;		/* results with fewer runs than "repeat" */
+	int over_runs;		/* results with more: the header is contradicted */
+};
+
+int kvb_rmodel_parse(const char *text, struct kvb_rmodel *m, char *err,
+		     size_t errlen);
+void kvb_rmodel_free(struct kvb_rmodel *m);
+int kvb_rmodel_verdict(const struct kvb_rmodel *m, double alpha, double margin,
+		       struct kvb_vgroup **g);
+void kvb_rmodel_prov(FILE *f, const struct kvb_rmodel *m);
+void kvb_rmodel_prov_json(FILE *f, const struct kvb_rmodel *m);
+int kvb_rmodel_of_results(const struct kvb_params *p, const struct kvb_result *r,
+			  int n, const struct kvb_outcome *o, struct kvb_rmodel *m,
+			  char *err, size_t errlen);
+void kvb_print_json(FILE *f, const struct kvb_params *p,
+		    const struct kvb_result *r, int n,
+		    const struct kvb_outcome *o);
+
+/*
+ * agree.c: do two reports of one suite give the same verdict? Per group in
+ * both: the same fastest named, or a contradiction (one's fastest marked
+ * significantly slower in the other); per target: the same mark.
+ */
+#define KVB_AGREE_MAX	64
+
+struct kvb_contra {
+	char group[160];
+	int side;		/* 0: new's fastest marked slower in old; 1: the reverse */
+	char fastest[KVB_NAME_MAX];	/* the fastest in the one report */
+	char against[KVB_NAME_MAX];	/* the fastest in the report that marks it */
+	char mark[96];		/* as that report marks it */
+};
+
+struct kvb_agree {
+	int groups;		/* groups of two targets or more in both */
+	int agree;		/* of them, naming the same fastest */
+	int targets;		/* targets in both, in those groups */
+	int same_mark;		/* of them, slower in both or in neither */
+	int ncontra;
+	struct kvb_contra c[KVB_AGREE_MAX];
+	int n;			/* listed in c[] */
+};
+
+int kvb_agreement(const struct kvb_rmodel *a, const struct kvb_rmodel *b, double alpha,
+		  double margin, struct kvb_agree *ag);
+void kvb_agree_print(FILE *f, const struct kvb_agree *ag, const char *old, const char *new);
+void kvb_agree_json(FILE *f, const struct kvb_agree *ag);
 
 /* report.c: kvbench report RUN.json ... */
 int kvb_report_main(int argc, char **argv);
+unsigned int kvb_report_select(const struct kvb_rmodel *r, const struct kvb_vgroup *g,
+			       int n, int all, unsigned int threads, int *sel, char *why,
+			       size_t len);
 int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 		    unsigned int threads, int as_json, char *err, size_t errlen);
 
@@ -887,6 +1007,7 @@ int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 /* compare.c: kvbench compare OLD.json NEW.json, or RUN.json --base B */
 struct kvb_cmp_opts {
 	double alpha;		/* significance level */
+	double margin;		/* the verdicts' tie margin; 0: KVB_VERDICT_MARGIN */
 	int force;		/* compare reports that differ, after a warning */
 	int json;		/* JSON instead of the table */
 	const char *base;	/* one report: every backend against this one */

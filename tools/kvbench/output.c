@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kvbench: the report. A table for people, JSON and CSV for scripts, and a
- * gnuplot chart. The JSON schema is documented in README.md next to this
- * file; bump "schema" when a field changes meaning or goes away.
+ * kvbench: the run's table for people and its CSV for scripts. The JSON
+ * report is benchjson.c's, the chart plot.c's.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/utsname.h>
 
 #include "kvbench.h"
-
-#define KVB_SCHEMA	"kvbench-bench/3"
 
 /* A target without an fd is set beside the per-thread fd rows. */
 static enum kvb_fd fd_like(enum kvb_fd fd)
@@ -308,76 +304,39 @@ static void footnotes(FILE *f, const struct kvb_params *p,
 }
 
 /*
- * The verdict over the results (verdict.c): the map targets, not the nop
- * floor, nor a case with errors. Returns the number of groups (*g, and the
- * cases they point into, *cases: free both), or -1 (out of memory).
- */
-static int verdict_of(const struct kvb_params *p, const struct kvb_result *r,
-		      int n, struct kvb_vcase **cases, struct kvb_vgroup **g)
-{
-	struct kvb_vcase *c = calloc(n + 1, sizeof(*c));
-	int i, nc = 0, ng;
-
-	*cases = c;
-	*g = NULL;
-	if (!c)
-		return -1;
-	for (i = 0; i < n; i++) {
-		const struct kvb_result *x = &r[i];
-		struct kvb_vcase *v = &c[nc];
-
-		if (x->kind == KVB_NOP || !x->runs || x->errors)
-			continue;
-		snprintf(v->target, sizeof(v->target), "%s", x->target);
-		v->kind = x->kind;
-		kvb_mix_name(&x->mix, v->key.mix, sizeof(v->key.mix));
-		kvb_verdict_dist(v->key.dist, sizeof(v->key.dist),
-				 p && p->dist == KVB_ZIPF ? "zipf" : "uniform", p ? p->theta : 0);
-		v->key.threads = x->threads;
-		v->key.batch = x->batch;
-		v->key.multi = x->multi;
-		v->key.fd = x->fdmode;
-		v->key.io = x->io;
-		v->key.qd = x->qd;
-		v->key.sqpoll = x->sqpoll;
-		kvb_vkey_normalize(&v->key);
-		v->runs = x->run_ops;
-		v->n = x->runs;
-		nc++;
-	}
-	ng = kvb_verdict(c, nc, KVB_VERDICT_ALPHA, g);
-	if (ng < 0) {
-		free(c);
-		*cases = NULL;
-	}
-	return ng;
-}
-
-/*
  * Under the table, one line per workload group with more than one target:
  * the fastest, and how the others compare (kvbench report has the ratios).
+ * The verdict is the report's (benchjson.c): the results as the JSON
+ * report has them.
  */
 static void verdict_lines(FILE *f, const struct kvb_params *p,
-			  const struct kvb_result *r, int n)
+			  const struct kvb_result *r, int n,
+			  const struct kvb_outcome *o)
 {
-	struct kvb_vcase *c;
-	struct kvb_vgroup *g;
+	struct kvb_rmodel m;
+	struct kvb_vgroup *g = NULL;
 	char line[1024];
-	int ng = verdict_of(p, r, n, &c, &g), i, shown = 0;
+	int ng, i, shown = 0;
 
+	if (kvb_rmodel_of_results(p, r, n, o, &m, line, sizeof(line))) {
+		fprintf(f, "\nverdict: none (%s)\n", line);
+		return;
+	}
+	ng = kvb_rmodel_verdict(&m, KVB_VERDICT_ALPHA, KVB_VERDICT_MARGIN, &g);
 	for (i = 0; i < ng; i++) {
 		if (g[i].n < 2)
 			continue;
 		if (!shown++)
 			fprintf(f,
 				"\nverdict: the fastest by median ops/s in each workload, against the others'\n"
-				"runs (Mann-Whitney, p <= %.2g; 'kvbench report --all' on the JSON shows the ratios):\n",
-				KVB_VERDICT_ALPHA);
+				"runs (Mann-Whitney, p <= %.2g; tied: the interval inside ±%g%%; 'kvbench report\n"
+				"--all' on the JSON shows the ratios):\n",
+				KVB_VERDICT_ALPHA, KVB_VERDICT_MARGIN * 100);
 		kvb_verdict_line(line, sizeof(line), &g[i]);
 		fprintf(f, "  %s\n", line);
 	}
 	kvb_verdict_free(g, ng);
-	free(c);
+	kvb_rmodel_free(&m);
 }
 
 void kvb_print_table(FILE *f, const struct kvb_params *p,
@@ -446,446 +405,7 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		"(sysfs poll_us over the case's wall time); 0 for backends without owners.\n",
 		p ? p->noisy_pct : KVB_NOISY_PCT);
 	footnotes(f, p, r, n, o);
-	verdict_lines(f, p, r, n);
-}
-
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* JSON has no NaN or infinity: those become null. */
-static void jnum(FILE *f, double v, int prec)
-{
-	if (isfinite(v))
-		fprintf(f, "%.*f", prec, v);
-	else
-		fputs("null", f);
-}
-
-/* A string, or null for "" (unknown). */
-static void jstr_or_null(FILE *f, const char *s)
-{
-	if (s[0])
-		kvb_json_str(f, s);
-	else
-		fputs("null", f);
-}
-
-static void jload(FILE *f, const double load[3])
-{
-	if (!isfinite(load[0])) {
-		fputs("null", f);
-		return;
-	}
-	fprintf(f, "[%.2f, %.2f, %.2f]", load[0], load[1], load[2]);
-}
-
-/* The host's part of the provenance (struct kvb_host), after "accel". */
-static void print_host(FILE *f, const struct kvb_prov *pv)
-{
-	const struct kvb_host *h = &pv->host;
-	int i;
-
-	fprintf(f, ",\n    \"accel_source\": ");
-	jstr_or_null(f, h->accel_src);
-	fprintf(f, ",\n    \"kernel_cmdline\": ");
-	jstr_or_null(f, h->cmdline);
-	fprintf(f, ",\n    \"preempt\": ");
-	jstr_or_null(f, h->preempt);
-	fprintf(f, ",\n    \"preempt_source\": ");
-	jstr_or_null(f, h->preempt_src);
-	fprintf(f, ",\n    \"hz\": ");
-	if (h->hz > 0)
-		fprintf(f, "%d", h->hz);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n    \"cpufreq_governor\": ");
-	jstr_or_null(f, h->governor);
-	fprintf(f, ",\n    \"smt\": { \"active\": %s, \"control\": ",
-		h->smt_active < 0 ? "null" : h->smt_active ? "true" : "false");
-	jstr_or_null(f, h->smt_control);
-	fprintf(f, " },\n    \"numa_nodes\": ");
-	if (h->nnodes < 0) {
-		fputs("null", f);
-	} else {
-		fputc('[', f);
-		for (i = 0; i < h->nnodes; i++) {
-			fprintf(f, "%s{ \"node\": %d, \"cpus\": ", i ? ", " : "",
-				h->node_id[i]);
-			kvb_json_str(f, h->node_cpus[i]);
-			fputs(" }", f);
-		}
-		fputc(']', f);
-	}
-	fprintf(f, ",\n    \"loadavg_before\": ");
-	jload(f, h->load_before);
-	fprintf(f, ",\n    \"loadavg_after\": ");
-	jload(f, h->load_after);
-	fprintf(f, ",\n    \"cpu_busy_pct_before\": ");
-	jnum(f, h->busy_pct, 1);
-	fprintf(f, ",\n    \"host_busy\": %s,\n    \"module_srcversion\": ",
-		h->busy ? "true" : "false");
-	jstr_or_null(f, h->srcversion);
-}
-
-/* What produced the report (prov.c); null when it was not collected. */
-static void print_provenance(FILE *f, const struct kvb_params *p)
-{
-	const struct kvb_prov *pv = p->prov;
-	int i;
-
-	fprintf(f, "  \"provenance\": ");
-	if (!pv) {
-		fprintf(f, "null,\n");
-		return;
-	}
-	fprintf(f, "{\n    \"tool_version\": ");
-	kvb_json_str(f, pv->tool_version);
-	fprintf(f, ",\n    \"git_describe\": ");
-	if (pv->tool_git[0])
-		kvb_json_str(f, pv->tool_git);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n    \"module_version\": ");
-	if (pv->module_version[0])
-		kvb_json_str(f, pv->module_version);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n    \"command_line\": [");
-	for (i = 0; i < pv->argc; i++) {
-		fputs(i ? ", " : "", f);
-		kvb_json_str(f, pv->argv[i]);
-	}
-	fprintf(f, "],\n    \"cpu_model\": ");
-	kvb_json_str(f, pv->cpu_model);
-	fprintf(f, ",\n    \"nproc\": %ld,\n    \"cpus_used\": [", pv->nproc);
-	for (i = 0; i < p->ncpus && p->cpus; i++)
-		fprintf(f, "%s%d", i ? ", " : "", p->cpus[i]);
-	fprintf(f, "],\n    \"accel\": ");
-	kvb_json_str(f, pv->accel);
-	print_host(f, pv);
-	fprintf(f, ",\n    \"module_parameters\": ");
-	if (pv->nparams < 0) {
-		fprintf(f, "null\n  },\n");
-		return;
-	}
-	fputc('{', f);
-	for (i = 0; i < pv->nparams; i++) {
-		fprintf(f, "%s\n      ", i ? "," : "");
-		kvb_json_str(f, pv->param_name[i]);
-		fprintf(f, ": ");
-		kvb_json_str(f, pv->param_value[i]);
-	}
-	fprintf(f, "%s}\n  },\n", pv->nparams ? "\n    " : "");
-}
-
-static void print_bstats(FILE *f, const struct kvb_bstats *b)
-{
-	if (!b->valid) {
-		fputs("null", f);
-		return;
-	}
-	fprintf(f, "{ \"reset\": %s, \"queue_hwm\": %llu, \"drain_mean\": ",
-		b->reset ? "true" : "false", b->queue_hwm);
-	jnum(f, b->drain_mean, 2);
-	fprintf(f, ", \"queue_full\": %llu, \"requests\": %llu",
-		b->queue_full, b->requests);
-	if (b->has_sleeps) {
-		fprintf(f, ", \"sleeps\": %llu, \"wakeups_per_req\": ",
-			b->sleeps);
-		jnum(f, kvb_wakeups_per_req(b), 4);
-		fprintf(f, ", \"handoffs\": %llu, \"combine_mean\": ",
-			b->handoffs);
-		jnum(f, b->combine_mean, 2);
-	}
-	if (b->has_poll) {
-		fprintf(f, ", \"owners\": %llu, \"poll_us\": %llu, \"poll_cpus\": ",
-			b->owners, b->poll_us);
-		jnum(f, kvb_poll_cpus(b, b->window_s), 4);
-	}
-	fputs(" }", f);
-}
-
-/* "io", and for io_uring its queue depth, SQPOLL and submission batch */
-static void print_io(FILE *f, const struct kvb_result *x)
-{
-	int uring = x->io == KVB_IO_URING;
-
-	fputs("      \"io\": ", f);
-	if (x->io == KVB_IO_NONE)
-		fputs("null", f);
-	else
-		fprintf(f, "\"%s\"", kvb_io_name(x->io));
-	fprintf(f, ",\n      \"qd\": ");
-	if (uring)
-		fprintf(f, "%u", x->qd);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n      \"sqpoll\": %s,\n      \"submit_batch\": ",
-		x->sqpoll ? "true" : "false");
-	if (uring)
-		fprintf(f, "%u,\n", kvb_uring_submit_batch(x->qd, x->sqpoll));
-	else
-		fputs("null,\n", f);
-}
-
-/*
- * "latency_ns": exact samples, min, mean, max; each percentile of
- * kvb_lat_pcts[] from the histogram, null and named in "insufficient" when
- * there are too few samples for it; the old p50, p99, p99_9 under the same
- * rule, for readers of /2.
- */
-static void print_latency(FILE *f, const struct kvb_result *x)
-{
-	const struct kvb_lat *l = &x->lat;
-	int i, k = 0, any = x->samples > 0;
-
-	fprintf(f, "{\n        \"samples\": %llu, \"min\": ", x->samples);
-	jnum(f, any ? l->min : NAN, 0);
-	fprintf(f, ", \"mean\": ");
-	jnum(f, any ? l->mean : NAN, 1);
-	fprintf(f, ", \"max\": ");
-	jnum(f, any ? l->max : NAN, 0);
-	fprintf(f, ",\n        \"percentiles\": { ");
-	for (i = 0; i < KVB_NPCT; i++) {
-		fprintf(f, "%s\"%s\": ", i ? ", " : "", kvb_lat_pct_names[i]);
-		jnum(f, any ? l->pct[i] : NAN, 0);
-	}
-	fprintf(f, " },\n        \"insufficient\": [");
-	for (i = 0; i < KVB_NPCT; i++) {
-		if (any && isfinite(l->pct[i]))
-			continue;
-		fprintf(f, "%s\"%s\"", k++ ? ", " : "", kvb_lat_pct_names[i]);
-	}
-	fprintf(f, "], \"precision\": %.7f,\n        \"p50\": ", KVB_HIST_PRECISION);
-	jnum(f, x->p50, 0);
-	fprintf(f, ", \"p99\": ");
-	jnum(f, x->p99, 0);
-	fprintf(f, ", \"p99_9\": ");
-	jnum(f, x->p999, 0);
-	fputs(" }", f);
-}
-
-/*
- * params.workloads: the --workload presets of the run, each with its
- * whole definition (null without --workload: the cases are --mix's).
- */
-static void print_workloads(FILE *f, const struct kvb_params *p)
-{
-	int i;
-
-	fprintf(f, ",\n    \"workloads\": ");
-	if (!p->workloads) {
-		fputs("null", f);
-		return;
-	}
-	fputc('[', f);
-	for (i = 0; i < p->nmixes; i++) {
-		const struct kvb_workload *w = p->mixes[i].wl;
-
-		fprintf(f, "%s\n      { \"name\": ", i ? "," : "");
-		jstr(f, w->name);
-		fprintf(f, ", \"what\": ");
-		jstr(f, w->what);
-		fprintf(f,
-			", \"read\": %u, \"update\": %u, \"insert\": %u, \"rmw\": %u, \"dist\": \"%s\", \"theta\": ",
-			w->mix.get, w->mix.set, w->mix.ins, w->mix.rmw, kvb_dist_name(w->dist));
-		jnum(f, w->theta, 3);
-		fputs(" }", f);
-	}
-	fputs("\n    ]", f);
-}
-
-void kvb_print_json(FILE *f, const struct kvb_params *p,
-		    const struct kvb_result *r, int n,
-		    const struct kvb_outcome *o)
-{
-	struct utsname u;
-	char date[32] = "";
-	time_t now = time(NULL);
-	struct tm tm;
-	struct kvb_vcase *vc;
-	struct kvb_vgroup *g;
-	int i, ng;
-	unsigned int j;
-
-	if (uname(&u))
-		memset(&u, 0, sizeof(u));
-	if (gmtime_r(&now, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(f, "{\n  \"schema\": \"%s\",\n  \"date\": \"%s\",\n  \"kernel\": ",
-		KVB_SCHEMA, date);
-	jstr(f, u.release);
-	fprintf(f, ",\n  \"machine\": ");
-	jstr(f, u.machine);
-	fprintf(f, ",\n  \"cpus\": %d,\n  \"interrupted\": %s,\n", p->ncpus,
-		o->interrupted ? "true" : "false");
-	/* an interrupted run's report holds only part of the plan */
-	fprintf(f, "  \"complete\": %s,\n  \"skipped_cases\": %d,\n",
-		o->complete && !o->interrupted ? "true" : "false", o->skipped);
-	fprintf(f, "  \"not_run\": [");
-	for (i = 0; i < o->nskips; i++) {
-		fprintf(f, "%s\n    { \"case\": ", i ? "," : "");
-		jstr(f, o->skips[i].label);
-		fprintf(f, ", \"why\": ");
-		jstr(f, o->skips[i].why);
-		fprintf(f, " }");
-	}
-	fprintf(f, "%s],\n", o->nskips ? "\n  " : "");
-	print_provenance(f, p);
-	fprintf(f, "  \"params\": {\n    \"device\": ");
-	jstr(f, p->device);
-	fprintf(f, ",\n    \"keys\": %lu,\n    \"key_size\": %u,\n    \"value_size\": %u,\n",
-		p->keys, p->key_size, p->value_size);
-	fprintf(f, "    \"dist\": \"%s\",\n    \"theta\": ",
-		kvb_dist_name(p->dist));
-	jnum(f, p->theta, 3);
-	print_workloads(f, p);
-	fprintf(f, ",\n    \"warmup_s\": ");
-	jnum(f, p->warmup, 3);
-	fprintf(f, ",\n    \"duration_s\": ");
-	jnum(f, p->ops ? NAN : p->duration, 3);
-	fprintf(f, ",\n    \"ops_per_thread\": ");
-	if (p->ops)
-		fprintf(f, "%llu", p->ops);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n    \"repeat\": %u,\n    \"pin\": %s,\n    \"sample_every\": %u,\n",
-		p->repeat, p->pin ? "true" : "false", p->sample_every);
-	fprintf(f, "    \"budget_s\": ");
-	jnum(f, p->budget > 0 ? p->budget : NAN, 0);
-	fprintf(f, ",\n    \"clock_read_ns\": ");
-	jnum(f, p->clock_ns, 1);
-	fprintf(f, ",\n    \"seed\": %llu,\n    \"seed_given\": %s,\n",
-		(unsigned long long)p->seed, p->seed_given ? "true" : "false");
-	/* issue 44: how the runs were ordered, and whether each was settled */
-	fprintf(f, "    \"order\": \"%s\",\n    \"settle\": %s,\n    \"after\": ",
-		p->order == KVB_ORDER_SHUFFLED ? "shuffled" : "sequential",
-		p->settled ? "true" : "false");
-	if (p->after_given) {
-		char am[32];
-
-		kvb_mix_name(&p->after, am, sizeof(am));
-		jstr(f, am);
-	} else {
-		fputs("null", f);
-	}
-	fprintf(f, ",\n    \"noisy_pct\": ");
-	jnum(f, p->noisy_pct, 1);
-	fprintf(f, "\n  },\n");
-	fprintf(f, "  \"results\": [");
-	for (i = 0; i < n; i++) {
-		const struct kvb_result *x = &r[i];
-		char m[32];
-
-		kvb_mix_name(&x->mix, m, sizeof(m));
-		fprintf(f, "%s\n    {\n      \"backend\": ", i ? "," : "");
-		jstr(f, x->target);
-		fprintf(f, ",\n      \"kind\": \"%s\",\n", kvb_kind_name(x->kind));
-		fprintf(f, "      \"mix\": { \"name\": ");
-		jstr(f, x->kind == KVB_NOP ? "nop" : m);
-		fprintf(f,
-			", \"get\": %u, \"set\": %u, \"del\": %u, \"insert\": %u, \"rmw\": %u },\n",
-			x->mix.get, x->mix.set, x->mix.del, x->mix.ins, x->mix.rmw);
-		fputs("      \"workload\": ", f);
-		if (x->mix.wl)
-			jstr(f, x->mix.wl->name);
-		else
-			fputs("null", f);
-		fprintf(f, ",\n      \"dist\": \"%s\",\n      \"theta\": ",
-			kvb_dist_name(x->dist));
-		jnum(f, x->dist == KVB_UNIFORM ? 0 : x->theta, 3);
-		fputs(",\n", f);
-		fprintf(f, "      \"threads\": %u,\n      \"batch\": %u,\n", x->threads,
-			x->batch);
-		fprintf(f, "      \"multi\": %s,\n      \"fd\": ",
-			x->multi ? "true" : "false");
-		if (x->fdmode == KVB_FD_NONE)
-			fputs("null,\n", f);
-		else
-			fprintf(f, "\"%s\",\n", kvb_fd_name(x->fdmode));
-		print_io(f, x);
-		fputs("      \"hash_bits\": ", f);
-		if (x->hash_bits)
-			fprintf(f, "%u,\n", x->hash_bits);
-		else
-			fputs("null,\n", f);
-		fprintf(f, "      \"runs\": %u,\n      \"ops_per_sec\": ", x->runs);
-		jnum(f, x->ops_per_sec, 1);
-		fprintf(f, ",\n      \"ops_per_sec_runs\": [");
-		for (j = 0; j < x->runs; j++) {
-			fputs(j ? ", " : "", f);
-			jnum(f, x->run_ops[j], 1);
-		}
-		/* the round of each run, from 0, in the order of the runs */
-		fprintf(f, "],\n      \"rounds\": [");
-		for (j = 0; j < x->runs; j++)
-			fprintf(f, "%s%u", j ? ", " : "", x->run_round ? x->run_round[j] : j);
-		fprintf(f, "],\n      \"ops_per_sec_stats\": { \"mean\": ");
-		jnum(f, x->sum.mean, 1);
-		fprintf(f, ", \"median\": ");
-		jnum(f, x->sum.median, 1);
-		fprintf(f, ", \"stddev\": ");
-		jnum(f, x->sum.stddev, 1);
-		fprintf(f, ",\n        \"mean_ci95_low\": ");
-		jnum(f, x->sum.ci_lo, 1);
-		fprintf(f, ", \"mean_ci95_high\": ");
-		jnum(f, x->sum.ci_hi, 1);
-		fprintf(f, ",\n        \"median_ci_low\": ");
-		jnum(f, x->sum.med_lo, 1);
-		fprintf(f, ", \"median_ci_high\": ");
-		jnum(f, x->sum.med_hi, 1);
-		fprintf(f, ", \"median_ci_level\": ");
-		jnum(f, x->sum.med_level, 6);
-		fprintf(f, " },\n      \"per_thread_ops_per_sec\": { \"min\": ");
-		jnum(f, x->thr_min, 1);
-		fprintf(f, ", \"max\": ");
-		jnum(f, x->thr_max, 1);
-		fprintf(f, ", \"min_max_ratio\": ");
-		jnum(f, x->thr_ratio, 4);
-		fprintf(f, " },\n      \"spread_pct\": ");
-		jnum(f, x->spread_pct, 2);
-		fprintf(f, ",\n      \"noisy\": %s,\n      \"ns_per_op\": ",
-			x->noisy ? "true" : "false");
-		jnum(f, x->ns_per_op, 2);
-		fprintf(f, ",\n      \"lat_per_op_ns\": ");
-		jnum(f, x->lat_per_op, 2);
-		fprintf(f,
-			",\n      \"ops\": %llu,\n      \"misses\": %llu,\n      \"errors\": %llu,\n",
-			x->ops, x->misses, x->errors);
-		fprintf(f, "      \"seconds\": ");
-		jnum(f, x->seconds, 6);
-		fprintf(f, ",\n      \"latency_ns\": ");
-		print_latency(f, x);
-		fprintf(f, ",\n      \"vcsw_per_op\": ");
-		jnum(f, x->ops ? (double)x->vcsw / x->ops : NAN, 4);
-		fprintf(f, ",\n      \"cost_vs_nop\": ");
-		jnum(f, x->cost_vs_nop, 4);
-		fprintf(f, ",\n      \"tput_vs_rwlock\": ");
-		jnum(f, x->tput_vs_rwlock, 4);
-		fprintf(f, ",\n      \"backend_stats\": ");
-		print_bstats(f, &x->bstats);
-		fprintf(f, ",\n      \"interrupted\": %s\n    }",
-			x->interrupted ? "true" : "false");
-	}
-	fprintf(f, "%s],\n  \"verdict\": ", n ? "\n  " : "");
-	ng = verdict_of(p, r, n, &vc, &g);
-	kvb_verdict_json(f, g, ng > 0 ? ng : 0, NULL, 2);
-	kvb_verdict_free(g, ng);
-	free(vc);
-	fputs("\n}\n", f);
+	verdict_lines(f, p, r, n, o);
 }
 
 static void cnum(FILE *f, double v, int prec)

@@ -37,9 +37,9 @@ static int parse_one(const char *s, const char *end, unsigned int max_value,
 	for (c = s; c < end; c++) {
 		if (*c < '0' || *c > '9')
 			return -1;
-		v = v * 10 + (*c - '0');
-		if (v > 1000000000UL)
-			return -1;
+		/* saturated: a number too large is out of range, as -r says */
+		if (v <= 1000000000UL)
+			v = v * 10 + (*c - '0');
 	}
 	*out = v;
 	return 0;

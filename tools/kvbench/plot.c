@@ -140,7 +140,7 @@ int kvb_plot_format(const char *file, char *err, size_t errlen)
 	return -1;
 }
 
-static const char *term_of(enum kvb_plot_fmt fmt)
+const char *kvb_plot_term(enum kvb_plot_fmt fmt)
 {
 	size_t i;
 
@@ -174,7 +174,7 @@ int kvb_plot_check(const char *file, char *err, size_t errlen)
 }
 
 /* s inside gnuplot's single quotes: '' is a quote, control bytes go. */
-static void gstr(FILE *g, const char *s)
+void kvb_gnuplot_str(FILE *g, const char *s)
 {
 	fputc('\'', g);
 	for (; *s; s++) {
@@ -650,6 +650,22 @@ static void captions(struct plot *pl, const struct jnode *root)
 			 pl->runs > 1 ? ", whiskers from the slowest to the fastest run" : "");
 }
 
+/* The host the report was measured on, after the setup: busy, steal, noisy */
+static void host_caption(struct plot *pl, const struct kvb_rmodel *rm)
+{
+	size_t n = strlen(pl->setup);
+	char busy[32] = "busy unknown", steal[32] = "steal unknown";
+
+	if (isfinite(rm->busy_pct))
+		snprintf(busy, sizeof(busy), "%.0f%% busy", rm->busy_pct);
+	if (isfinite(rm->steal_pct))
+		snprintf(steal, sizeof(steal), "%.0f%% stolen", rm->steal_pct);
+	if (n < sizeof(pl->setup))
+		snprintf(pl->setup + n, sizeof(pl->setup) - n,
+			 "  |  host %s (%s)%s; %d of %d cases noisy", busy, steal,
+			 rm->host_busy > 0 ? ", BUSY" : "", rm->noisy, rm->nv);
+}
+
 static void free_plot(struct plot *pl)
 {
 	free(pl->c);
@@ -692,22 +708,17 @@ static void rows_line(struct plot *pl)
 			 last + pl->nextra);
 }
 
-/* The figure's data from a report; 0, or -1 with a message in err. */
-static int load(struct plot *pl, const struct jnode *root, char *err, size_t errlen)
+/*
+ * The figure's data from a report read by the report model (benchjson.c:
+ * its schema check, its cases); 0, or -1 with a message in err.
+ */
+static int load(struct plot *pl, const struct kvb_rmodel *rm, char *err, size_t errlen)
 {
-	const struct jnode *res = kvb_json_get(root, "results", J_ARR);
-	const char *schema = jstr(root, "schema", "");
+	const struct jnode *root = &rm->root;
 	int i, k, dropped;
 
 	memset(pl, 0, sizeof(*pl));
-	if (strcmp(schema, "kvbench-bench/1") && strcmp(schema, "kvbench-bench/2") &&
-	    strcmp(schema, "kvbench-bench/3")) {
-		snprintf(err, errlen, "%s%s%s: this kvbench draws kvbench-bench/1, /2 and /3",
-			 *schema ? "schema " : "not a kvbench report (no \"schema\")",
-			 schema, "");
-		return -1;
-	}
-	k = res && res->nkids ? res->nkids : 1;
+	k = rm->n ? rm->n : 1;
 	pl->c = calloc(k, sizeof(*pl->c));
 	pl->series = calloc(k, sizeof(*pl->series));
 	pl->panels = calloc(k, sizeof(*pl->panels));
@@ -718,8 +729,8 @@ static int load(struct plot *pl, const struct jnode *root, char *err, size_t err
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	for (i = 0; res && i < res->nkids; i++)
-		load_case(pl, &res->kids[i], pl->panels, &pl->npanel);
+	for (i = 0; i < rm->n; i++)
+		load_case(pl, rm->c[i].node, pl->panels, &pl->npanel);
 	if (!pl->n) {
 		snprintf(err, errlen, "no results to draw");
 		return -1;
@@ -733,6 +744,7 @@ static int load(struct plot *pl, const struct jnode *root, char *err, size_t err
 	find_rows(pl);
 	style_series(pl);
 	captions(pl, root);
+	host_caption(pl, rm);
 	pl->base = find_base(pl);
 	ranges(pl);
 	rows_line(pl);
@@ -1065,22 +1077,22 @@ static void draw_head(FILE *g, const struct plot *pl, int h, int keyh, int rows,
 	/* the key's columns are limited by the plot's width: all of it */
 	fprintf(g, "set lmargin 0\nset rmargin 0\nset tmargin 0\nset bmargin 0\n");
 	fprintf(g, "set label 11 ");
-	gstr(g, pl->title);
+	kvb_gnuplot_str(g, pl->title);
 	fprintf(g, " at screen 0.5, screen %f center font ',15'\n", 1 - 22.0 / h);
 	fprintf(g, "set label 12 ");
-	gstr(g, pl->prov);
+	kvb_gnuplot_str(g, pl->prov);
 	fprintf(g, " at screen 0.5, screen %f center font ',10.5'\n", 1 - 50.0 / h);
 	fprintf(g, "set label 13 ");
-	gstr(g, pl->setup);
+	kvb_gnuplot_str(g, pl->setup);
 	fprintf(g, " at screen 0.5, screen %f center font ',9.5' tc rgb '#444444'\n",
 		1 - 70.0 / h);
 	fprintf(g, "set label 15 ");
-	gstr(g, pl->rowsline);
+	kvb_gnuplot_str(g, pl->rowsline);
 	fprintf(g, " at screen 0.5, screen %f center font ',9.5' tc rgb '#444444'\n",
 		1 - 87.0 / h);
 	if (pl->foot[0]) {
 		fprintf(g, "set label 14 ");
-		gstr(g, pl->foot);
+		kvb_gnuplot_str(g, pl->foot);
 		fprintf(g, " at screen 0.01, screen %f left font ',9' tc rgb '#444444'\n",
 			(FOOT_H / 2.0) / h);
 	}
@@ -1128,14 +1140,14 @@ static void panel_title(FILE *g, char letter, const char *panel, const char *wha
 	panel_name(panel, name, sizeof(name));
 	snprintf(t, sizeof(t), "(%c) %s: %s", letter, name, what);
 	fprintf(g, "set title ");
-	gstr(g, t);
+	kvb_gnuplot_str(g, t);
 	fprintf(g, " font ',11'\n");
 }
 
 static void y_label(FILE *g, int m, const char *what)
 {
 	fprintf(g, "set ylabel ");
-	gstr(g, m ? "" : what);
+	kvb_gnuplot_str(g, m ? "" : what);
 	fprintf(g, " offset -0.5,0\n");
 }
 
@@ -1311,14 +1323,14 @@ static void script(FILE *g, const struct plot *pl, const char *file, enum kvb_pl
 	grid_layout(pl, &gr, 1, &keyh);
 	rows = key_layout(pl, gr.w, notes, &pad);
 	grid_layout(pl, &gr, rows, &keyh);
-	fprintf(g, "set terminal %s size %d,%d font ',10' noenhanced", term_of(fmt),
+	fprintf(g, "set terminal %s size %d,%d font ',10' noenhanced", kvb_plot_term(fmt),
 		gr.w, gr.h);
 	if (fmt == KVB_PLOT_SVG)
 		fprintf(g, " dynamic background '#ffffff'");
 	else if (fmt == KVB_PLOT_PNG)
 		fprintf(g, " background '#ffffff'");
 	fprintf(g, "\nset output ");
-	gstr(g, file);
+	kvb_gnuplot_str(g, file);
 	fprintf(g, "\nset encoding utf8\n");
 	datablocks(g, pl);
 	fprintf(g, "$K << EOD\n-1\nEOD\nset multiplot\n");
@@ -1336,7 +1348,7 @@ static void script(FILE *g, const struct plot *pl, const char *file, enum kvb_pl
 }
 
 /* The figure for a loaded report into file; 0, or -1 with a message in err. */
-int kvb_plot_script(FILE *g, const char *file, const struct jnode *report,
+int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
 		    char *err, size_t errlen)
 {
 	int fmt = kvb_plot_format(file, err, errlen);
@@ -1353,11 +1365,12 @@ int kvb_plot_script(FILE *g, const char *file, const struct jnode *report,
 }
 
 /* Feed a script to gnuplot; 0, or -1 with a message in err. */
-static int run_gnuplot(const char *text, size_t len, char *err, size_t errlen)
+int kvb_run_gnuplot(const char *text, size_t len, char *err, size_t errlen)
 {
 	struct sigaction ign, old;
 	int status;
-	FILE *g = popen("gnuplot", "w");
+	/* the figure goes to its file ("set output"), never to our stdout */
+	FILE *g = popen("gnuplot >/dev/null", "w");
 
 	if (!g) {
 		snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
@@ -1383,15 +1396,15 @@ static int run_gnuplot(const char *text, size_t len, char *err, size_t errlen)
  * Draw the report in json (its text) into file. what names the report in
  * messages. 0, or -1 after a message on stderr.
  */
-int kvb_plot_json(const char *file, const char *json, const char *what)
+static int plot_json(const char *file, const char *json, const char *what, int forest)
 {
 	char err[512], *text = NULL;
-	struct jnode root;
+	struct kvb_rmodel root;
 	size_t len = 0;
-	FILE *g;
+	FILE *g, *out;
 	int rc = -1;
 
-	if (kvb_json_parse(json, &root, err, sizeof(err))) {
+	if (kvb_rmodel_parse(json, &root, err, sizeof(err))) {
 		fprintf(stderr, "kvbench: %s: %s\n", what, err);
 		return -1;
 	}
@@ -1401,7 +1414,8 @@ int kvb_plot_json(const char *file, const char *json, const char *what)
 		goto out;
 	}
 	/* the script first, so that a figure that cannot be drawn starts nothing */
-	rc = kvb_plot_script(g, file, &root, err, sizeof(err));
+	rc = forest ? kvb_forest_script(g, file, &root, err, sizeof(err)) :
+		      kvb_plot_script(g, file, &root, err, sizeof(err));
 	if (fclose(g) && !rc) {
 		snprintf(err, sizeof(err), "%s", strerror(errno));
 		rc = -1;
@@ -1410,13 +1424,26 @@ int kvb_plot_json(const char *file, const char *json, const char *what)
 		fprintf(stderr, "kvbench: %s: %s\n", what, err);
 		goto out;
 	}
-	rc = run_gnuplot(text, len, err, sizeof(err));
+	/* a file gnuplot cannot open: its "set output" fails, and it drew to stdout */
+	out = fopen(file, "w");
+	if (!out || fclose(out)) {
+		fprintf(stderr, "kvbench: %s: cannot write the figure: %s\n", file,
+			strerror(errno));
+		rc = -1;
+		goto out;
+	}
+	rc = kvb_run_gnuplot(text, len, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "kvbench: %s: %s\n", file, err);
 out:
 	free(text);
-	kvb_json_free(&root);
+	kvb_rmodel_free(&root);
 	return rc;
+}
+
+int kvb_plot_json(const char *file, const char *json, const char *what)
+{
+	return plot_json(file, json, what, 0);
 }
 
 static const char plot_help[] =
@@ -1430,11 +1457,19 @@ static const char plot_help[] =
 	"  (c) p50 and p99 latency per backend, at the most threads with a CPU each\n"
 	"for single ops through ioctl, an fd per thread; other call shapes in the\n"
 	"report (BATCH, io_uring, a shared fd) follow as rows of (a). The title\n"
-	"names the kernel, accelerator, CPUs, commit and date of the report.\n"
+	"names the kernel, accelerator, CPUs, commit and date of the report, the\n"
+	"setup line the host's busy share and steal and the noisy cases.\n"
 	"The format follows OUT's extension: .png, .svg, .jpg or .jpeg.\n"
 	"\n"
+	"With --forest, the verdict's figure instead: per workload group that\n"
+	"'kvbench report' shows by default, each target's ratio to the fastest\n"
+	"with its 95% interval (log axis, lines at 1 and 1 +- 5%), coloured by its\n"
+	"mark (fastest, tied, slower, inconclusive, cannot tell); '!' after a name:\n"
+	"noisy runs.\n"
+	"\n"
 	"Options:\n"
-	"  -h, --help   show this help\n"
+	"      --forest  the verdict's forest plot\n"
+	"  -h, --help    show this help\n"
 	"\n"
 	"Exit status: 0 drawn, 1 the report cannot be read or drawn, 2 on usage\n"
 	"errors (an unknown extension, a format this gnuplot cannot write).\n";
@@ -1451,14 +1486,19 @@ int kvb_plot_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "forest", no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *in, *out;
 	char err[512], *text;
-	int c, rc;
+	int c, rc, forest = 0;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 'f') {
+			forest = 1;
+			continue;
+		}
 		if (c != 'h') {
 			fprintf(stderr, "Try 'kvbench plot --help' for more information.\n");
 			return KVB_EXIT_USAGE;
@@ -1483,7 +1523,7 @@ int kvb_plot_main(int argc, char **argv)
 		free(text);
 		return KVB_EXIT_FAIL;
 	}
-	rc = kvb_plot_json(out, text, in);
+	rc = plot_json(out, text, in, forest);
 	free(text);
 	return rc ? KVB_EXIT_FAIL : KVB_EXIT_OK;
 }

@@ -386,12 +386,15 @@ static void host_numa(struct kvb_host *h, const char *root)
  * /proc/stat ("cpu  user nice system idle iowait irq softirq steal ...",
  * a first): everything but idle and iowait, over user to steal (guest time
  * is in user already). NAN when a line does not parse or no time passed.
+ * *steal (when not NULL): the share of it the hypervisor stole, or NAN.
  */
-double kvb_stat_busy_pct(const char *a, const char *b)
+double kvb_stat_busy_pct(const char *a, const char *b, double *steal)
 {
 	unsigned long long x[8], y[8], all = 0, idle = 0;
 	int i;
 
+	if (steal)
+		*steal = NAN;
 	if (sscanf(a, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &x[0], &x[1], &x[2],
 		   &x[3], &x[4], &x[5], &x[6], &x[7]) != 8 ||
 	    sscanf(b, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &y[0], &y[1], &y[2],
@@ -403,15 +406,21 @@ double kvb_stat_busy_pct(const char *a, const char *b)
 		all += y[i] - x[i];
 	}
 	idle = (y[3] - x[3]) + (y[4] - x[4]);
+	if (steal)
+		*steal = all ? 100.0 * (y[7] - x[7]) / all : NAN;
 	return all ? 100.0 * (all - idle) / all : NAN;
 }
 
-/* How busy the CPUs are now: /proc/stat twice, a window apart (live only). */
-static double busy_now(const char *root)
+/*
+ * How busy the CPUs are now, and the share stolen: /proc/stat twice, a
+ * window apart (live only).
+ */
+static double busy_now(const char *root, double *steal)
 {
 	char path[512], a[256], b[256];
 	struct timespec ts = { 0, KVB_BUSY_WINDOW_MS * 1000000L };
 
+	*steal = NAN;
 	at(path, sizeof(path), root, "/proc/stat");
 	if (kvb_read_line(path, a, sizeof(a)))
 		return NAN;
@@ -420,7 +429,7 @@ static double busy_now(const char *root)
 		nanosleep(&ts, NULL);
 	if (kvb_read_line(path, b, sizeof(b)))
 		return NAN;
-	return kvb_stat_busy_pct(a, b);
+	return kvb_stat_busy_pct(a, b, steal);
 }
 
 /*
@@ -454,7 +463,7 @@ void kvb_host_collect(struct kvb_host *h, const char *root,
 	kvb_read_loadavg(root, h->load_before);
 	unknown_load(h->load_after);
 	(void)nproc;
-	h->busy_pct = busy_now(root);
+	h->busy_pct = busy_now(root, &h->steal_pct);
 	h->busy = h->busy_pct >= KVB_BUSY_PCT;
 }
 

@@ -17,178 +17,31 @@
 
 #include "kvbench.h"
 
-struct rep {
-	struct kvb_vcase *c;
-	int n;
-	double **runs;		/* each case's runs (c[i].runs points here) */
-	int cpus;		/* 0: the report does not say */
-	unsigned int repeat;
-	char kernel[96];
-	char dist[32];
-};
-
-static void rep_free(struct rep *r)
-{
-	int i;
-
-	for (i = 0; i < r->n; i++)
-		free(r->runs[i]);
-	free(r->runs);
-	free(r->c);
-	memset(r, 0, sizeof(*r));
-}
-
-static int whole(const struct jnode *n, unsigned int *v)
-{
-	if (!n || n->num < 0 || n->num > 1e9 || n->num != floor(n->num))
-		return -1;
-	*v = n->num;
-	return 0;
-}
-
-/* "kind" as the reports spell it; a /1 report without one: nop or kernel */
-static int kind_of(const struct jnode *x, const char *backend, enum kvb_kind *k)
-{
-	const struct jnode *kind = kvb_json_get(x, "kind", J_STR);
-	const char *s = kind ? kind->str : !strcmp(backend, "nop") ? "floor" : "kernel";
-
-	if (!strcmp(s, "floor"))
-		*k = KVB_NOP;
-	else if (!strcmp(s, "kernel"))
-		*k = KVB_KERNEL;
-	else if (!strcmp(s, "peer"))
-		*k = KVB_PEER;
-	else if (!strcmp(s, "userspace"))
-		*k = KVB_USER_RWLOCK;
-	else
-		return -1;
-	return 0;
-}
-
-/*
- * Result i into c (its runs into *runs); 1 when it is not a candidate (the
- * nop floor, no runs, errors), -1 with a message in err.
- */
-static int load_case(const struct jnode *x, int i, const char *dist,
-		     struct kvb_vcase *c, double **runs, char *err, size_t errlen)
-{
-	const struct jnode *name = kvb_json_get(x, "backend", J_STR);
-	const struct jnode *mix = kvb_json_get(kvb_json_get(x, "mix", J_OBJ), "name", J_STR);
-	const struct jnode *wl = kvb_json_get(x, "workload", J_STR);
-	const struct jnode *cdist = kvb_json_get(x, "dist", J_STR);
-	const struct jnode *fd = kvb_json_get(x, "fd", J_STR);
-	const struct jnode *io = kvb_json_get(x, "io", J_STR);
-	const struct jnode *r = kvb_json_get(x, "ops_per_sec_runs", J_ARR);
-	const struct jnode *multi = kvb_json_get(x, "multi", J_BOOL);
-	const struct jnode *sqpoll = kvb_json_get(x, "sqpoll", J_BOOL);
-	const struct jnode *errors = kvb_json_get(x, "errors", J_NUM);
-	struct kvb_vkey *k = &c->key;
-	int j;
-
-	memset(c, 0, sizeof(*c));
-	*runs = NULL;
-	if (!name || !mix || whole(kvb_json_get(x, "threads", J_NUM), &k->threads) ||
-	    whole(kvb_json_get(x, "batch", J_NUM), &k->batch) || !r ||
-	    (!fd && !kvb_json_get(x, "fd", J_NULL)) || kind_of(x, name->str, &c->kind)) {
-		snprintf(err, errlen,
-			 "results[%d]: needs backend, kind, mix.name, threads, batch, fd and ops_per_sec_runs",
-			 i);
-		return -1;
-	}
-	if (c->kind == KVB_NOP || !r->nkids || (errors && errors->num > 0))
-		return 1;
-	snprintf(c->target, sizeof(c->target), "%s", name->str);
-	k->workload = !!wl;
-	snprintf(k->mix, sizeof(k->mix), "%s", wl ? wl->str : mix->str);
-	snprintf(k->dist, sizeof(k->dist), "%s", cdist ? cdist->str : dist);
-	k->multi = multi && multi->num;
-	k->fd = !fd ? KVB_FD_NONE : strcmp(fd->str, "shared") ? KVB_FD_PER_THREAD :
-		KVB_FD_SHARED;
-	k->io = io && !strcmp(io->str, "uring") ? KVB_IO_URING : KVB_IO_IOCTL;
-	if (k->io == KVB_IO_URING && whole(kvb_json_get(x, "qd", J_NUM), &k->qd)) {
-		snprintf(err, errlen, "results[%d]: io uring without a qd", i);
-		return -1;
-	}
-	k->sqpoll = sqpoll && sqpoll->num;
-	kvb_vkey_normalize(k);
-	*runs = calloc(r->nkids, sizeof(**runs));
-	if (!*runs) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (j = 0; j < r->nkids; j++) {
-		if (r->kids[j].type != J_NUM || !(r->kids[j].num > 0)) {
-			snprintf(err, errlen,
-				 "results[%d].ops_per_sec_runs[%d]: not a positive number", i, j);
-			free(*runs);
-			*runs = NULL;
-			return -1;
-		}
-		(*runs)[j] = r->kids[j].num;
-	}
-	c->runs = *runs;
-	c->n = r->nkids;
-	return 0;
-}
-
-static int load_tree(const struct jnode *root, struct rep *r, char *err,
-		     size_t errlen)
-{
-	const struct jnode *schema = kvb_json_get(root, "schema", J_STR);
-	const struct jnode *res = kvb_json_get(root, "results", J_ARR);
-	const struct jnode *params = kvb_json_get(root, "params", J_OBJ);
-	const struct jnode *dist = kvb_json_get(params, "dist", J_STR);
-	const struct jnode *theta = kvb_json_get(params, "theta", J_NUM);
-	const struct jnode *kernel = kvb_json_get(root, "kernel", J_STR);
-	const struct jnode *cpus = kvb_json_get(root, "cpus", J_NUM);
-	int i, ret;
-
-	if (!schema || strncmp(schema->str, "kvbench-bench/", 14)) {
-		snprintf(err, errlen,
-			 "not a kvbench bench report (no \"schema\": \"kvbench-bench/N\")");
-		return -1;
-	}
-	if (strcmp(schema->str + 14, "1") && strcmp(schema->str + 14, "2") &&
-	    strcmp(schema->str + 14, "3")) {
-		snprintf(err, errlen, "schema %s: this kvbench reads kvbench-bench/1, /2 and /3",
-			 schema->str);
-		return -1;
-	}
-	if (!res) {
-		snprintf(err, errlen, "no \"results\" array");
-		return -1;
-	}
-	/* with workloads (-W) each case has its own: the groups' labels say it */
-	if (kvb_json_get(params, "workloads", J_ARR))
-		snprintf(r->dist, sizeof(r->dist), "the workloads' own keys");
-	else
-		kvb_verdict_dist(r->dist, sizeof(r->dist), dist ? dist->str : "uniform",
-				 theta ? theta->num : NAN);
-	snprintf(r->kernel, sizeof(r->kernel), "%s", kernel ? kernel->str : "?");
-	r->cpus = cpus && cpus->num >= 1 && cpus->num < 1e6 ? (int)cpus->num : 0;
-	whole(kvb_json_get(params, "repeat", J_NUM), &r->repeat);
-	r->c = calloc(res->nkids + 1, sizeof(*r->c));
-	r->runs = calloc(res->nkids + 1, sizeof(*r->runs));
-	if (!r->c || !r->runs) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (i = 0; i < res->nkids; i++) {
-		ret = load_case(&res->kids[i], i, r->dist, &r->c[r->n], &r->runs[r->n],
-				err, errlen);
-		if (ret < 0)
-			return -1;
-		if (!ret)
-			r->n++;
-	}
-	return 0;
-}
-
 struct rep_opts {
 	int all;
 	unsigned int threads;	/* 0: as many as the report's CPUs */
 	int json;
+	double margin;		/* tied: the interval inside 1 +- margin */
 };
+
+/* What the legend says of the tables shown: their tests, the p floor */
+struct rep_tally {
+	int ntests;
+	double pfloor;		/* the lowest p floor that bound a p; NAN */
+};
+
+static void tally(struct rep_tally *t, const struct kvb_vgroup *g)
+{
+	int i;
+
+	t->ntests += g->ncompared;
+	for (i = 1; i < g->n; i++) {
+		const struct kvb_vtarget *x = &g->t[i];
+
+		if (kvb_verdict_at_floor(x) && !(x->p_floor >= t->pfloor))
+			t->pfloor = x->p_floor;
+	}
+}
 
 /*
  * Which groups to show: with --all every one (at --threads N when given);
@@ -196,9 +49,12 @@ struct rep_opts {
  * thread count not above the CPUs (the lowest when every one is above).
  * Returns the thread count chosen (0 for --all alone); why[] says it.
  */
-static unsigned int choose(const struct rep *r, const struct kvb_vgroup *g, int n,
-			   const struct rep_opts *o, int *sel, char *why, size_t len)
+unsigned int kvb_report_select(const struct kvb_rmodel *r, const struct kvb_vgroup *g,
+			       int n, int all, unsigned int threads, int *sel, char *why,
+			       size_t len)
 {
+	const struct rep_opts opts = { .all = all, .threads = threads }, *o = &opts;
+
 	unsigned int thr = o->threads, lo = 0;
 	int i;
 
@@ -236,40 +92,79 @@ static unsigned int choose(const struct rep *r, const struct kvb_vgroup *g, int 
 	return thr;
 }
 
-/* One report, parsed; -1 with a message in err, else the groups shown. */
+/* The thread counts of the groups: "1, 2" */
+static void thread_counts(char *buf, size_t len, const struct kvb_vgroup *g, int n)
+{
+	unsigned int seen[64];
+	int i, j, k = 0;
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n && k < 64; i++) {
+		for (j = 0; j < k && seen[j] != g[i].key.threads; j++)
+			;
+		if (j < k)
+			continue;
+		seen[k++] = g[i].key.threads;
+		if (at < len)
+			at += snprintf(buf + at, len - at, "%s%u", k > 1 ? ", " : "",
+				       g[i].key.threads);
+	}
+}
+
+/*
+ * One report, parsed; -1 with a message in err (a report that cannot be
+ * read, holds no result, or has no group to show), else the groups shown.
+ */
 static int report_one(FILE *f, const char *text, const char *name,
-		      const struct rep_opts *o, int first, char *err, size_t errlen)
+		      const struct rep_opts *o, struct rep_tally *tl, int first,
+		      char *err, size_t errlen)
 {
 	struct kvb_vgroup *g = NULL;
-	struct jnode root;
-	struct rep r = { 0 };
-	char why[256];
+	struct kvb_rmodel r;
+	char why[256], thr[128];
 	int ng, i, shown = 0, *sel = NULL;
 
-	if (kvb_json_parse(text, &root, err, errlen))
+	if (kvb_rmodel_parse(text, &r, err, errlen))
 		return -1;
-	if (load_tree(&root, &r, err, errlen)) {
-		kvb_json_free(&root);
-		rep_free(&r);
+	if (!r.nv) {
+		snprintf(err, errlen, "no result to judge (%d result%s: %s)", r.n,
+			 r.n == 1 ? "" : "s",
+			 r.n ? "the nop floor, cases with errors or without runs" :
+			 r.interrupted ? "the run was interrupted before its first case" :
+			 "an empty \"results\"");
+		kvb_rmodel_free(&r);
 		return -1;
 	}
-	kvb_json_free(&root);
-	ng = kvb_verdict(r.c, r.n, KVB_VERDICT_ALPHA, &g);
+	ng = kvb_rmodel_verdict(&r, KVB_VERDICT_ALPHA, o->margin, &g);
 	sel = calloc(ng > 0 ? ng : 1, sizeof(*sel));
 	if (ng < 0 || !sel) {
 		snprintf(err, errlen, "out of memory");
 		shown = -1;
 		goto out;
 	}
-	choose(&r, g, ng, o, sel, why, sizeof(why));
+	kvb_report_select(&r, g, ng, o->all, o->threads, sel, why, sizeof(why));
 	for (i = 0; i < ng; i++)
 		shown += sel[i];
+	if (!shown) {
+		thread_counts(thr, sizeof(thr), g, ng);
+		int at = snprintf(err, errlen, "no workload group matches %s", why);
+
+		if (at >= 0 && (size_t)at < errlen)
+			snprintf(err + at, errlen - at, " (the report has %d, at %s thread%s%s)",
+				 ng, thr, strchr(thr, ',') || strcmp(thr, "1") ? "s" : "",
+				 o->all ? "" : "; --all shows every one");
+		shown = -1;
+		goto out;
+	}
 	if (o->json) {
 		fprintf(f, "%s\n    { \"file\": ", first ? "" : ",");
 		kvb_json_str(f, name);
 		fprintf(f, ", \"kernel\": ");
 		kvb_json_str(f, r.kernel);
-		fprintf(f, ", \"cpus\": %d,\n      \"shown\": ", r.cpus);
+		fprintf(f, ", \"cpus\": %d,\n      \"provenance\": ", r.cpus);
+		kvb_rmodel_prov_json(f, &r);
+		fprintf(f, ",\n      \"shown\": ");
 		kvb_json_str(f, why);
 		fprintf(f, ",\n      \"verdict\": ");
 		kvb_verdict_json(f, g, ng, sel, 6);
@@ -278,19 +173,19 @@ static int report_one(FILE *f, const char *text, const char *name,
 	}
 	fprintf(f, "%s== %s: kernel %s, %d CPUs, %u run%s per case, %s\n", first ? "" : "\n",
 		name, r.kernel, r.cpus, r.repeat, r.repeat == 1 ? "" : "s", r.dist);
+	kvb_rmodel_prov(f, &r);
 	fprintf(f, "shown: %s\n", why);
-	if (!shown)
-		fprintf(f, "(no workload group matches; the report has %d: try --all)\n", ng);
 	for (i = 0; i < ng; i++) {
 		if (!sel[i])
 			continue;
 		fputc('\n', f);
 		kvb_verdict_table(f, &g[i]);
+		tally(tl, &g[i]);
 	}
 out:
 	free(sel);
 	kvb_verdict_free(g, ng);
-	rep_free(&r);
+	kvb_rmodel_free(&r);
 	return shown;
 }
 
@@ -299,18 +194,21 @@ static const char report_help[] =
 	"\n"
 	"The verdict of 'kvbench bench' JSON reports: per workload group (mix or\n"
 	"workload, distribution, threads, batch, fd, io), the fastest target by\n"
-	"median ops/s and each other one as a ratio to it, with a 95% confidence\n"
-	"interval and a Mann-Whitney p over the runs: 'tied' where the runs show\n"
-	"no significant difference, 'cannot tell' where they are too few (use -r 5).\n"
-	"By default only batch 1, ioctl, per-thread fd, at as many threads as the\n"
-	"report's CPUs.\n"
+	"median ops/s and each other one as a ratio to it (Hodges-Lehmann), with\n"
+	"a 95% confidence interval and a Mann-Whitney p over the runs: 'slower'\n"
+	"where the difference is significant, 'tied' only where the interval lies\n"
+	"inside 1 +- the margin, 'inconclusive' where neither is shown, 'cannot\n"
+	"tell' where the runs are too few (use -r 5). By default only batch 1,\n"
+	"ioctl, per-thread fd, at as many threads as the report's CPUs.\n"
 	"\n"
-	"      --all        every workload group\n"
-	"      --threads N  the groups at N threads\n"
-	"      --json       the verdict as JSON\n"
-	"  -h, --help       this help\n"
+	"      --all         every workload group\n"
+	"      --threads N   the groups at N threads\n"
+	"      --margin PCT  tied: the interval inside +-PCT% of the fastest (5)\n"
+	"      --json        the verdict as JSON\n"
+	"  -h, --help        this help\n"
 	"\n"
-	"Exit status: 0, 1 when a report cannot be read, 2 on usage errors.\n";
+	"Exit status: 0, 1 when a report cannot be read, holds no result or no\n"
+	"group to show, 2 on usage errors.\n";
 
 static int report_usage(const char *msg)
 {
@@ -324,11 +222,13 @@ int kvb_report_main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "threads", required_argument, NULL, 't' },
+		{ "margin", required_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct rep_opts o = { 0 };
+	struct rep_opts o = { .margin = KVB_VERDICT_MARGIN };
+	struct rep_tally tl = { .pfloor = NAN };
 	unsigned long long v;
 	char err[256];
 	int c, i, ret = KVB_EXIT_OK, first = 1;
@@ -350,6 +250,14 @@ int kvb_report_main(int argc, char **argv)
 			}
 			o.threads = v;
 			break;
+		case 'm':
+			if (kvb_parse_margin(optarg, &o.margin, err, sizeof(err))) {
+				char msg[300];
+
+				snprintf(msg, sizeof(msg), "--margin: %s", err);
+				return report_usage(msg);
+			}
+			break;
 		case 'j':
 			o.json = 1;
 			break;
@@ -364,12 +272,15 @@ int kvb_report_main(int argc, char **argv)
 	if (optind >= argc)
 		return report_usage("takes one or more reports: kvbench report RUN.json");
 	if (o.json)
-		printf("{ \"schema\": \"kvbench-verdict/1\", \"alpha\": %.3g, \"reports\": [",
-		       KVB_VERDICT_ALPHA);
+		printf("{ \"schema\": \"kvbench-verdict/1\", \"alpha\": %.3g, \"margin\": %.3g,",
+		       KVB_VERDICT_ALPHA, o.margin);
+	if (o.json)
+		printf(" \"reports\": [");
 	for (i = optind; i < argc; i++) {
 		char *text = kvb_slurp(argv[i], err, sizeof(err));
 
-		if (!text || report_one(stdout, text, argv[i], &o, first, err, sizeof(err)) < 0) {
+		if (!text ||
+		    report_one(stdout, text, argv[i], &o, &tl, first, err, sizeof(err)) < 0) {
 			fflush(stdout);
 			fprintf(stderr, "kvbench report: %s: %s\n", argv[i], err);
 			ret = KVB_EXIT_FAIL;
@@ -381,7 +292,7 @@ int kvb_report_main(int argc, char **argv)
 	if (o.json)
 		printf("%s] }\n", first ? "" : "\n  ");
 	else if (!first)
-		kvb_verdict_legend(stdout, KVB_VERDICT_ALPHA);
+		kvb_verdict_legend(stdout, KVB_VERDICT_ALPHA, o.margin, tl.ntests, tl.pfloor);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "kvbench report: write error: %s\n", strerror(errno));
 		return KVB_EXIT_FAIL;
@@ -396,7 +307,9 @@ int kvb_report_main(int argc, char **argv)
 int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 		    unsigned int threads, int as_json, char *err, size_t errlen)
 {
-	struct rep_opts o = { .all = all, .threads = threads, .json = as_json };
+	struct rep_opts o = { .all = all, .threads = threads, .json = as_json,
+			      .margin = KVB_VERDICT_MARGIN };
+	struct rep_tally tl = { .pfloor = NAN };
 
-	return report_one(f, json, name, &o, 1, err, errlen);
+	return report_one(f, json, name, &o, &tl, 1, err, errlen);
 }

@@ -1070,7 +1070,7 @@ static void test_output(void)
 	kvb_print_json(f, &p, r, 3, &(struct kvb_outcome){ .complete = 1 });
 	fclose(f);
 	ok(json_valid(buf), "JSON output is well-formed (NaN, infinity, quotes escaped)");
-	ok(strstr(buf, "\"schema\": \"kvbench-bench/3\"") && strstr(buf, "\"p99_9\": 9000") &&
+	ok(strstr(buf, "\"schema\": \"kvbench-bench/4\"") && strstr(buf, "\"p99_9\": 9000") &&
 	   strstr(buf, "\"p50\": null"), "JSON carries schema, latencies, nulls");
 	ok(strstr(buf, "\"samples\": 20000, \"min\": 2000, \"mean\": 2550.5, \"max\": 9500,") &&
 	   strstr(buf, "\"percentiles\": { \"50\": 2400, \"90\": 2800, \"99\": 3000, ") &&
@@ -1897,22 +1897,22 @@ static void plot_report(char *buf, size_t len, const char *schema, int prov)
 /* The gnuplot script for a report in text (NULL: an error, in err). */
 static char *plot_text(const char *text, const char *file, char *err, size_t errlen)
 {
-	struct jnode root;
+	struct kvb_rmodel root;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
 	int rc;
 
-	if (kvb_json_parse(text, &root, err, errlen))
+	if (kvb_rmodel_parse(text, &root, err, errlen))
 		return NULL;
 	f = open_memstream(&buf, &len);
 	if (!f) {
-		kvb_json_free(&root);
+		kvb_rmodel_free(&root);
 		return NULL;
 	}
 	rc = kvb_plot_script(f, file, &root, err, errlen);
 	fclose(f);
-	kvb_json_free(&root);
+	kvb_rmodel_free(&root);
 	if (rc) {
 		free(buf);
 		return NULL;
@@ -2018,7 +2018,10 @@ static void test_plot(void)
 		      sizeof(err)) &&
 	   strstr(err, "no results") &&
 	   !plot_text("{\"schema\": \"other/1\", \"results\": []}", "x.png", err, sizeof(err)) &&
-	   strstr(err, "kvbench-bench/1, /2 and /3"),
+	   strstr(err, "not a kvbench bench report") &&
+	   !plot_text("{\"schema\": \"kvbench-bench/9\", \"results\": []}", "x.png", err,
+		      sizeof(err)) &&
+	   strstr(err, "kvbench-bench/1 to /"),
 	   "plot: no results, or another schema, is an error");
 
 	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1") || !mkdtemp(dir)) {
@@ -2930,7 +2933,7 @@ static void test_verdict_baselines(void)
 			c[i].key.io = KVB_IO_NONE;
 			kvb_vkey_normalize(&c[i].key);
 		}
-	ng = kvb_verdict(c, 4, 0.05, &g);
+	ng = kvb_verdict(c, 4, 0.05, 0.05, &g);
 	ok(ng == 2 && g[0].n == 2 && !strcmp(g[0].t[0].c->target, "user-rwlock") &&
 	   g[0].t[1].mark == KVB_V_DIFFERENT,
 	   "baselines alone in a group: they are the candidates");
@@ -2970,7 +2973,7 @@ static void test_verdict_groups(void)
 	vcase(&c[10], "rcu", "get", 2, fast, 5);
 	c[10].key.fd = KVB_FD_SHARED;
 	vcase(&c[11], "rhashtable", "get", 2, three, 0);	/* no runs: left out */
-	ng = kvb_verdict(c, 12, 0.05, &g);
+	ng = kvb_verdict(c, 12, 0.05, 0.05, &g);
 	ok(ng == 5 && g[0].n == 2 && g[1].n == 2 && g[2].n == 3 && g[3].n == 2 &&
 	   g[4].n == 1 && !strcmp(g[0].key.mix, "get") && g[0].key.threads == 1 &&
 	   g[1].key.threads == 2 && !strcmp(g[2].key.mix, "90:10") && g[4].key.fd == KVB_FD_SHARED,
@@ -2979,19 +2982,19 @@ static void test_verdict_groups(void)
 	   g[0].t[1].mark == KVB_V_DIFFERENT && !strcmp(g[1].t[0].c->target, "rwlock") &&
 	   g[1].t[1].c->runs == slow, "the fastest by median in each group, whatever the order");
 	kvb_verdict_line(line, sizeof(line), &g[0]);
-	ok(!strcmp(line, "get, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%"),
+	ok(!strcmp(line, "get, 1 thread, batch 1: rcu; rwlock: -14.7% [-17.3%, -12.0%]"),
 	   "verdict line, one slower: '%s'", line);
 	kvb_verdict_line(line, sizeof(line), &g[2]);
 	ok(g[2].ntied == 2 && g[2].t[1].mark == KVB_V_TIED && g[2].t[2].mark == KVB_V_DIFFERENT,
 	   "ties: the fastest, one tied with it, one slower");
 	ok_has(line,
-	       "90:10, 1 thread, batch 1: bpf-htab; rcu is not significantly slower (the fastest, tied); rwlock: -15% ±2.7%",
+	       "90:10, 1 thread, batch 1: bpf-htab; rcu is tied with it (within ±5%); rwlock: -14.7% [-17.3%, -12.0%]",
 	       "ties: the verdict line names the fastest, tied, then the slower");
 	kvb_verdict_line(line, sizeof(line), &g[3]);
 	ok(g[3].ncannot == 1 && g[3].t[1].mark == KVB_V_CANNOT &&
 	   !strcmp(line,
 		   "90:10, 2 threads, batch 1: rcu has the highest median; "
-		   "cannot tell: 3 runs, needs 4"),
+		   "rwlock: cannot tell: 3 runs, needs 4"),
 	   "3 runs: cannot tell, and how many it needs: '%s'", line);
 	kvb_verdict_line(line, sizeof(line), &g[4]);
 	ok(!strcmp(line, "get, 2 threads, batch 1, shared fd: rcu (the only target)"),
@@ -3004,7 +3007,7 @@ static void test_verdict_groups(void)
 	   strstr(buf, "\"mark\": \"cannot tell\", \"text\": \"cannot tell: 3 runs, needs 4\""),
 	   "verdict JSON: well-formed, the tied fastest listed, marks and texts");
 	ok_has(buf,
-	       "\"ratio\": 1.0000, \"ci_low\": null, \"ci_high\": null, \"p\": null, \"mark\": \"fastest\"",
+	       "\"ratio\": 1.0000, \"ci_low\": null, \"ci_high\": null, \"p\": null, \"p_floor\": null,\n          \"noisy\": false, \"mark\": \"fastest\"",
 	       "verdict JSON: the fastest against itself: ratio 1, no interval, no p");
 	free(buf);
 	buf = NULL;
@@ -3012,10 +3015,52 @@ static void test_verdict_groups(void)
 	kvb_verdict_table(f, &g[0]);
 	fclose(f);
 	ok(strstr(buf, "get, 1 thread, batch 1\n") && strstr(buf, "  rcu") &&
-	   strstr(buf, "[0.827, 0.88]  0.008  -15% ±2.7%\n") &&
-	   strstr(buf, "\nverdict: get, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%\n"),
+	   strstr(buf, "0.8529 [0.8269, 0.8800]  0.008* slower\n") &&
+	   strstr(buf, "\nverdict: get, 1 thread, batch 1: rcu; rwlock: -14.7% [-17.3%, -12.0%]\n"),
 	   "verdict table: ratio, CI [172/208, 176/200], p and mark per target, then the line");
 	free(buf);
+	kvb_verdict_free(g, ng);
+}
+
+/*
+ * tied only where the interval lies inside 1 +- margin; a wide interval
+ * over 1 is inconclusive, and only the tied are named with the fastest.
+ */
+static void test_verdict_margin(void)
+{
+	static const double fast[] = { 200, 202, 204, 206, 208 };
+	static const double wide[] = { 150, 170, 203, 230, 250 };
+	static const double near[] = { 199, 201, 203, 205, 209 };
+	struct kvb_vcase c[3];
+	struct kvb_vgroup *g;
+	char line[1024], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ng;
+
+	vcase(&c[0], "rcu", "get", 2, fast, 5);
+	vcase(&c[1], "rwlock", "get", 2, wide, 5);
+	vcase(&c[2], "rhashtable", "get", 2, near, 5);
+	ng = kvb_verdict(c, 3, 0.05, 0.05, &g);
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	f = open_memstream(&buf, &len);
+	kvb_verdict_json(f, g, ng, NULL, 2);
+	fclose(f);
+	/* rwlock's ratio is the higher: the rows by ratio put it first */
+	ok(ng == 1 && !strcmp(g[0].t[1].c->target, "rwlock") &&
+	   g[0].t[1].mark == KVB_V_INCONCLUSIVE && g[0].t[2].mark == KVB_V_TIED &&
+	   g[0].ntied == 2 && g[0].ninconclusive == 1 &&
+	   strstr(buf, "\"fastest\": [\"rcu\", \"rhashtable\"]") &&
+	   strstr(line, "rhashtable is tied with it (within ±5%)") &&
+	   strstr(line, "inconclusive (neither slower nor within ±5%): rwlock"),
+	   "verdict: tied inside ±5%%, a wide interval inconclusive and not named fastest: '%s'",
+	   line);
+
+	free(buf);
+	kvb_verdict_free(g, ng);
+	ng = kvb_verdict(c, 3, 0.05, 0.5, &g);
+	ok(ng == 1 && g[0].t[1].mark == KVB_V_TIED && g[0].t[2].mark == KVB_V_TIED,
+	   "verdict: a margin of 50%% takes the wide one in");
 	kvb_verdict_free(g, ng);
 }
 
@@ -3251,7 +3296,7 @@ static int check_json_file(const char *path)
 		return 2;
 	}
 	fclose(f);
-	good = json_valid(buf) && strstr(buf, "\"schema\": \"kvbench-bench/3\"") &&
+	good = json_valid(buf) && strstr(buf, "\"schema\": \"kvbench-bench/4\"") &&
 	       strstr(buf, "\"ops_per_sec\"");
 	printf("%s: %s\n", path, good ? "valid kvbench JSON" : "INVALID");
 	free(buf);
@@ -3671,6 +3716,143 @@ static size_t vresult(char *buf, size_t len, const char *backend, const char *ki
  * The verdict of a real make bench: the main suite's report kept in
  * Documentation/results/ (5 runs per case, 4 workloads, 2 CPUs).
  */
+/*
+ * plot to a path it cannot write wrote the PNG to stdout (gnuplot's "set
+ * output" failed and it drew on); -t and -r out of range said different
+ * things ("not a list of numbers" against "outside 1..1000").
+ */
+static void test_plot_and_range_defects(const char *k)
+{
+	static const char json[] = "../../Documentation/results/bench.json";
+	char out[4096];
+	int st;
+
+	if (!k || access(k, X_OK) || access(json, R_OK)) {
+		skip("no kvbench binary, or not run from tools/kvbench",
+		     "plot to an unwritable path: exit 1, nothing on stdout");
+		skip("no kvbench binary", "-t and -r out of range: the same words");
+		return;
+	}
+	st = run(out, sizeof(out), "%s plot %s /nonexistent/dir/x.png 2>/dev/null | wc -c", k,
+		 json);
+	ok(st == 0 && atoi(out) == 0,
+	   "plot to an unwritable path writes nothing on stdout (%d bytes)", atoi(out));
+	st = run(out, sizeof(out), "%s plot %s /nonexistent/dir/x.png 2>&1 >/dev/null", k, json);
+	ok(st == 1 && strstr(out, "/nonexistent/dir/x.png: cannot write the figure"),
+	   "plot to an unwritable path: exit 1, says it cannot write it");
+	st = run(out, sizeof(out),
+		 "%s bench --dry-run -b user-rwlock -t 99999999999 2>&1; %s bench --dry-run -b user-rwlock -r 99999999999 2>&1",
+		 k, k);
+	ok(st == 2 && strstr(out, "--threads: '99999999999' is outside 1..1024") &&
+	   strstr(out, "--repeat: '99999999999' is outside 1..1000"),
+	   "-t and -r out of range: the same words");
+}
+
+/* plot --forest: the verdict's figure, per group the report shows */
+static void test_forest(const char *k)
+{
+	static const char json[] = "../../Documentation/results/bench.json";
+	char err[256] = "", *text, *buf = NULL, out[1024];
+	struct kvb_rmodel m;
+	size_t len = 0;
+	FILE *f;
+	int rc = -1, st;
+
+	text = kvb_slurp(json, err, sizeof(err));
+	if (!text) {
+		skip("not run from tools/kvbench",
+		     "plot --forest: a panel per group the report shows");
+		skip("not run from tools/kvbench", "kvbench plot --forest draws");
+		return;
+	}
+	f = open_memstream(&buf, &len);
+	if (f && !kvb_rmodel_parse(text, &m, err, sizeof(err))) {
+		rc = kvb_forest_script(f, "f.svg", &m, err, sizeof(err));
+		kvb_rmodel_free(&m);
+	}
+	if (f)
+		fclose(f);
+	ok(!rc && buf && strstr(buf, "set terminal svg ") && strstr(buf, "multiplot layout 4,1") &&
+	   strstr(buf, "'rwlock! (inconclusive)' 1") && strstr(buf, "'rcu! (fastest)' 0") &&
+	   strstr(buf, "set arrow from 0.95, graph 0") &&
+	   strstr(buf, "set arrow from 1.05, graph 0") &&
+	   strstr(buf, "\n1 0.839586 0.753252 1.0016 0xE69F00\n"),
+	   "plot --forest: a panel per group the report shows, ratio and interval, mark and noisy (%s)",
+	   err);
+	if (getenv("KVB_DEBUG") && buf)
+		fputs(buf, stderr);
+	free(buf);
+	free(text);
+	if (!k || run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1")) {
+		skip("no gnuplot", "kvbench plot --forest draws");
+		return;
+	}
+	st = run(out, sizeof(out),
+		 "f=/tmp/kvbench-forest-%d.png; %s plot --forest %s $f 2>&1 && test -s $f; r=$?; rm -f $f; exit $r",
+		 (int)getpid(), k, json);
+	ok(st == 0, "kvbench plot --forest draws the figure (%s)", out);
+}
+
+/* Values out of their range are errors or named, never silent numbers */
+static void test_report_ranges(void)
+{
+	static const char head[] = "{\"schema\": \"kvbench-bench/3\", \"cpus\": %s,\n"
+				   "\"params\": {\"repeat\": %s},\n \"results\": [%s]}";
+	static const char one[] = "{\"backend\": \"%s\", \"kind\": \"kernel\",\n"
+				  "\"mix\": {\"name\": \"get\"}, \"threads\": 2, \"batch\": 1,\n"
+				  "\"fd\": \"per-thread\", \"ops_per_sec_runs\": [%s]}";
+	char rep[2048], c1[512], c2[512], both[1100], err[256], *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	snprintf(c1, sizeof(c1), one, "rwlock", "100, 101, 102, 103, 1e308");
+	snprintf(c2, sizeof(c2), one, "rcu", "100, 101, 102, 103, 104");
+	snprintf(both, sizeof(both), "%s, %s", c1, c2);
+	snprintf(rep, sizeof(rep), head, "2", "5", both);
+	ok(kvb_report_text(stdout, rep, "x", 1, 0, 0, err, sizeof(err)) == -1 &&
+	   strstr(err, "results[0].ops_per_sec_runs[4]: 1e+308 ops/s is out of range"),
+	   "report: a run of 1e308 ops/s is an error that names it (%s)", err);
+	snprintf(c1, sizeof(c1), one, "rwlock", "100, 101, 102, 103, 105");
+	snprintf(both, sizeof(both), "%s, %s", c1, c2);
+	snprintf(rep, sizeof(rep), head, "1e44", "5", both);
+	ok(kvb_report_text(stdout, rep, "x", 1, 0, 0, err, sizeof(err)) == -1 &&
+	   strstr(err, "\"cpus\": 1e+44 is out of range"),
+	   "report: 1e44 CPUs is an error that names it (%s)", err);
+	/* an empty run list and a header the data contradicts: named */
+	snprintf(c1, sizeof(c1), one, "rhashtable", "");
+	snprintf(both, sizeof(both), "%s, %s", c1, c2);
+	snprintf(rep, sizeof(rep), head, "2", "3", both);
+	n = strlen(rep) - 2;
+	snprintf(rep + n, sizeof(rep) - n, ", %s]}", c2);
+	subst(rep, sizeof(rep), "\"rcu\", \"kind\": \"kernel\",\n\"mix\": {\"name\": \"get\"}",
+	      "\"rcu\", \"kind\": \"kernel\",\n\"mix\": {\"name\": \"90:10\"}");
+	f = open_memstream(&out, &len);
+	if (f) {
+		n = kvb_report_text(f, rep, "x", 1, 0, 0, err, sizeof(err));
+		fclose(f);
+	}
+	ok(f && n >= 0 && out && strstr(out, "note: 1 case without runs (not judged)\n") &&
+	   strstr(out, "note: 2 cases have more runs than the header's repeat (3)\n"),
+	   "report: a case without runs and runs above the header's repeat are named (%s)", err);
+	free(out);
+	/* the plot's caption: the host's busy share, steal, host_busy, the noisy count */
+	snprintf(c1, sizeof(c1), one, "rwlock", "100, 101, 102, 103, 105");
+	subst(c1, sizeof(c1), "\"fd\": \"per-thread\",",
+	      "\"fd\": \"per-thread\", \"noisy\": true,");
+	snprintf(both, sizeof(both), "%s, %s", c1, c2);
+	snprintf(rep, sizeof(rep), head, "2", "5", both);
+	subst(rep, sizeof(rep), "\"cpus\": 2,",
+	      "\"cpus\": 2, \"provenance\": {\"accel\": \"tcg\", \"cpu_busy_pct_before\": 42.0,\n"
+	      "\"cpu_steal_pct_before\": 3.0, \"host_busy\": true},");
+	subst(rep, sizeof(rep), "\"batch\": 1,", "\"batch\": 1, \"ops_per_sec\": 102,");
+	out = plot_text(rep, "x.png", err, sizeof(err));
+	ok(out && strstr(out, "accelerator tcg") &&
+	   strstr(out, "host 42% busy (3% stolen), BUSY; 1 of 2 cases noisy"),
+	   "plot: the caption names accel, the host's busy share, steal, host_busy, the noisy count");
+	free(out);
+}
+
 static void test_report_real(const char *k)
 {
 	static const char json[] = "../../Documentation/results/bench.json";
@@ -3689,6 +3871,45 @@ static void test_report_real(const char *k)
 	   strstr(out, "5 runs per case") && !strstr(out, " runs, needs ") &&
 	   !strstr(out, "user-rwlock"),
 	   "kvbench report on a real make bench report: a verdict per workload at 2 threads");
+	/*
+	 * ycsb-b: rwlock's runs against rcu's, p 0.056, interval [0.7533,
+	 * 1.0016]: printed "tied" with "[0.753, 1]" and named co-fastest
+	 * before; an interval of -25% to +0.16% shows no equivalence.
+	 */
+	ok(strstr(out, "  rwlock            5!  498.236k  0.8396 [0.7533, 1.0016]  ") &&
+	   strstr(out, "0.8396 [0.7533, 1.0016]  0.056  inconclusive\n") &&
+	   strstr(out, "\nverdict: ycsb-b, scrambled-zipf, 2 threads, batch 1: rcu; the next, ") &&
+	   strstr(out, "inconclusive (neither slower nor within ±5%): rwlock\n") &&
+	   !strstr(out, "is tied with it") && !strstr(out, "  tied\n"),
+	   "report on the real report: an inconclusive target is not tied nor named fastest; [low, high] with the digits that tell 1.0016 from 1");
+	ok(strstr(out, "host: accel tcg, CPUs 0.0% busy before the run (steal unknown), ") &&
+	   strstr(out, "(steal unknown), not busy\nnoisy: 60 of 72 cases\n") &&
+	   strstr(out, "  rhashtable        5!  472.437k") && strstr(out, "*: p is the smallest") &&
+	   strstr(out, "\n24 comparisons at alpha 0.05"),
+	   "report on the real report: accel, host busy, steal and the noisy count in view; noisy rows, the p floor and the comparisons said");
+	st = run(out, sizeof(out), "%s report --threads 1 %s 2>&1", k, json);
+	ok(st == 0 && strstr(out, "\nseed, 1 thread, batch 1\n") &&
+	   strstr(strstr(out, "\nseed, 1 thread, batch 1\n"), "  combining ") &&
+	   strstr(strstr(out, "\nseed, 1 thread, batch 1\n"), "  combining ") <
+	   strstr(strstr(out, "\nseed, 1 thread, batch 1\n"), "  rcu "),
+	   "report on the real report: rows by the ratio shown (seed, 1 thread: combining 0.7589 above rcu 0.6911, whose median is higher)");
+	/* no group at 4 threads: it said "(no workload group matches ...)" and exited 0 */
+	st = run(out, sizeof(out), "%s report --threads 4 %s 2>&1", k, json);
+	ok(st == 1 && strstr(out, "no workload group matches") && strstr(out, "at 1, 2 threads"),
+	   "report --threads 4 of a report without 4 threads: exit 1, the thread counts it has");
+	st = run(out, sizeof(out),
+		 "echo '{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"results\": []}' | %s report /dev/stdin 2>&1",
+		 k);
+	ok(st == 1 && strstr(out, "no result to judge (0 results: an empty \"results\")"),
+	   "report of a report without results: exit 1, said");
+	st = run(out, sizeof(out), "%s report --margin 30 %s 2>&1", k, json);
+	ok(st == 0 && strstr(out, "rcu; rwlock is tied with it (within ±30%)") &&
+	   strstr(out, "1 ±30% (--margin)"),
+	   "report --margin 30: the interval [0.7533, 1.0016] inside ±30% is a tie");
+	st = run(out, sizeof(out), "%s report --margin 0 %s 2>&1; %s report --margin 51%% %s 2>&1",
+		 k, json, k, json);
+	ok(st == 2 && count_of(out, "--margin: ") == 2 && strstr(out, "at most 50"),
+	   "report --margin 0 or 51%%: exit 2, the range said");
 }
 
 static void test_report(const char *k)
@@ -3736,7 +3957,8 @@ static void test_report(const char *k)
 		FILE *f2 = open_memstream(&o2, &l2);
 
 		kvb_report_text(f2,
-				"{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"results\": [], \"params\": {\"dist\": \"uniform\", \"workloads\": []}}",
+				"{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"params\": {\"dist\": \"uniform\", \"workloads\": []},\n"
+				" \"results\": [{\"backend\": \"rcu\", \"mix\": {\"name\": \"get\"}, \"workload\": \"seed\", \"threads\": 2, \"ops_per_sec_runs\": [1, 2, 3, 4, 5]}]}",
 				"w.json", 0, 0, 0, err, sizeof(err));
 		fclose(f2);
 		ok(o2 && strstr(o2, "per case, the workloads' own keys\n") &&
@@ -3745,7 +3967,7 @@ static void test_report(const char *k)
 		free(o2);
 	}
 	ok_has(out,
-	       "verdict: get, zipf:0.99, 2 threads, batch 1: rhashtable; rcu is not significantly slower (the fastest, tied); rwlock: -17% ±0.4%\n",
+	       "verdict: get, zipf:0.99, 2 threads, batch 1: rhashtable; rcu is tied with it (within ±5%); rwlock: -16.9% [-17.3%, -16.4%]\n",
 	       "report: the tied fastest, the next slower");
 	ok(!strstr(out, "user-rwlock"),
 	   "report: an in-process baseline is no candidate beside the kernel's targets");
@@ -3789,7 +4011,7 @@ static void test_report(const char *k)
 	close(fd);
 	out = malloc(16384);
 	st = run(out, 16384, "%s report %s 2>&1", k, path);
-	ok(st == 0 && strstr(out, "rhashtable; rcu is not significantly slower") &&
+	ok(st == 0 && strstr(out, "rhashtable; rcu is tied with it (within ±5%)") &&
 	   strstr(out, "\nratio: ops/s of the target over the fastest's"),
 	   "kvbench report FILE: exit 0, the verdict and the legend");
 	st = run(out, 16384, "%s report --json %s %s 2>&1", k, path, path);
@@ -3836,15 +4058,16 @@ static void test_bench_verdict(void)
 	   (v = kvb_json_get(&root, "verdict", J_ARR)) && v->nkids == 1 &&
 	   root.kids[root.nkids - 1].type == J_ARR &&
 	   !strcmp(kvb_json_get(&v->kids[0], "verdict", J_STR)->str,
-		   "90:10, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%") &&
+		   "90:10, 1 thread, batch 1: rcu; rwlock: -14.7% [-17.3%, -12.0%]") &&
 	   kvb_json_get(&v->kids[0], "targets", J_ARR)->nkids == 2,
 	   "bench JSON: \"verdict\" last, valid (strict checker), one group without nop");
 	kvb_json_free(&root);
 	free(buf);
 	buf = report(kvb_print_table, &p, r, 3);
 	ok(buf && strstr(buf, "\nverdict: the fastest by median ops/s in each workload") &&
-	   strstr(buf, "\n  90:10, 1 thread, batch 1: rcu; rwlock: -15% ±2.7%\n") &&
-	   !strcmp(buf + strlen(buf) - strlen("rwlock: -15% ±2.7%\n"), "rwlock: -15% ±2.7%\n"),
+	   strstr(buf, "\n  90:10, 1 thread, batch 1: rcu; rwlock: -14.7% [-17.3%, -12.0%]\n") &&
+	   !strcmp(buf + strlen(buf) - strlen("rwlock: -14.7% [-17.3%, -12.0%]\n"),
+		   "rwlock: -14.7% [-17.3%, -12.0%]\n"),
 	   "bench table: ends with the verdict lines");
 	free(buf);
 }
@@ -4237,13 +4460,269 @@ static void test_workload_engine(void)
 	free(m);
 }
 
+/* Two JSON trees alike: the same types, numbers, strings, keys in order. */
+static int jsame(const struct jnode *a, const struct jnode *b, char *where, size_t len)
+{
+	int i;
+
+	if (a->type != b->type || a->nkids != b->nkids ||
+	    (a->key && (!b->key || strcmp(a->key, b->key))) ||
+	    ((a->type == J_NUM || a->type == J_BOOL) && a->num != b->num) ||
+	    (a->type == J_STR && strcmp(a->str, b->str))) {
+		snprintf(where, len, "%s: %s / %s", a->key ? a->key : "[]",
+			 a->type == J_STR ? a->str : "?", b->type == J_STR ? b->str : "?");
+		return 0;
+	}
+	for (i = 0; i < a->nkids; i++)
+		if (!jsame(&a->kids[i], &b->kids[i], where, len))
+			return 0;
+	return 1;
+}
+
+/*
+ * The verdict bench writes into its JSON and the one `kvbench report`
+ * computes from that file agree field for field: one computation over one
+ * shape. Workloads with their own distribution (scrambled-zipf) under a
+ * global --dist uniform: bench's verdict named "uniform" before (output.c
+ * took the global p->dist), report the workload's.
+ */
+static void test_verdict_roundtrip(void)
+{
+	static double runs[4][5] = {
+		{ 1000, 1010, 990, 1005, 995 }, { 700, 720, 690, 710, 705 },
+		{ 1001, 1012, 989, 1004, 996 }, { 500.04, 520, 490, 510, 505 },
+	};
+	static const char * const names[] = { "rwlock", "rcu", "rhashtable", "kthread" };
+	struct kvb_result r[8];
+	struct kvb_params p;
+	struct jnode a, b;
+	const struct jnode *va = NULL, *vb = NULL, *reps;
+	char err[256] = "", where[256] = "", *json, *rep = NULL;
+	size_t len = 0;
+	FILE *f;
+	int i, w;
+
+	kvb_params_defaults(&p);
+	p.dist = KVB_UNIFORM;
+	memset(r, 0, sizeof(r));
+	for (w = 0; w < 2; w++) {
+		/* ycsb-c (scrambled-zipf) and seed (uniform) */
+		const struct kvb_workload *wl = &kvb_workloads[w ? 5 : 2];
+
+		for (i = 0; i < 4; i++) {
+			struct kvb_result *x = &r[w * 4 + i];
+
+			snprintf(x->target, sizeof(x->target), "%s", names[i]);
+			x->kind = KVB_KERNEL;
+			x->mix = wl->mix;
+			x->mix.wl = wl;
+			x->dist = wl->dist;
+			x->theta = wl->theta;
+			x->threads = 2;
+			x->batch = 1;
+			x->fdmode = KVB_FD_PER_THREAD;
+			x->io = KVB_IO_IOCTL;
+			x->runs = 5;
+			x->run_ops = runs[(i + w) % 4];
+			x->ops_per_sec = kvb_median(x->run_ops, 5);
+		}
+	}
+	json = report(kvb_print_json, &p, r, 8);
+	f = open_memstream(&rep, &len);
+	if (json && f && kvb_report_text(f, json, "bench.json", 1, 0, 1, err, sizeof(err)) < 0)
+		fprintf(stderr, "# %s\n", err);
+	if (f)
+		fclose(f);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (json && !kvb_json_parse(json, &a, err, sizeof(err)))
+		va = kvb_json_get(&a, "verdict", J_ARR);
+	/* report --json: { "file": ..., "verdict": [...] }, without the outer object */
+	if (rep) {
+		char *doc = malloc(strlen(rep) + 32);
+
+		if (doc) {
+			sprintf(doc, "{ \"reports\": [%s] }", rep);
+			if (!kvb_json_parse(doc, &b, err, sizeof(err))) {
+				reps = kvb_json_get(&b, "reports", J_ARR);
+				if (reps && reps->nkids == 1)
+					vb = kvb_json_get(&reps->kids[0], "verdict", J_ARR);
+			}
+			free(doc);
+		}
+	}
+	ok(va && vb && va->nkids == 2 && jsame(va, vb, where, sizeof(where)),
+	   "verdict: bench.json's and kvbench report's agree field for field (%s%s)", where, err);
+	ok(json && strstr(json, "\"group\": \"ycsb-c, scrambled-zipf, 2 threads, batch 1\""),
+	   "verdict: bench.json names the workload's distribution, not the global --dist");
+	kvb_json_free(&a);
+	kvb_json_free(&b);
+	free(json);
+	free(rep);
+}
+
+/*
+ * compare --base and report give one number for one pair: both the
+ * Hodges-Lehmann estimate (compare took the ratio of the medians).
+ */
+static void test_base_estimator(void)
+{
+	static const char rep[] =
+		"{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"params\": {\"repeat\": 5},\n"
+		" \"results\": [\n"
+		"  {\"backend\": \"rwlock\", \"kind\": \"kernel\", \"mix\": {\"name\": \"get\"},\n"
+		"   \"threads\": 2, \"batch\": 1, \"fd\": \"per-thread\",\n"
+		"   \"ops_per_sec_runs\": [100, 101, 102, 103, 104]},\n"
+		"  {\"backend\": \"rcu\", \"kind\": \"kernel\", \"mix\": {\"name\": \"get\"},\n"
+		"   \"threads\": 2, \"batch\": 1, \"fd\": \"per-thread\",\n"
+		"   \"ops_per_sec_runs\": [90, 91, 130, 131, 132]}]}";
+	struct kvb_cmp_opts o = { .alpha = 0.05, .json = 1, .base = "rwlock" };
+	char out[16384], eout[4096], err[256] = "", *rep_out = NULL;
+	double cmp = NAN, hl = NAN;
+	const char *at;
+	size_t len = 0;
+	FILE *f;
+
+	at = NULL;
+	if (compare_opts(out, sizeof(out), eout, sizeof(eout), rep, NULL, &o, err,
+			 sizeof(err)) >= 0)
+		at = strstr(out, "\"ratio\": ");
+	if (at)
+		cmp = strtod(at + 9, NULL);
+	f = open_memstream(&rep_out, &len);
+	if (f && kvb_report_text(f, rep, "r.json", 1, 0, 1, err, sizeof(err)) > 0) {
+		fflush(f);
+		at = strstr(rep_out, "\"target\": \"rwlock\"");
+		at = at ? strstr(at, "\"ratio\": ") : NULL;
+		if (at)
+			hl = strtod(at + 9, NULL);
+	}
+	if (f)
+		fclose(f);
+	ok(fabs(cmp - 1 / hl) < 0.001 && fabs(cmp - 130.0 / 102) > 0.01 &&
+	   strstr(out, "\"estimator\": \"hodges-lehmann\""),
+	   "compare --base and report: one estimate for one pair, Hodges-Lehmann (%g, 1/%g)",
+	   cmp, hl);
+	free(rep_out);
+}
+
+/* A report of two groups (get, 90:10 at 2 threads), three targets, 5 runs around med[] */
+static void agree_report(char *buf, size_t len, const double med[6])
+{
+	static const char * const t[] = { "rwlock", "rcu", "rhashtable" };
+	static const char * const mix[] = { "get", "90:10" };
+	size_t n = snprintf(buf, len,
+			    "{\"schema\": \"kvbench-bench/3\", \"cpus\": 2, \"params\": {\"repeat\": 5},\n"
+			    " \"results\": [");
+	int i, j;
+
+	for (i = 0; i < 6 && n < len; i++) {
+		n += snprintf(buf + n, len - n,
+			      "%s\n  {\"backend\": \"%s\", \"kind\": \"kernel\", \"mix\": {\"name\": \"%s\"},\n"
+			      "\"threads\": 2, \"batch\": 1, \"fd\": \"per-thread\", \"ops_per_sec_runs\": [",
+			      i ? "," : "", t[i % 3], mix[i / 3]);
+		for (j = 0; j < 5 && n < len; j++)
+			n += snprintf(buf + n, len - n, "%s%.1f", j ? ", " : "",
+				      med[i] * (1 + (j - 2) * 0.001));
+		if (n < len)
+			n += snprintf(buf + n, len - n, "]}");
+	}
+	if (n < len)
+		snprintf(buf + n, len - n, "]}");
+}
+
+/*
+ * compare A B of one suite: in how many groups the verdicts agree, and
+ * every contradiction (one's fastest marked significantly slower in the
+ * other), with synthetic reports.
+ */
+static void test_compare_agreement(void)
+{
+	/* get: rwlock, rcu, rhashtable; 90:10: the same */
+	static const double a[6] = { 800, 1000, 600, 1000, 999.5, 500 };
+	static const double b[6] = { 1000, 800, 600, 1000, 999.5, 500 };
+	struct kvb_cmp_opts o = { .alpha = 0.05 };
+	char ra[4096], rb[4096], out[16384], eout[4096], err[256] = "";
+	int n;
+
+	agree_report(ra, sizeof(ra), a);
+	agree_report(rb, sizeof(rb), b);
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
+	ok(n == 6 && strstr(out, "\nverdicts: 1 of 2 workload groups agree") &&
+	   strstr(out, "4 of 6 targets have the same mark in both") &&
+	   strstr(out, "\n2 contradictions (a group's fastest in one report marked ") &&
+	   strstr(out, "marked significantly slower in the other):\n") &&
+	   strstr(out, "  get, 2 threads, batch 1: old's fastest, rcu, is -20.0% ") &&
+	   strstr(out, "rcu, is -20.0% [-20.2%, -19.8%] against rwlock in new\n") &&
+	   strstr(out, "  get, 2 threads, batch 1: new's fastest, rwlock, is -20.0% ") &&
+	   strstr(out, "rwlock, is -20.0% [-20.2%, -19.8%] against rcu in old\n"),
+	   "compare A B: 1 of 2 groups agree, 4 of 6 marks the same, both contradictions listed (%s%s)",
+	   err, eout);
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, ra, &o, err, sizeof(err));
+	ok(n == 6 && strstr(out, "\nverdicts: 2 of 2 workload groups agree") &&
+	   strstr(out, "6 of 6 targets have the same mark in both") &&
+	   strstr(out, "\n0 contradictions (no group's fastest"),
+	   "compare A A: every group agrees, no contradiction");
+	/* at a margin of 50%, rcu in 90:10 is still tied, the get group still contradicts */
+	o.margin = 0.5;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
+	ok(n == 6 && strstr(out, "\nverdicts: 1 of 2 workload groups agree") &&
+	   !strstr(out, "(within ±50%)") && strstr(out, "2 contradictions"),
+	   "compare --margin 50: the same groups agree");
+	o.margin = 0;
+	o.json = 1;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
+	ok(n == 6 && json_valid(out) &&
+	   strstr(out, "\"agreement\": { \"groups\": 2, \"agree\": 1, ") &&
+	   strstr(out, "\"agree\": 1, \"targets\": 6, \"same_mark\": 4,") &&
+	   strstr(out, "\"contradictions\": 2,") && count_of(out, "\"fastest_in\": ") == 2,
+	   "compare --json A B: the agreement and its contradictions");
+}
+
+/*
+ * A difference in one workload preset's parameters: named with its values
+ * (it was listed as "params.workloads: ycsb-a,ycsb-b vs ycsb-a,ycsb-b");
+ * the preemption model, HZ and the kernel command line are compared.
+ */
+static void test_compare_workload_diff(void)
+{
+	static const double m[6] = { 800, 1000, 600, 1000, 999.5, 500 };
+	struct kvb_cmp_opts o = { .alpha = 0.05 };
+	char ra[4096], rb[4096], out[16384], eout[4096], err[256] = "";
+	int n;
+
+	agree_report(ra, sizeof(ra), m);
+	subst(ra, sizeof(ra), "\"params\": {\"repeat\": 5}",
+	      "\"params\": {\"repeat\": 5, \"workloads\": [\n"
+	      "{\"name\": \"ycsb-a\", \"read\": 50, \"dist\": \"scrambled-zipf\", \"theta\": 0.99},\n"
+	      "{\"name\": \"ycsb-b\", \"read\": 95, \"dist\": \"scrambled-zipf\", \"theta\": 0.99}]},\n"
+	      "\"provenance\": {\"preempt\": \"voluntary\", \"hz\": 250,\n"
+	      "\"kernel_cmdline\": \"console=ttyS0\"}");
+	snprintf(rb, sizeof(rb), "%s", ra);
+	subst(rb, sizeof(rb), "\"read\": 95, \"dist\": \"scrambled-zipf\", \"theta\": 0.99",
+	      "\"read\": 95, \"dist\": \"scrambled-zipf\", \"theta\": 0.5");
+	subst(rb, sizeof(rb), "\"preempt\": \"voluntary\", \"hz\": 250,",
+	      "\"preempt\": \"full\", \"hz\": 1000,");
+	subst(rb, sizeof(rb), "\"console=ttyS0\"", "\"console=ttyS0 quiet\"");
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
+	ok(n == KVB_CMP_REFUSED && strstr(eout, "params.workloads[ycsb-b].theta") &&
+	   strstr(eout, "0.99") && strstr(eout, "0.5") &&
+	   !strstr(eout, "params.workloads[ycsb-a]") && !strstr(eout, "ycsb-a,ycsb-b"),
+	   "compare: one workload's parameter that differs is named, with both values");
+	ok(n == KVB_CMP_REFUSED && strstr(eout, "provenance.preempt") &&
+	   strstr(eout, "provenance.hz") &&
+	   strstr(eout, "provenance.kernel_cmdline") && strstr(eout, "voluntary") &&
+	   strstr(eout, "console=ttyS0 quiet"),
+	   "compare: the preemption model, HZ and the kernel command line are compared");
+}
+
 /* The plot's panel of a workload: titled by its name (it crashed on "ycsb-a") */
 static void test_workload_plot(void)
 {
 	static double runs[] = { 1000, 1010, 990 };
 	struct kvb_result r[2];
 	struct kvb_params p;
-	struct jnode root;
+	struct kvb_rmodel root;
 	char buf[65536] = "", err[256], *json;
 	FILE *g = tmpfile();
 	size_t n = 0;
@@ -4266,12 +4745,12 @@ static void test_workload_plot(void)
 	r[1].mix = kvb_workloads[5].mix;
 	r[1].mix.wl = &kvb_workloads[5];
 	json = report(kvb_print_json, &p, r, 2);
-	if (g && json && !kvb_json_parse(json, &root, err, sizeof(err))) {
+	if (g && json && !kvb_rmodel_parse(json, &root, err, sizeof(err))) {
 		if (!kvb_plot_script(g, "x.svg", &root, err, sizeof(err))) {
 			rewind(g);
 			n = fread(buf, 1, sizeof(buf) - 1, g);
 		}
-		kvb_json_free(&root);
+		kvb_rmodel_free(&root);
 	}
 	buf[n] = 0;
 	ok(strstr(buf, "ycsb-a") && strstr(buf, "seed"),
@@ -4377,7 +4856,7 @@ static void test_host_prov(void)
 	char root[] = "/tmp/kvbench-test-XXXXXX", out[256];
 	struct utsname u = { 0 };
 	struct kvb_host h;
-	double load[3];
+	double load[3], steal;
 
 	if (!mkdtemp(root)) {
 		skip("no temporary directory", "host provenance");
@@ -4425,14 +4904,16 @@ static void test_host_prov(void)
 	ok(kvb_read_loadavg(root, load) == 0 && load[0] == 0.51, "host: the 1-minute load");
 	/* user nice system idle iowait irq softirq steal: 100 ticks each way */
 	ok(kvb_stat_busy_pct("cpu  100 0 50 1000 10 0 0 0 0 0",
-			     "cpu  120 0 55 1070 15 0 0 0 0 0") == 25 &&
+			     "cpu  120 0 55 1070 15 0 0 0 0 0", NULL) == 25 &&
 	   kvb_stat_busy_pct("cpu  100 0 50 1000 10 0 0 0",
-			     "cpu  100 0 50 1090 20 0 0 0") == 0 &&
-	   kvb_stat_busy_pct("cpu  0 0 0 0 0 0 0 0", "cpu  0 0 0 50 0 0 0 50") == 50,
-	   "host: busy share from two /proc/stat lines: user and system busy, idle and iowait not, steal busy");
-	ok(isnan(kvb_stat_busy_pct("cpu  1 2 3", "cpu  1 2 3 4 5 6 7 8")) &&
-	   isnan(kvb_stat_busy_pct("cpu  5 0 0 0 0 0 0 0", "cpu  4 0 0 0 0 0 0 0")) &&
-	   isnan(kvb_stat_busy_pct("cpu  5 0 0 0 0 0 0 0", "cpu  5 0 0 0 0 0 0 0")),
+			     "cpu  100 0 50 1090 20 0 0 0", &steal) == 0 && steal == 0 &&
+	   kvb_stat_busy_pct("cpu  0 0 0 0 0 0 0 0", "cpu  0 0 0 50 0 0 0 50", &steal) == 50 &&
+	   steal == 50,
+	   "host: busy share from two /proc/stat lines: user and system busy, idle and iowait not, steal busy and said");
+	ok(isnan(kvb_stat_busy_pct("cpu  1 2 3", "cpu  1 2 3 4 5 6 7 8", &steal)) &&
+	   isnan(steal) &&
+	   isnan(kvb_stat_busy_pct("cpu  5 0 0 0 0 0 0 0", "cpu  4 0 0 0 0 0 0 0", NULL)) &&
+	   isnan(kvb_stat_busy_pct("cpu  5 0 0 0 0 0 0 0", "cpu  5 0 0 0 0 0 0 0", NULL)),
 	   "host: a short line, a counter going back, no time passed: unknown");
 	put_tree(root, "/proc/stat", "cpu  100 0 50 1000 10 0 0 0 0 0\ncpu0 1 2 3\n");
 	kvb_host_collect(&h, root, &u, 2);
@@ -4715,6 +5196,7 @@ int main(int argc, char **argv)
 	test_compare();
 	test_verdict_stats();
 	test_verdict_groups();
+	test_verdict_margin();
 	test_verdict_baselines();
 	test_compare_trust();
 	test_compare_schema();
@@ -4733,11 +5215,18 @@ int main(int argc, char **argv)
 	test_hash_bits(kvbench_bin);
 	test_report(kvbench_bin);
 	test_report_real(kvbench_bin);
+	test_report_ranges();
+	test_forest(kvbench_bin);
+	test_plot_and_range_defects(kvbench_bin);
 	test_bench_verdict();
 	test_ycsb_zipf();
 	test_workloads();
 	test_workload_engine();
 	test_workload_plot();
+	test_verdict_roundtrip();
+	test_base_estimator();
+	test_compare_agreement();
+	test_compare_workload_diff();
 	test_workload_cli(kvbench_bin);
 	test_host_prov();
 	test_hygiene(kvbench_bin);

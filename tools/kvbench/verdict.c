@@ -28,10 +28,17 @@
  * above 1; b <= c: the (c+1)-th largest is below 1). Without ties p is the
  * usual exact two-sided Mann-Whitney p (kvb_mwu()'s).
  *
- * Both `kvbench bench` (output.c, from its results) and `kvbench report`
- * (report.c, from a JSON report) fill an array of struct kvb_vcase and call
- * kvb_verdict(): one computation, two readers.
+ * The marks: "slower" (significant: the interval leaves 1 out); "tied"
+ * only where an equivalence is shown, the whole interval inside 1 +-
+ * margin (5% by default: two one-sided tests at alpha / 2 each, TOST);
+ * "inconclusive" where the runs show neither; "cannot tell" where they are
+ * too few for any p to reach alpha. The verdict names as the fastest the
+ * target of the highest median and those tied with it, no other.
+ *
+ * The cases come from the report model (benchjson.c): `kvbench bench`
+ * and `kvbench report` judge the same shape, by kvb_verdict().
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,7 +177,8 @@ int kvb_hl_ratio(const double *x, unsigned int n, const double *y,
 	return 0;
 }
 
-static int same_key(const struct kvb_vkey *a, const struct kvb_vkey *b)
+/* Two cases of one workload group */
+int kvb_vkey_equal(const struct kvb_vkey *a, const struct kvb_vkey *b)
 {
 	return !strcmp(a->mix, b->mix) && a->workload == b->workload &&
 	       !strcmp(a->dist, b->dist) && a->threads == b->threads &&
@@ -211,8 +219,28 @@ static int cmp_target(const void *a, const void *b)
 	return (x->median < y->median) - (x->median > y->median);
 }
 
-/* One group: its targets by median, fastest first, each set against it. */
-static int judge(struct kvb_vgroup *g, double alpha)
+/* The others by the ratio the table shows, the highest first */
+static int cmp_ratio(const void *a, const void *b)
+{
+	const struct kvb_vtarget *x = a, *y = b;
+
+	if (x->hl.ratio != y->hl.ratio)
+		return (x->hl.ratio < y->hl.ratio) - (x->hl.ratio > y->hl.ratio);
+	return (x->median < y->median) - (x->median > y->median);
+}
+
+/* Equivalence shown: the whole interval inside 1 +- margin. */
+static int within(const struct kvb_hl *h, double margin)
+{
+	return isfinite(h->lo) && isfinite(h->hi) && h->lo >= 1 - margin &&
+	       h->hi <= 1 + margin;
+}
+
+/*
+ * One group: the fastest (highest median) first, each other one set
+ * against it, then the others by their ratio to it.
+ */
+static int judge(struct kvb_vgroup *g, double alpha, double margin)
 {
 	struct kvb_vtarget *f;
 	int i;
@@ -224,22 +252,35 @@ static int judge(struct kvb_vgroup *g, double alpha)
 	f->hl.lo = NAN;
 	f->hl.hi = NAN;
 	f->hl.p = NAN;
+	f->p_floor = NAN;
+	f->margin = margin;
 	g->ntied = 1;
 	for (i = 1; i < g->n; i++) {
 		struct kvb_vtarget *t = &g->t[i];
 
+		t->margin = margin;
 		if (kvb_hl_ratio(t->c->runs, t->c->n, f->c->runs, f->c->n, alpha, &t->hl))
 			return -1;
+		/* the smallest p these runs can give: every run on one side */
+		t->p_floor = fmin(1, 2 * kvb_mwu_cdf(t->c->n, f->c->n, 0));
 		if (!t->hl.can_tell) {
 			t->mark = KVB_V_CANNOT;
 			g->ncannot++;
 		} else if (t->hl.significant) {
 			t->mark = KVB_V_DIFFERENT;
-		} else {
+			g->ncompared++;
+		} else if (within(&t->hl, margin)) {
 			t->mark = KVB_V_TIED;
 			g->ntied++;
+			g->ncompared++;
+		} else {
+			t->mark = KVB_V_INCONCLUSIVE;
+			g->ninconclusive++;
+			g->ncompared++;
 		}
 	}
+	if (g->n > 2)
+		qsort(g->t + 1, g->n - 1, sizeof(*g->t), cmp_ratio);
 	return 0;
 }
 
@@ -273,7 +314,7 @@ static void drop_baselines(struct kvb_vgroup *g)
  * first case comes. A target repeated in a group counts once (the first).
  * Returns the number of groups, -1 on a bad run (not positive) or no memory.
  */
-int kvb_verdict(const struct kvb_vcase *c, int n, double alpha,
+int kvb_verdict(const struct kvb_vcase *c, int n, double alpha, double margin,
 		struct kvb_vgroup **out)
 {
 	struct kvb_vgroup *g = NULL;
@@ -285,7 +326,7 @@ int kvb_verdict(const struct kvb_vcase *c, int n, double alpha,
 
 		if (!c[i].n)
 			continue;
-		for (j = 0; j < ng && !same_key(&g[j].key, &c[i].key); j++)
+		for (j = 0; j < ng && !kvb_vkey_equal(&g[j].key, &c[i].key); j++)
 			;
 		if (j == ng) {
 			x = realloc(g, (ng + 1) * sizeof(*g));
@@ -295,6 +336,7 @@ int kvb_verdict(const struct kvb_vcase *c, int n, double alpha,
 			memset(&g[ng], 0, sizeof(*g));
 			g[ng].key = c[i].key;
 			g[ng].alpha = alpha;
+			g[ng].margin = margin;
 			ng++;
 		}
 		x = &g[j];
@@ -313,7 +355,7 @@ int kvb_verdict(const struct kvb_vcase *c, int n, double alpha,
 	}
 	for (j = 0; j < ng; j++) {
 		drop_baselines(&g[j]);
-		if (judge(&g[j], alpha))
+		if (judge(&g[j], alpha, margin))
 			goto fail;
 	}
 	*out = g;
@@ -352,28 +394,57 @@ void kvb_verdict_label(char *buf, size_t len, const struct kvb_vkey *k)
 		snprintf(buf + n, len - n, ", uring qd%u%s", k->qd, k->sqpoll ? " sqpoll" : "");
 }
 
-/* digits after the point: 1.5x, 33x; -3.2%, -17% */
+/* digits after the point: 1.5x, 33x */
 #define XPREC(x)	((x) < 9.95 ? 1 : 0)
 
 /*
- * "-12% ±3%": the estimate and half the interval, in percent of the
- * fastest; below half of it, as a factor: "33x slower [26x, 37x]"
+ * A ratio as a signed change, with the digits it needs: +0.16%, -3.2%,
+ * -17%; a bound that is above 1 never reads as 0 or below.
+ */
+static void pct(char *buf, size_t len, double r)
+{
+	double d = (r - 1) * 100;
+
+	snprintf(buf, len, "%+.*f%%", fabs(d) < 1 ? 2 : fabs(d) < 99.5 ? 1 : 0, d);
+}
+
+/* "-30% [-49%, -23%]": the estimate and its interval as changes */
+static void pct_ci(char *buf, size_t len, const struct kvb_hl *h)
+{
+	char e[16], lo[16], hi[16];
+
+	pct(e, sizeof(e), h->ratio);
+	pct(lo, sizeof(lo), h->lo);
+	pct(hi, sizeof(hi), h->hi);
+	snprintf(buf, len, "%s [%s, %s]", e, lo, hi);
+}
+
+/*
+ * The mark as text: "fastest"; "-30% [-49%, -23%]" (significantly
+ * slower; below half of the fastest as a factor, "33x slower [26x, 37x]");
+ * "tied: -0.50% [-2.1%, +1.3%], within ±5%"; "inconclusive: -16% [-25%,
+ * +0.20%]"; "cannot tell: 3 runs, needs 4".
  */
 void kvb_verdict_mark(char *buf, size_t len, const struct kvb_vtarget *t,
 		      unsigned int fastest_runs)
 {
+	char ci[64];
+
 	switch (t->mark) {
 	case KVB_V_FASTEST:
 		snprintf(buf, len, "fastest");
 		break;
 	case KVB_V_TIED:
-		snprintf(buf, len, "tied: no significant difference");
+		pct_ci(ci, sizeof(ci), &t->hl);
+		snprintf(buf, len, "tied: %s, within ±%g%%", ci, t->margin * 100);
+		break;
+	case KVB_V_INCONCLUSIVE:
+		pct_ci(ci, sizeof(ci), &t->hl);
+		snprintf(buf, len, "inconclusive: %s", ci);
 		break;
 	case KVB_V_DIFFERENT:
 		if (t->hl.ratio >= 0.5)
-			snprintf(buf, len, "%+.*f%% ±%.*f%%", XPREC(fabs(t->hl.ratio - 1) * 100),
-				 (t->hl.ratio - 1) * 100, XPREC((t->hl.hi - t->hl.lo) / 2 * 100),
-				 (t->hl.hi - t->hl.lo) / 2 * 100);
+			pct_ci(buf, len, &t->hl);
 		else
 			snprintf(buf, len, "%.*fx slower [%.*fx, %.*fx]",
 				 XPREC(1 / t->hl.ratio), 1 / t->hl.ratio,
@@ -411,17 +482,18 @@ static size_t names(char *buf, size_t len, const struct kvb_vgroup *g, int mark)
 }
 
 /*
- * One line: "ycsb-b, 2 threads, batch 1: rcu; rwlock and rhashtable are
- * not significantly slower". The line names the fastest (all of them, when
- * some are tied with it), the next one when it is significantly slower,
- * and what cannot be told.
+ * One line: "ycsb-b, 2 threads, batch 1: rcu; rwlock is tied with it
+ * (within ±5%); the next, rhashtable: -30% [-49%, -23%], and 2 more
+ * significantly slower; inconclusive: combining". The line names as the
+ * fastest the target of the highest median and those shown tied with it;
+ * when nothing is shown against it, only that it has the highest median.
  */
 void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 {
 	const struct kvb_vtarget *f = &g->t[0];
-	char who[512], mark[64];
+	char who[512], mark[96];
 	size_t n;
-	int i, ndiff = g->n - g->ntied - g->ncannot;
+	int i, ndiff = g->n - g->ntied - g->ncannot - g->ninconclusive;
 
 	kvb_verdict_label(buf, len, &g->key);
 	n = strlen(buf);
@@ -429,17 +501,14 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 		snprintf(buf + n, len - n, ": %s (the only target)", f->c->target);
 		return;
 	}
-	if (g->ncannot == g->n - 1) {
-		kvb_verdict_mark(mark, sizeof(mark), &g->t[1], f->c->n);
-		snprintf(buf + n, len - n, ": %s has the highest median; %s", f->c->target, mark);
-		return;
-	}
-	n += snprintf(buf + n, len - n, ": %s", f->c->target);
+	if (g->ntied == 1 && !ndiff)
+		n += snprintf(buf + n, len - n, ": %s has the highest median", f->c->target);
+	else
+		n += snprintf(buf + n, len - n, ": %s", f->c->target);
 	if (g->ntied > 1 && n < len) {
 		names(who, sizeof(who), g, KVB_V_TIED);
-		n += snprintf(buf + n, len - n,
-			      "; %s %s not significantly slower (the fastest, tied)",
-			      who, g->ntied > 2 ? "are" : "is");
+		n += snprintf(buf + n, len - n, "; %s %s tied with it (within ±%g%%)",
+			      who, g->ntied > 2 ? "are" : "is", g->margin * 100);
 	}
 	for (i = 1; i < g->n && g->t[i].mark != KVB_V_DIFFERENT; i++)
 		;
@@ -450,6 +519,12 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 		if (ndiff > 1 && n < len)
 			n += snprintf(buf + n, len - n, ", and %d more significantly slower",
 				      ndiff - 1);
+	}
+	if (g->ninconclusive && n < len) {
+		names(who, sizeof(who), g, KVB_V_INCONCLUSIVE);
+		n += snprintf(buf + n, len - n,
+			      "; inconclusive (neither slower nor within ±%g%%): %s",
+			      g->margin * 100, who);
 	}
 	if (g->ncannot && n < len) {
 		names(who, sizeof(who), g, KVB_V_CANNOT);
@@ -463,6 +538,7 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 static const char * const mark_names[] = {
 	[KVB_V_FASTEST] = "fastest", [KVB_V_TIED] = "tied",
 	[KVB_V_DIFFERENT] = "different", [KVB_V_CANNOT] = "cannot tell",
+	[KVB_V_INCONCLUSIVE] = "inconclusive",
 };
 
 static void jnum(FILE *f, double v, int prec)
@@ -514,8 +590,9 @@ void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 			fprintf(f, "%u", k->qd);
 		else
 			fputs("null", f);
-		fprintf(f, ", \"sqpoll\": %s, \"alpha\": %.3g,\n%*s\"fastest\": [",
-			k->sqpoll ? "true" : "false", g[i].alpha, ind + 4, "");
+		fprintf(f, ", \"sqpoll\": %s, \"alpha\": %.3g, \"margin\": %.3g,\n",
+			k->sqpoll ? "true" : "false", g[i].alpha, g[i].margin);
+		fprintf(f, "%*s\"fastest\": [", ind + 4, "");
 		for (j = 0; j < g[i].n; j++) {
 			if (g[i].t[j].mark != KVB_V_FASTEST && g[i].t[j].mark != KVB_V_TIED)
 				continue;
@@ -539,7 +616,10 @@ void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 			jnum(f, t->hl.hi, 4);
 			fprintf(f, ", \"p\": ");
 			jnum(f, t->hl.p, 4);
-			fprintf(f, ", \"mark\": \"%s\", \"text\": ", mark_names[t->mark]);
+			fprintf(f, ", \"p_floor\": ");
+			jnum(f, t->p_floor, 4);
+			fprintf(f, ",\n%*s\"noisy\": %s, \"mark\": \"%s\", \"text\": ", ind + 8, "",
+				t->c->noisy ? "true" : "false", mark_names[t->mark]);
 			kvb_verdict_mark(buf, sizeof(buf), t, g[i].t[0].c->n);
 			kvb_json_str(f, buf);
 			fputs(" }", f);
@@ -567,49 +647,118 @@ static void si(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.1f", v);
 }
 
-/* The table of one group, and its verdict line. */
+/* A ratio or a bound with the digits that tell it from 1: 0.7531, 1.0016 */
+static void ratio_str(char *buf, size_t len, double r)
+{
+	if (r >= 0.01)
+		snprintf(buf, len, "%.4f", r);
+	else
+		snprintf(buf, len, "%.3g", r);
+}
+
+static const char * const mark_words[] = {
+	[KVB_V_FASTEST] = "fastest", [KVB_V_TIED] = "tied",
+	[KVB_V_DIFFERENT] = "slower", [KVB_V_CANNOT] = "cannot tell",
+	[KVB_V_INCONCLUSIVE] = "inconclusive",
+};
+
+/*
+ * The table of one group, and its verdict line; the rows by the ratio
+ * shown. A "!" after the runs: the report marks them noisy; a "*" after p:
+ * the smallest p these runs can give (more runs would give a smaller one).
+ */
 void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g)
 {
-	char buf[1024], ops[32], ci[48];
+	char buf[1024], ops[32], ci[48], lo[16], hi[16], r[16], runs[16], p[16];
 	int tw = 6, i;
 
 	for (i = 0; i < g->n; i++)
 		if ((int)strlen(g->t[i].c->target) > tw)
 			tw = strlen(g->t[i].c->target);
 	kvb_verdict_label(buf, sizeof(buf), &g->key);
-	fprintf(f, "%s\n  %-*s %4s %10s %8s %20s %6s  %s\n", buf, tw, "target", "runs",
+	fprintf(f, "%s\n  %-*s %-5s %9s %7s %-17s %-6s %s\n", buf, tw, "target", "runs",
 		"ops/s", "ratio", "95% CI", "p", "mark");
 	for (i = 0; i < g->n; i++) {
 		const struct kvb_vtarget *t = &g->t[i];
 
 		si(ops, sizeof(ops), t->median);
-		fprintf(f, "  %-*s %4u %10s", tw, t->c->target, t->c->n, ops);
+		snprintf(runs, sizeof(runs), "%4u%s", t->c->n, t->c->noisy ? "!" : " ");
+		fprintf(f, "  %-*s %-5s %9s", tw, t->c->target, runs, ops);
 		if (t->mark == KVB_V_FASTEST) {
-			fprintf(f, " %8s %20s %6s", "1", "-", "-");
+			fprintf(f, " %7s %-17s %-6s", "1", "-", "-");
 		} else {
-			if (isfinite(t->hl.lo))
-				snprintf(ci, sizeof(ci), "[%.3g, %.3g]", t->hl.lo, t->hl.hi);
-			else
+			if (isfinite(t->hl.lo)) {
+				ratio_str(lo, sizeof(lo), t->hl.lo);
+				ratio_str(hi, sizeof(hi), t->hl.hi);
+				snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
+			} else {
 				snprintf(ci, sizeof(ci), "-");
-			fprintf(f, " %8.3g %20s %6.3f", t->hl.ratio, ci, t->hl.p);
+			}
+			ratio_str(r, sizeof(r), t->hl.ratio);
+			snprintf(p, sizeof(p), "%.3f%s", t->hl.p,
+				 kvb_verdict_at_floor(t) ? "*" : "");
+			fprintf(f, " %7s %-17s %-6s", r, ci, p);
 		}
-		kvb_verdict_mark(buf, sizeof(buf), t, g->t[0].c->n);
-		fprintf(f, "  %s\n", buf);
+		fprintf(f, " %s\n", mark_words[t->mark]);
 	}
 	kvb_verdict_line(buf, sizeof(buf), g);
 	fprintf(f, "verdict: %s\n", buf);
 }
 
-/* What the columns mean, under the tables. */
-void kvb_verdict_legend(FILE *f, double alpha)
+/*
+ * What the columns mean, under the tables; ntests the comparisons the
+ * tables shown make, pfloor the smallest p floor among them (NAN: none).
+ */
+void kvb_verdict_legend(FILE *f, double alpha, double margin, int ntests,
+			double pfloor)
 {
 	fprintf(f,
-		"\nratio: ops/s of the target over the fastest's (highest median), the Hodges-Lehmann\n"
-		"estimate (median of the ratios of every pair of runs); 95%% CI: Moses' distribution-free\n"
-		"interval of that ratio; p: exact two-sided Mann-Whitney test over the runs (ties count\n"
-		"against a difference). tied: no significant difference (p > %.3g, the CI covers 1);\n"
-		"-12%% ±3%%: significantly slower, the estimate and half the CI (below half the fastest:\n"
-		"33x slower [26x, 37x], the factor and its CI). cannot tell: too few runs\n"
-		"for any p to reach %.3g (3 against 3 can give no p below 0.1): use -r 5.\n",
-		alpha, alpha);
+		"\nratio: ops/s of the target over the fastest's (highest median), the\n"
+		"Hodges-Lehmann estimate (the median of the ratios of every pair of runs);\n"
+		"95%% CI: Moses' distribution-free interval of that ratio; p: exact\n"
+		"two-sided Mann-Whitney test over the runs (ties count against a\n"
+		"difference); rows by ratio. slower: p <= %.3g (the CI leaves 1 out).\n"
+		"tied: equivalent, the whole CI inside 1 ±%g%% (--margin). inconclusive:\n"
+		"neither. cannot tell: too few runs for any p to reach %.3g (3 against 3\n"
+		"can give no p below 0.1): use -r 5. The verdict names as the fastest the\n"
+		"highest median and those tied with it, no other.\n"
+		"!: noisy runs (their spread is above the run's noisy_pct).\n",
+		alpha, margin * 100, alpha);
+	if (isfinite(pfloor))
+		fprintf(f,
+			"*: p is the smallest these runs can give (here down to %.3g; 2/252 =\n"
+			"   0.0079 for 5 runs against 5): more runs, a smaller p.\n",
+			pfloor);
+	if (ntests > 0)
+		fprintf(f,
+			"%d comparison%s at alpha %.3g, not corrected for multiplicity: about\n"
+			"%.1f 'slower' mark%s could come by chance alone where there is no\n"
+			"difference.\n",
+			ntests, ntests == 1 ? "" : "s", alpha, ntests * alpha,
+			ntests * alpha < 1.05 ? "" : "s");
+}
+
+/* p is the smallest its run counts can give (the test can say no more) */
+int kvb_verdict_at_floor(const struct kvb_vtarget *t)
+{
+	return t->mark != KVB_V_FASTEST && t->mark != KVB_V_CANNOT &&
+	       t->hl.p <= t->p_floor * 1.000001;
+}
+
+/* --margin PCT: "5" or "5%", above 0 and at most 50; 0, or -1 with err */
+int kvb_parse_margin(const char *s, double *margin, char *err, size_t errlen)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end != s && *end == '%')
+		end++;
+	if (end == s || *end || errno || !(v > 0 && v <= 50)) {
+		snprintf(err, errlen, "'%s': a percentage above 0 and at most 50, such as 5", s);
+		return -1;
+	}
+	*margin = v / 100;
+	return 0;
 }

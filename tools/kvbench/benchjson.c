@@ -1,0 +1,866 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench: the report model, "kvbench-bench/N". This file owns the bench
+ * report's JSON: it writes it (kvb_print_json(), from a run's results) and
+ * reads it back (kvb_rmodel_parse(): the one schema check and the one case
+ * reader, which `kvbench report`, `compare` and `plot` go through). The
+ * verdict a report carries is computed from the report as read back
+ * (kvb_rmodel_verdict()), the shape `kvbench report` reads: the verdict in
+ * bench.json and the one `kvbench report bench.json` prints are the same
+ * computation over the same numbers.
+ *
+ * The schema is documented in README.md next to this file; bump
+ * KVB_SCHEMA_VERSION when a field changes meaning or goes away (the reader
+ * keeps reading every older version).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/utsname.h>
+
+#include "kvbench.h"
+
+static void jstr(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* JSON has no NaN or infinity: those become null. */
+static void jnum(FILE *f, double v, int prec)
+{
+	if (isfinite(v))
+		fprintf(f, "%.*f", prec, v);
+	else
+		fputs("null", f);
+}
+
+/* A string, or null for "" (unknown). */
+static void jstr_or_null(FILE *f, const char *s)
+{
+	if (s[0])
+		kvb_json_str(f, s);
+	else
+		fputs("null", f);
+}
+
+static void jload(FILE *f, const double load[3])
+{
+	if (!isfinite(load[0])) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "[%.2f, %.2f, %.2f]", load[0], load[1], load[2]);
+}
+
+/* The host's part of the provenance (struct kvb_host), after "accel". */
+static void print_host(FILE *f, const struct kvb_prov *pv)
+{
+	const struct kvb_host *h = &pv->host;
+	int i;
+
+	fprintf(f, ",\n    \"accel_source\": ");
+	jstr_or_null(f, h->accel_src);
+	fprintf(f, ",\n    \"kernel_cmdline\": ");
+	jstr_or_null(f, h->cmdline);
+	fprintf(f, ",\n    \"preempt\": ");
+	jstr_or_null(f, h->preempt);
+	fprintf(f, ",\n    \"preempt_source\": ");
+	jstr_or_null(f, h->preempt_src);
+	fprintf(f, ",\n    \"hz\": ");
+	if (h->hz > 0)
+		fprintf(f, "%d", h->hz);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n    \"cpufreq_governor\": ");
+	jstr_or_null(f, h->governor);
+	fprintf(f, ",\n    \"smt\": { \"active\": %s, \"control\": ",
+		h->smt_active < 0 ? "null" : h->smt_active ? "true" : "false");
+	jstr_or_null(f, h->smt_control);
+	fprintf(f, " },\n    \"numa_nodes\": ");
+	if (h->nnodes < 0) {
+		fputs("null", f);
+	} else {
+		fputc('[', f);
+		for (i = 0; i < h->nnodes; i++) {
+			fprintf(f, "%s{ \"node\": %d, \"cpus\": ", i ? ", " : "",
+				h->node_id[i]);
+			kvb_json_str(f, h->node_cpus[i]);
+			fputs(" }", f);
+		}
+		fputc(']', f);
+	}
+	fprintf(f, ",\n    \"loadavg_before\": ");
+	jload(f, h->load_before);
+	fprintf(f, ",\n    \"loadavg_after\": ");
+	jload(f, h->load_after);
+	fprintf(f, ",\n    \"cpu_busy_pct_before\": ");
+	jnum(f, h->busy_pct, 1);
+	fprintf(f, ",\n    \"cpu_steal_pct_before\": ");
+	jnum(f, h->steal_pct, 1);
+	fprintf(f, ",\n    \"host_busy\": %s,\n    \"module_srcversion\": ",
+		h->busy ? "true" : "false");
+	jstr_or_null(f, h->srcversion);
+}
+
+/* What produced the report (prov.c); null when it was not collected. */
+static void print_provenance(FILE *f, const struct kvb_params *p)
+{
+	const struct kvb_prov *pv = p->prov;
+	int i;
+
+	fprintf(f, "  \"provenance\": ");
+	if (!pv) {
+		fprintf(f, "null,\n");
+		return;
+	}
+	fprintf(f, "{\n    \"tool_version\": ");
+	kvb_json_str(f, pv->tool_version);
+	fprintf(f, ",\n    \"git_describe\": ");
+	if (pv->tool_git[0])
+		kvb_json_str(f, pv->tool_git);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n    \"module_version\": ");
+	if (pv->module_version[0])
+		kvb_json_str(f, pv->module_version);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n    \"command_line\": [");
+	for (i = 0; i < pv->argc; i++) {
+		fputs(i ? ", " : "", f);
+		kvb_json_str(f, pv->argv[i]);
+	}
+	fprintf(f, "],\n    \"cpu_model\": ");
+	kvb_json_str(f, pv->cpu_model);
+	fprintf(f, ",\n    \"nproc\": %ld,\n    \"cpus_used\": [", pv->nproc);
+	for (i = 0; i < p->ncpus && p->cpus; i++)
+		fprintf(f, "%s%d", i ? ", " : "", p->cpus[i]);
+	fprintf(f, "],\n    \"accel\": ");
+	kvb_json_str(f, pv->accel);
+	print_host(f, pv);
+	fprintf(f, ",\n    \"module_parameters\": ");
+	if (pv->nparams < 0) {
+		fprintf(f, "null\n  },\n");
+		return;
+	}
+	fputc('{', f);
+	for (i = 0; i < pv->nparams; i++) {
+		fprintf(f, "%s\n      ", i ? "," : "");
+		kvb_json_str(f, pv->param_name[i]);
+		fprintf(f, ": ");
+		kvb_json_str(f, pv->param_value[i]);
+	}
+	fprintf(f, "%s}\n  },\n", pv->nparams ? "\n    " : "");
+}
+
+static void print_bstats(FILE *f, const struct kvb_bstats *b)
+{
+	if (!b->valid) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{ \"reset\": %s, \"queue_hwm\": %llu, \"drain_mean\": ",
+		b->reset ? "true" : "false", b->queue_hwm);
+	jnum(f, b->drain_mean, 2);
+	fprintf(f, ", \"queue_full\": %llu, \"requests\": %llu",
+		b->queue_full, b->requests);
+	if (b->has_sleeps) {
+		fprintf(f, ", \"sleeps\": %llu, \"wakeups_per_req\": ",
+			b->sleeps);
+		jnum(f, kvb_wakeups_per_req(b), 4);
+		fprintf(f, ", \"handoffs\": %llu, \"combine_mean\": ",
+			b->handoffs);
+		jnum(f, b->combine_mean, 2);
+	}
+	if (b->has_poll) {
+		fprintf(f, ", \"owners\": %llu, \"poll_us\": %llu, \"poll_cpus\": ",
+			b->owners, b->poll_us);
+		jnum(f, kvb_poll_cpus(b, b->window_s), 4);
+	}
+	fputs(" }", f);
+}
+
+/* "io", and for io_uring its queue depth, SQPOLL and submission batch */
+static void print_io(FILE *f, const struct kvb_result *x)
+{
+	int uring = x->io == KVB_IO_URING;
+
+	fputs("      \"io\": ", f);
+	if (x->io == KVB_IO_NONE)
+		fputs("null", f);
+	else
+		fprintf(f, "\"%s\"", kvb_io_name(x->io));
+	fprintf(f, ",\n      \"qd\": ");
+	if (uring)
+		fprintf(f, "%u", x->qd);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n      \"sqpoll\": %s,\n      \"submit_batch\": ",
+		x->sqpoll ? "true" : "false");
+	if (uring)
+		fprintf(f, "%u,\n", kvb_uring_submit_batch(x->qd, x->sqpoll));
+	else
+		fputs("null,\n", f);
+}
+
+/*
+ * "latency_ns": exact samples, min, mean, max; each percentile of
+ * kvb_lat_pcts[] from the histogram, null and named in "insufficient" when
+ * there are too few samples for it; the old p50, p99, p99_9 under the same
+ * rule, for readers of /2.
+ */
+static void print_latency(FILE *f, const struct kvb_result *x)
+{
+	const struct kvb_lat *l = &x->lat;
+	int i, k = 0, any = x->samples > 0;
+
+	fprintf(f, "{\n        \"samples\": %llu, \"min\": ", x->samples);
+	jnum(f, any ? l->min : NAN, 0);
+	fprintf(f, ", \"mean\": ");
+	jnum(f, any ? l->mean : NAN, 1);
+	fprintf(f, ", \"max\": ");
+	jnum(f, any ? l->max : NAN, 0);
+	fprintf(f, ",\n        \"percentiles\": { ");
+	for (i = 0; i < KVB_NPCT; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : "", kvb_lat_pct_names[i]);
+		jnum(f, any ? l->pct[i] : NAN, 0);
+	}
+	fprintf(f, " },\n        \"insufficient\": [");
+	for (i = 0; i < KVB_NPCT; i++) {
+		if (any && isfinite(l->pct[i]))
+			continue;
+		fprintf(f, "%s\"%s\"", k++ ? ", " : "", kvb_lat_pct_names[i]);
+	}
+	fprintf(f, "], \"precision\": %.7f,\n        \"p50\": ", KVB_HIST_PRECISION);
+	jnum(f, x->p50, 0);
+	fprintf(f, ", \"p99\": ");
+	jnum(f, x->p99, 0);
+	fprintf(f, ", \"p99_9\": ");
+	jnum(f, x->p999, 0);
+	fputs(" }", f);
+}
+
+/*
+ * params.workloads: the --workload presets of the run, each with its
+ * whole definition (null without --workload: the cases are --mix's).
+ */
+static void print_workloads(FILE *f, const struct kvb_params *p)
+{
+	int i;
+
+	fprintf(f, ",\n    \"workloads\": ");
+	if (!p->workloads) {
+		fputs("null", f);
+		return;
+	}
+	fputc('[', f);
+	for (i = 0; i < p->nmixes; i++) {
+		const struct kvb_workload *w = p->mixes[i].wl;
+
+		fprintf(f, "%s\n      { \"name\": ", i ? "," : "");
+		jstr(f, w->name);
+		fprintf(f, ", \"what\": ");
+		jstr(f, w->what);
+		fprintf(f,
+			", \"read\": %u, \"update\": %u, \"insert\": %u, \"rmw\": %u, \"dist\": \"%s\", \"theta\": ",
+			w->mix.get, w->mix.set, w->mix.ins, w->mix.rmw, kvb_dist_name(w->dist));
+		jnum(f, w->theta, 3);
+		fputs(" }", f);
+	}
+	fputs("\n    ]", f);
+}
+
+/* The report up to its "results" array, closed, without "verdict" and "}". */
+static void print_results(FILE *f, const struct kvb_params *p,
+			  const struct kvb_result *r, int n,
+			  const struct kvb_outcome *o)
+{
+	struct utsname u;
+	char date[32] = "";
+	time_t now = time(NULL);
+	struct tm tm;
+	int i;
+	unsigned int j;
+
+	if (uname(&u))
+		memset(&u, 0, sizeof(u));
+	if (gmtime_r(&now, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fprintf(f, "{\n  \"schema\": \"kvbench-bench/%d\",\n  \"date\": \"%s\",\n  \"kernel\": ",
+		KVB_SCHEMA_VERSION, date);
+	jstr(f, u.release);
+	fprintf(f, ",\n  \"machine\": ");
+	jstr(f, u.machine);
+	fprintf(f, ",\n  \"cpus\": %d,\n  \"interrupted\": %s,\n", p->ncpus,
+		o->interrupted ? "true" : "false");
+	/* an interrupted run's report holds only part of the plan */
+	fprintf(f, "  \"complete\": %s,\n  \"skipped_cases\": %d,\n",
+		o->complete && !o->interrupted ? "true" : "false", o->skipped);
+	fprintf(f, "  \"not_run\": [");
+	for (i = 0; i < o->nskips; i++) {
+		fprintf(f, "%s\n    { \"case\": ", i ? "," : "");
+		jstr(f, o->skips[i].label);
+		fprintf(f, ", \"why\": ");
+		jstr(f, o->skips[i].why);
+		fprintf(f, " }");
+	}
+	fprintf(f, "%s],\n", o->nskips ? "\n  " : "");
+	print_provenance(f, p);
+	fprintf(f, "  \"params\": {\n    \"device\": ");
+	jstr(f, p->device);
+	fprintf(f, ",\n    \"keys\": %lu,\n    \"key_size\": %u,\n    \"value_size\": %u,\n",
+		p->keys, p->key_size, p->value_size);
+	fprintf(f, "    \"dist\": \"%s\",\n    \"theta\": ",
+		kvb_dist_name(p->dist));
+	jnum(f, p->theta, 3);
+	print_workloads(f, p);
+	fprintf(f, ",\n    \"warmup_s\": ");
+	jnum(f, p->warmup, 3);
+	fprintf(f, ",\n    \"duration_s\": ");
+	jnum(f, p->ops ? NAN : p->duration, 3);
+	fprintf(f, ",\n    \"ops_per_thread\": ");
+	if (p->ops)
+		fprintf(f, "%llu", p->ops);
+	else
+		fputs("null", f);
+	fprintf(f, ",\n    \"repeat\": %u,\n    \"pin\": %s,\n    \"sample_every\": %u,\n",
+		p->repeat, p->pin ? "true" : "false", p->sample_every);
+	fprintf(f, "    \"budget_s\": ");
+	jnum(f, p->budget > 0 ? p->budget : NAN, 0);
+	fprintf(f, ",\n    \"clock_read_ns\": ");
+	jnum(f, p->clock_ns, 1);
+	fprintf(f, ",\n    \"seed\": %llu,\n    \"seed_given\": %s,\n",
+		(unsigned long long)p->seed, p->seed_given ? "true" : "false");
+	/* How the runs were ordered, and whether each was settled. */
+	fprintf(f, "    \"order\": \"%s\",\n    \"settle\": %s,\n    \"after\": ",
+		p->order == KVB_ORDER_SHUFFLED ? "shuffled" : "sequential",
+		p->settled ? "true" : "false");
+	if (p->after_given) {
+		char am[32];
+
+		kvb_mix_name(&p->after, am, sizeof(am));
+		jstr(f, am);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ",\n    \"noisy_pct\": ");
+	jnum(f, p->noisy_pct, 1);
+	fprintf(f, "\n  },\n");
+	fprintf(f, "  \"results\": [");
+	for (i = 0; i < n; i++) {
+		const struct kvb_result *x = &r[i];
+		char m[32];
+
+		kvb_mix_name(&x->mix, m, sizeof(m));
+		fprintf(f, "%s\n    {\n      \"backend\": ", i ? "," : "");
+		jstr(f, x->target);
+		fprintf(f, ",\n      \"kind\": \"%s\",\n", kvb_kind_name(x->kind));
+		fprintf(f, "      \"mix\": { \"name\": ");
+		jstr(f, x->kind == KVB_NOP ? "nop" : m);
+		fprintf(f,
+			", \"get\": %u, \"set\": %u, \"del\": %u, \"insert\": %u, \"rmw\": %u },\n",
+			x->mix.get, x->mix.set, x->mix.del, x->mix.ins, x->mix.rmw);
+		fputs("      \"workload\": ", f);
+		if (x->mix.wl)
+			jstr(f, x->mix.wl->name);
+		else
+			fputs("null", f);
+		fprintf(f, ",\n      \"dist\": \"%s\",\n      \"theta\": ",
+			kvb_dist_name(x->dist));
+		jnum(f, x->dist == KVB_UNIFORM ? 0 : x->theta, 3);
+		fputs(",\n", f);
+		fprintf(f, "      \"threads\": %u,\n      \"batch\": %u,\n", x->threads,
+			x->batch);
+		fprintf(f, "      \"multi\": %s,\n      \"fd\": ",
+			x->multi ? "true" : "false");
+		if (x->fdmode == KVB_FD_NONE)
+			fputs("null,\n", f);
+		else
+			fprintf(f, "\"%s\",\n", kvb_fd_name(x->fdmode));
+		print_io(f, x);
+		fputs("      \"hash_bits\": ", f);
+		if (x->hash_bits)
+			fprintf(f, "%u,\n", x->hash_bits);
+		else
+			fputs("null,\n", f);
+		fprintf(f, "      \"runs\": %u,\n      \"ops_per_sec\": ", x->runs);
+		jnum(f, x->ops_per_sec, 1);
+		fprintf(f, ",\n      \"ops_per_sec_runs\": [");
+		for (j = 0; j < x->runs; j++) {
+			fputs(j ? ", " : "", f);
+			jnum(f, x->run_ops[j], 1);
+		}
+		/* The round of each run, from 0, in the order of the runs. */
+		fprintf(f, "],\n      \"rounds\": [");
+		for (j = 0; j < x->runs; j++)
+			fprintf(f, "%s%u", j ? ", " : "",
+				x->run_round ? x->run_round[j] : j);
+		fprintf(f, "],\n      \"ops_per_sec_stats\": { \"mean\": ");
+		jnum(f, x->sum.mean, 1);
+		fprintf(f, ", \"median\": ");
+		jnum(f, x->sum.median, 1);
+		fprintf(f, ", \"stddev\": ");
+		jnum(f, x->sum.stddev, 1);
+		fprintf(f, ",\n        \"mean_ci95_low\": ");
+		jnum(f, x->sum.ci_lo, 1);
+		fprintf(f, ", \"mean_ci95_high\": ");
+		jnum(f, x->sum.ci_hi, 1);
+		fprintf(f, ",\n        \"median_ci_low\": ");
+		jnum(f, x->sum.med_lo, 1);
+		fprintf(f, ", \"median_ci_high\": ");
+		jnum(f, x->sum.med_hi, 1);
+		fprintf(f, ", \"median_ci_level\": ");
+		jnum(f, x->sum.med_level, 6);
+		fprintf(f, " },\n      \"per_thread_ops_per_sec\": { \"min\": ");
+		jnum(f, x->thr_min, 1);
+		fprintf(f, ", \"max\": ");
+		jnum(f, x->thr_max, 1);
+		fprintf(f, ", \"min_max_ratio\": ");
+		jnum(f, x->thr_ratio, 4);
+		fprintf(f, " },\n      \"spread_pct\": ");
+		jnum(f, x->spread_pct, 2);
+		fprintf(f, ",\n      \"noisy\": %s,\n      \"ns_per_op\": ",
+			x->noisy ? "true" : "false");
+		jnum(f, x->ns_per_op, 2);
+		fprintf(f, ",\n      \"lat_per_op_ns\": ");
+		jnum(f, x->lat_per_op, 2);
+		fprintf(f,
+			",\n      \"ops\": %llu,\n      \"misses\": %llu,\n      \"errors\": %llu,\n",
+			x->ops, x->misses, x->errors);
+		fprintf(f, "      \"seconds\": ");
+		jnum(f, x->seconds, 6);
+		fprintf(f, ",\n      \"latency_ns\": ");
+		print_latency(f, x);
+		fprintf(f, ",\n      \"vcsw_per_op\": ");
+		jnum(f, x->ops ? (double)x->vcsw / x->ops : NAN, 4);
+		fprintf(f, ",\n      \"cost_vs_nop\": ");
+		jnum(f, x->cost_vs_nop, 4);
+		fprintf(f, ",\n      \"tput_vs_rwlock\": ");
+		jnum(f, x->tput_vs_rwlock, 4);
+		fprintf(f, ",\n      \"backend_stats\": ");
+		print_bstats(f, &x->bstats);
+		fprintf(f, ",\n      \"interrupted\": %s\n    }",
+			x->interrupted ? "true" : "false");
+	}
+	fprintf(f, "%s]", n ? "\n  " : "");
+}
+
+/*
+ * The reader. Every value is checked against its range: a number out of it
+ * is an error that names the field, never a figure printed as if measured.
+ */
+
+static int whole(const struct jnode *n, double max, unsigned int *v)
+{
+	if (!n || n->num < 0 || n->num > max || n->num != floor(n->num))
+		return -1;
+	*v = n->num;
+	return 0;
+}
+
+/* "kind" as the reports spell it; a /1 report without one: nop or kernel */
+static int kind_of(const struct jnode *x, const char *backend, enum kvb_kind *k)
+{
+	const struct jnode *kind = kvb_json_get(x, "kind", J_STR);
+	const char *s = kind ? kind->str : !strcmp(backend, "nop") ? "floor" : "kernel";
+
+	if (!strcmp(s, "floor"))
+		*k = KVB_NOP;
+	else if (!strcmp(s, "kernel"))
+		*k = KVB_KERNEL;
+	else if (!strcmp(s, "peer"))
+		*k = KVB_PEER;
+	else if (!strcmp(s, "userspace"))
+		*k = KVB_USER_RWLOCK;
+	else
+		return -1;
+	return 0;
+}
+
+static const char *str_of(const struct jnode *obj, const char *key, const char *dflt)
+{
+	const struct jnode *s = kvb_json_get(obj, key, J_STR);
+
+	return s ? s->str : dflt;
+}
+
+/* The runs of result i: each a finite ops/s in (0, KVB_MAX_OPS_PER_SEC]. */
+static int load_runs(const struct jnode *r, int i, struct kvb_rcase *c,
+		     char *err, size_t errlen)
+{
+	int j;
+
+	c->runs = calloc(r->nkids ? r->nkids : 1, sizeof(*c->runs));
+	if (!c->runs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (j = 0; j < r->nkids; j++) {
+		double v = r->kids[j].num;
+
+		if (r->kids[j].type != J_NUM || !(v > 0)) {
+			snprintf(err, errlen,
+				 "results[%d].ops_per_sec_runs[%d]: not a positive number", i, j);
+			return -1;
+		}
+		if (!(v <= KVB_MAX_OPS_PER_SEC)) {
+			snprintf(err, errlen,
+				 "results[%d].ops_per_sec_runs[%d]: %g ops/s is out of range (at most %g)",
+				 i, j, v, KVB_MAX_OPS_PER_SEC);
+			return -1;
+		}
+		c->runs[j] = v;
+	}
+	c->nruns = r->nkids;
+	return 0;
+}
+
+/* Result i of the report into c; -1 with a message in err. */
+static int load_case(const struct jnode *x, int i, const char *dist,
+		     struct kvb_rcase *c, char *err, size_t errlen)
+{
+	const struct jnode *name = kvb_json_get(x, "backend", J_STR);
+	const struct jnode *mix = kvb_json_get(kvb_json_get(x, "mix", J_OBJ), "name", J_STR);
+	const struct jnode *wl = kvb_json_get(x, "workload", J_STR);
+	const struct jnode *fd = kvb_json_get(x, "fd", J_STR);
+	const struct jnode *io = kvb_json_get(x, "io", J_STR);
+	const struct jnode *r = kvb_json_get(x, "ops_per_sec_runs", J_ARR);
+	const struct jnode *multi = kvb_json_get(x, "multi", J_BOOL);
+	const struct jnode *sqpoll = kvb_json_get(x, "sqpoll", J_BOOL);
+	const struct jnode *errors = kvb_json_get(x, "errors", J_NUM);
+	const struct jnode *noisy = kvb_json_get(x, "noisy", J_BOOL);
+	const struct jnode *spread = kvb_json_get(x, "spread_pct", J_NUM);
+	struct kvb_vkey *k = &c->v.key;
+
+	memset(c, 0, sizeof(*c));
+	c->node = x;
+	c->spread_pct = NAN;
+	/* a /1 report may lack the runs, batch and fd: none, 1, no fd */
+	c->batch = 1;
+	if (!name || !mix ||
+	    whole(kvb_json_get(x, "threads", J_NUM), KVB_MAX_THREADS, &c->threads) ||
+	    !c->threads || (kvb_json_get(x, "batch", J_NUM) &&
+			    whole(kvb_json_get(x, "batch", J_NUM), 1e9, &c->batch)) ||
+	    kind_of(x, name->str, &c->v.kind)) {
+		snprintf(err, errlen,
+			 "results[%d]: needs backend, kind, mix.name and threads (1 to %d)",
+			 i, KVB_MAX_THREADS);
+		return -1;
+	}
+	if (r && load_runs(r, i, c, err, errlen))
+		return -1;
+	c->multi = multi && multi->num;
+	c->noisy = noisy && noisy->num;
+	c->v.noisy = c->noisy;
+	if (spread)
+		c->spread_pct = spread->num;
+	c->errors = errors && errors->num > 0;
+	snprintf(c->target, sizeof(c->target), "%s", name->str);
+	snprintf(c->mix, sizeof(c->mix), "%s", mix->str);
+	snprintf(c->workload, sizeof(c->workload), "%s", wl ? wl->str : "");
+	snprintf(c->fd, sizeof(c->fd), "%s", fd ? fd->str : "-");
+
+	/* the verdict's view of it (verdict.c) */
+	snprintf(c->v.target, sizeof(c->v.target), "%s", name->str);
+	k->workload = !!wl;
+	snprintf(k->mix, sizeof(k->mix), "%s", wl ? wl->str : mix->str);
+	snprintf(k->dist, sizeof(k->dist), "%s", str_of(x, "dist", dist));
+	k->threads = c->threads;
+	k->batch = c->batch;
+	k->multi = c->multi;
+	k->fd = !fd ? KVB_FD_NONE : strcmp(fd->str, "shared") ? KVB_FD_PER_THREAD :
+		KVB_FD_SHARED;
+	k->io = io && !strcmp(io->str, "uring") ? KVB_IO_URING : KVB_IO_IOCTL;
+	if (k->io == KVB_IO_URING &&
+	    whole(kvb_json_get(x, "qd", J_NUM), 1e6, &k->qd)) {
+		snprintf(err, errlen, "results[%d]: io uring without a qd", i);
+		return -1;
+	}
+	k->sqpoll = sqpoll && sqpoll->num;
+	kvb_vkey_normalize(k);
+	c->v.runs = c->runs;
+	c->v.n = c->nruns;
+	return 0;
+}
+
+/* The report's header: what it was measured on, and how. */
+static int load_header(const struct jnode *root, struct kvb_rmodel *m,
+		       char *err, size_t errlen)
+{
+	const struct jnode *params = kvb_json_get(root, "params", J_OBJ);
+	const struct jnode *pv = kvb_json_get(root, "provenance", J_OBJ);
+	const struct jnode *theta = kvb_json_get(params, "theta", J_NUM);
+	const struct jnode *cpus = kvb_json_get(root, "cpus", J_NUM);
+	const struct jnode *busy = kvb_json_get(pv, "cpu_busy_pct_before", J_NUM);
+	const struct jnode *steal = kvb_json_get(pv, "cpu_steal_pct_before", J_NUM);
+	const struct jnode *hbusy = kvb_json_get(pv, "host_busy", J_BOOL);
+	const struct jnode *hz = kvb_json_get(pv, "hz", J_NUM);
+	const struct jnode *seed = kvb_json_get(params, "seed", J_NUM);
+
+	/* with workloads (-W) each case has its own: the groups' labels say it */
+	if (kvb_json_get(params, "workloads", J_ARR))
+		snprintf(m->dist, sizeof(m->dist), "the workloads' own keys");
+	else
+		kvb_verdict_dist(m->dist, sizeof(m->dist), str_of(params, "dist", "uniform"),
+				 theta ? theta->num : NAN);
+	snprintf(m->kernel, sizeof(m->kernel), "%s", str_of(root, "kernel", "?"));
+	if (cpus && (cpus->num < 0 || cpus->num > KVB_MAX_CPUS || cpus->num != floor(cpus->num))) {
+		snprintf(err, errlen, "\"cpus\": %g is out of range (0, unknown, to %d)", cpus->num,
+			 KVB_MAX_CPUS);
+		return -1;
+	}
+	m->cpus = cpus ? (int)cpus->num : 0;
+	if (kvb_json_get(params, "repeat", J_NUM) &&
+	    whole(kvb_json_get(params, "repeat", J_NUM), 1e6, &m->repeat)) {
+		snprintf(err, errlen, "\"params\".\"repeat\": not a whole number of runs");
+		return -1;
+	}
+	snprintf(m->accel, sizeof(m->accel), "%s", str_of(pv, "accel", "unknown"));
+	snprintf(m->preempt, sizeof(m->preempt), "%s", str_of(pv, "preempt", ""));
+	snprintf(m->cmdline, sizeof(m->cmdline), "%s", str_of(pv, "kernel_cmdline", ""));
+	snprintf(m->order, sizeof(m->order), "%s",
+		 str_of(root, "order", str_of(params, "order", "")));
+	m->busy_pct = busy && busy->num >= 0 && busy->num <= 100 ? busy->num : NAN;
+	m->steal_pct = steal && steal->num >= 0 && steal->num <= 100 ? steal->num : NAN;
+	m->host_busy = hbusy ? (int)hbusy->num : -1;
+	m->hz = hz && hz->num > 0 && hz->num < 1e6 ? (int)hz->num : 0;
+	m->seed = seed ? seed->num : NAN;
+	m->interrupted = kvb_json_get(root, "interrupted", J_BOOL) &&
+			 kvb_json_get(root, "interrupted", J_BOOL)->num;
+	return 0;
+}
+
+void kvb_rmodel_free(struct kvb_rmodel *m)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->c[i].runs);
+	free(m->c);
+	free(m->vc);
+	kvb_json_free(&m->root);
+	memset(m, 0, sizeof(*m));
+}
+
+/* The cases of root's "results" into m; -1 with a message in err. */
+static int load_results(const struct jnode *res, struct kvb_rmodel *m,
+			char *err, size_t errlen)
+{
+	int i;
+
+	m->c = calloc(res->nkids + 1, sizeof(*m->c));
+	m->vc = calloc(res->nkids + 1, sizeof(*m->vc));
+	if (!m->c || !m->vc) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < res->nkids; i++) {
+		struct kvb_rcase *c = &m->c[m->n];
+
+		if (load_case(&res->kids[i], i, m->dist, c, err, errlen)) {
+			free(c->runs);
+			return -1;
+		}
+		m->n++;
+		/* named by the readers (kvb_rmodel_notes()), not an error */
+		m->over_runs += m->repeat && c->nruns > m->repeat;
+		if (c->v.kind == KVB_NOP || c->errors)
+			continue;
+		if (!c->nruns) {
+			m->norun++;
+			continue;
+		}
+		if (m->repeat && c->nruns < m->repeat)
+			m->short_runs++;
+		m->noisy += c->noisy;
+		m->vc[m->nv++] = c->v;
+	}
+	return 0;
+}
+
+/*
+ * Parse a kvbench-bench/N report (N 1 to KVB_SCHEMA_VERSION) from text
+ * into m: 0, or -1 with a message in err (m is then empty).
+ */
+int kvb_rmodel_parse(const char *text, struct kvb_rmodel *m, char *err,
+		     size_t errlen)
+{
+	const struct jnode *schema, *res;
+	char *end;
+	long v;
+
+	memset(m, 0, sizeof(*m));
+	if (kvb_json_parse(text, &m->root, err, errlen))
+		return -1;
+	schema = kvb_json_get(&m->root, "schema", J_STR);
+	res = kvb_json_get(&m->root, "results", J_ARR);
+	if (!schema || strncmp(schema->str, "kvbench-bench/", 14)) {
+		snprintf(err, errlen,
+			 "not a kvbench bench report (no \"schema\": \"kvbench-bench/N\")");
+		goto fail;
+	}
+	v = strtol(schema->str + 14, &end, 10);
+	if (*end || v < 1 || v > KVB_SCHEMA_VERSION || end == schema->str + 14) {
+		snprintf(err, errlen, "schema %s: this kvbench reads kvbench-bench/1 to /%d",
+			 schema->str, KVB_SCHEMA_VERSION);
+		goto fail;
+	}
+	m->schema = v;
+	if (!res) {
+		snprintf(err, errlen, "no \"results\" array");
+		goto fail;
+	}
+	if (load_header(&m->root, m, err, errlen) || load_results(res, m, err, errlen))
+		goto fail;
+	return 0;
+fail:
+	kvb_rmodel_free(m);
+	return -1;
+}
+
+/* The verdict over m's cases (verdict.c): the number of groups, or -1. */
+int kvb_rmodel_verdict(const struct kvb_rmodel *m, double alpha, double margin,
+		       struct kvb_vgroup **g)
+{
+	return kvb_verdict(m->vc, m->nv, alpha, margin, g);
+}
+
+/*
+ * Where the report was measured, in view: "host: accel tcg, CPUs 41.0%
+ * busy before the run (3.1% stolen), not busy", "noisy: 44 of 56 cases",
+ * then a note per count the reader keeps (cases without runs, a
+ * run count the header contradicts).
+ */
+void kvb_rmodel_prov(FILE *f, const struct kvb_rmodel *m)
+{
+	fprintf(f, "host: accel %s, CPUs ", m->accel);
+	if (isfinite(m->busy_pct))
+		fprintf(f, "%.1f%% busy before the run", m->busy_pct);
+	else
+		fprintf(f, "busy: unknown");
+	if (isfinite(m->steal_pct))
+		fprintf(f, " (%.1f%% stolen)", m->steal_pct);
+	else
+		fprintf(f, " (steal unknown)");
+	fprintf(f, ", %s\nnoisy: %d of %d case%s",
+		m->host_busy < 0 ? "host_busy unknown" : m->host_busy ? "a BUSY host" :
+		"not busy", m->noisy, m->nv, m->nv == 1 ? "" : "s");
+	if (m->order[0])
+		fprintf(f, "; order: %s", m->order);
+	fputc('\n', f);
+	if (m->norun)
+		fprintf(f, "note: %d case%s without runs (not judged)\n", m->norun,
+			m->norun == 1 ? "" : "s");
+	if (m->over_runs)
+		fprintf(f, "note: %d case%s more runs than the header's repeat (%u)\n",
+			m->over_runs, m->over_runs == 1 ? " has" : "s have", m->repeat);
+	if (m->short_runs)
+		fprintf(f, "note: %d case%s fewer runs than the %u asked\n", m->short_runs,
+			m->short_runs == 1 ? " has" : "s have", m->repeat);
+}
+
+static void jnum_or_null(FILE *f, double v, int prec)
+{
+	if (isfinite(v))
+		fprintf(f, "%.*f", prec, v);
+	else
+		fputs("null", f);
+}
+
+/* The same as a JSON object (no newline after it). */
+void kvb_rmodel_prov_json(FILE *f, const struct kvb_rmodel *m)
+{
+	fprintf(f, "{ \"accel\": ");
+	kvb_json_str(f, m->accel);
+	fprintf(f, ", \"cpu_busy_pct_before\": ");
+	jnum_or_null(f, m->busy_pct, 1);
+	fprintf(f, ", \"cpu_steal_pct_before\": ");
+	jnum_or_null(f, m->steal_pct, 1);
+	fprintf(f, ", \"host_busy\": %s, \"noisy\": %d, \"cases\": %d,",
+		m->host_busy < 0 ? "null" : m->host_busy ? "true" : "false", m->noisy, m->nv);
+	fprintf(f, " \"without_runs\": %d, \"over_repeat\": %d, \"under_repeat\": %d }",
+		m->norun, m->over_runs, m->short_runs);
+}
+
+/*
+ * The results as the model reads them: written as the report would be,
+ * read back. 0, or -1 with a message in err.
+ */
+int kvb_rmodel_of_results(const struct kvb_params *p, const struct kvb_result *r,
+			  int n, const struct kvb_outcome *o, struct kvb_rmodel *m,
+			  char *err, size_t errlen)
+{
+	static const struct kvb_outcome done = { .complete = 1 };
+	struct kvb_params dflt;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	if (!o)
+		o = &done;
+	/* results without their run's settings: repeat 0, not said */
+	if (!p) {
+		kvb_params_defaults(&dflt);
+		dflt.repeat = 0;
+		p = &dflt;
+	}
+	if (!f) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	print_results(f, p, r, n, o);
+	fputs("\n}\n", f);
+	if (fclose(f)) {
+		free(text);
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	ret = kvb_rmodel_parse(text, m, err, errlen);
+	free(text);
+	return ret;
+}
+
+/*
+ * The bench report: the results, then the verdict computed from them as
+ * they read back (kvb_rmodel_of_results()): what `kvbench report` computes
+ * from the file.
+ */
+void kvb_print_json(FILE *f, const struct kvb_params *p,
+		    const struct kvb_result *r, int n,
+		    const struct kvb_outcome *o)
+{
+	struct kvb_rmodel m;
+	struct kvb_vgroup *g = NULL;
+	char err[256];
+	int ng = -1;
+
+	print_results(f, p, r, n, o);
+	fprintf(f, ",\n  \"verdict\": ");
+	if (!kvb_rmodel_of_results(p, r, n, o, &m, err, sizeof(err))) {
+		ng = kvb_rmodel_verdict(&m, KVB_VERDICT_ALPHA, KVB_VERDICT_MARGIN, &g);
+		if (ng >= 0)
+			kvb_verdict_json(f, g, ng, NULL, 2);
+		kvb_verdict_free(g, ng);
+		kvb_rmodel_free(&m);
+	} else {
+		fprintf(stderr, "kvbench: the report's verdict: %s\n", err);
+	}
+	if (ng < 0)
+		fputs("null", f);
+	fputs("\n}\n", f);
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench plot --forest: the verdict's figure. Per workload group that
+ * `kvbench report` shows by default, a forest plot: each target's ops/s as
+ * a ratio to the fastest's (the Hodges-Lehmann estimate, a point) with its
+ * 95% interval (a bar), on a log axis with a line at 1 and dashed lines at
+ * 1 +- the margin; the colour is the mark (fastest, tied, slower,
+ * inconclusive, cannot tell), a "!" after the name a noisy case. The
+ * numbers are kvb_rmodel_verdict()'s, the report's.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvbench.h"
+
+/* Okabe and Ito's colours, by mark (KVB_V_*) */
+static const char * const mark_colour[] = {
+	[KVB_V_FASTEST] = "0x009E73", [KVB_V_TIED] = "0x0072B2",
+	[KVB_V_DIFFERENT] = "0x000000", [KVB_V_CANNOT] = "0x999999",
+	[KVB_V_INCONCLUSIVE] = "0xE69F00",
+};
+
+static const char * const mark_word[] = {
+	[KVB_V_FASTEST] = "fastest", [KVB_V_TIED] = "tied",
+	[KVB_V_DIFFERENT] = "slower", [KVB_V_CANNOT] = "cannot tell",
+	[KVB_V_INCONCLUSIVE] = "inconclusive",
+};
+
+/* One group's data block: y, ratio, low, high, colour; its y labels */
+static void group_data(FILE *g, const struct kvb_vgroup *x, int k)
+{
+	int i;
+
+	fprintf(g, "$F%d << EOD\n", k);
+	for (i = 0; i < x->n; i++) {
+		const struct kvb_vtarget *t = &x->t[i];
+		double r = t->mark == KVB_V_FASTEST ? 1 : t->hl.ratio;
+		double lo = isfinite(t->hl.lo) ? t->hl.lo : r;
+		double hi = isfinite(t->hl.hi) ? t->hl.hi : r;
+
+		fprintf(g, "%d %.6g %.6g %.6g %s\n", i, r, lo, hi, mark_colour[t->mark]);
+	}
+	fprintf(g, "EOD\n");
+}
+
+static void group_panel(FILE *g, const struct kvb_vgroup *x, int k, double lo, double hi)
+{
+	char label[192], name[96];
+	int i;
+
+	kvb_verdict_label(label, sizeof(label), &x->key);
+	fprintf(g, "set title ");
+	kvb_gnuplot_str(g, label);
+	fprintf(g, "\nset yrange [%d.5:-0.5]\nset ytics (", x->n - 1);
+	for (i = 0; i < x->n; i++) {
+		const struct kvb_vtarget *t = &x->t[i];
+
+		snprintf(name, sizeof(name), "%s%s (%s)", t->c->target, t->c->noisy ? "!" : "",
+			 mark_word[t->mark]);
+		fprintf(g, "%s", i ? ", " : "");
+		kvb_gnuplot_str(g, name);
+		fprintf(g, " %d", i);
+	}
+	fprintf(g, ")\nset xrange [%.4g:%.4g]\nunset arrow\n", lo, hi);
+	fprintf(g, "set arrow from 1, graph 0 to 1, graph 1 nohead lc rgb '0x555555'\n");
+	fprintf(g, "set arrow from %.4g, graph 0 to %.4g, graph 1 nohead dt 2 lc rgb '0x0072B2'\n",
+		1 - x->margin, 1 - x->margin);
+	fprintf(g, "set arrow from %.4g, graph 0 to %.4g, graph 1 nohead dt 2 lc rgb '0x0072B2'\n",
+		1 + x->margin, 1 + x->margin);
+	fprintf(g, "plot $F%d using 2:1:3:4:5 with xerrorbars pt 7 ps 1.2 %s\n", k,
+		"lc rgb variable notitle");
+}
+
+/*
+ * The forest plot of m into file (its format from the name); 0, or -1
+ * with a message in err.
+ */
+int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
+		      char *err, size_t errlen)
+{
+	struct kvb_vgroup *x = NULL;
+	char why[256];
+	int fmt = kvb_plot_format(file, err, errlen), ng, i, k, *sel = NULL, shown = 0, rows = 0;
+	double lo = 1, hi = 1;
+
+	if (fmt < 0)
+		return -1;
+	ng = kvb_rmodel_verdict(m, KVB_VERDICT_ALPHA, KVB_VERDICT_MARGIN, &x);
+	sel = calloc(ng > 0 ? ng : 1, sizeof(*sel));
+	if (ng < 0 || !sel) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	kvb_report_select(m, x, ng, 0, 0, sel, why, sizeof(why));
+	for (i = 0; i < ng; i++) {
+		if (!sel[i] || x[i].n < 2) {
+			sel[i] = 0;
+			continue;
+		}
+		shown++;
+		rows += x[i].n;
+		for (k = 0; k < x[i].n; k++) {
+			const struct kvb_hl *h = &x[i].t[k].hl;
+
+			lo = fmin(lo, isfinite(h->lo) ? h->lo : h->ratio);
+			hi = fmax(hi, isfinite(h->hi) ? h->hi : h->ratio);
+		}
+	}
+	if (!shown) {
+		snprintf(err, errlen, "no workload group of two targets or more to draw (%s)", why);
+		goto fail;
+	}
+	for (i = 0, k = 0; i < ng; i++)
+		if (sel[i])
+			group_data(g, &x[i], k++);
+	fprintf(g, "set terminal %s size 1000,%d font ',10' noenhanced\nset output ",
+		kvb_plot_term(fmt), 120 + 40 * rows + 60 * shown);
+	kvb_gnuplot_str(g, file);
+	fprintf(g, "\nset multiplot layout %d,1 title ", shown);
+	snprintf(why, sizeof(why),
+		 "ratio to the fastest (Hodges-Lehmann, 95%% CI); %s, accel %s, %d CPUs; !: noisy (%d of %d)",
+		 m->kernel, m->accel, m->cpus, m->noisy, m->nv);
+	kvb_gnuplot_str(g, why);
+	fprintf(g, "\nset logscale x\nset grid xtics\nset xlabel 'ratio to the fastest (log)'\n");
+	for (i = 0, k = 0; i < ng; i++)
+		if (sel[i])
+			group_panel(g, &x[i], k++, lo / 1.1, hi * 1.1);
+	fprintf(g, "unset multiplot\n");
+	free(sel);
+	kvb_verdict_free(x, ng);
+	return 0;
+fail:
+	free(sel);
+	kvb_verdict_free(x, ng);
+	return -1;
+}
