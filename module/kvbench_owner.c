@@ -383,6 +383,20 @@ static void owner_answer_all(struct kvbench_owner *o)
  * it has run for a tick with another task waiting, it goes on as a normal
  * task until it next goes idle. (Sleeping a tick instead is not enough:
  * owners that share a CPU take turns, and the normal task still waits.)
+ *
+ * It is also where the owner says it passed quiescent states. An owner
+ * that always finds work never sleeps, and neither cond_resched() nor
+ * being preempted is an RCU-Tasks quiescent state: only a voluntary
+ * sleep, user mode or rcu_tasks_qs() are. Without the last, one busy owner
+ * held up every synchronize_rcu_tasks() (ftrace, kprobe and BPF
+ * trampolines) for as long as its load lasted. The owner holds no RCU
+ * read lock here and runs on no trampoline of its own, so it says so after
+ * every request, as the kernel's polling threads do
+ * (cond_resched_tasks_rcu_qs(): kmemleak's scan, the trace benchmark
+ * thread; threaded NAPI's rcu_softirq_qs_periodic()): two flag tests. The
+ * same cond_resched() is, on a kernel without PREEMPT_RCU, the owner's
+ * RCU quiescent state (rcu_all_qs()), so a SCHED_FIFO owner alone on its
+ * CPU calls it too, where it switches to nobody.
  */
 static void owner_yield(struct kvbench_owner *o)
 {
@@ -392,14 +406,12 @@ static void owner_yield(struct kvbench_owner *o)
 	if (o->rt && !o->demoted) {
 		if (single_task_running()) {
 			o->busy_since = jiffies;
-			return;
+		} else if (time_after(jiffies, o->busy_since)) {
+			sched_set_normal(current, 0);
+			o->demoted = true;
 		}
-		if (!time_after(jiffies, o->busy_since))
-			return;
-		sched_set_normal(current, 0);
-		o->demoted = true;
 	}
-	cond_resched();
+	cond_resched_tasks_rcu_qs();
 }
 
 /*
