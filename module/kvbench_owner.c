@@ -45,6 +45,7 @@ static unsigned int spin_us = 20;
 /* A waiting caller's message's ->state. */
 enum {
 	OWNER_WAITING,		/* queued; its caller spins */
+	OWNER_PARKED,		/* parked for room; its caller sleeps on ->room */
 	OWNER_SLEEPING,		/* its caller sleeps on ->done */
 	OWNER_DONE,		/* answered, ->done untouched: the caller may go */
 };
@@ -503,9 +504,6 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 		WRITE_ONCE(o->queue_hwm, todo);
 
 	while (todo-- && owner_fifo_get(o, &msg)) {
-		/* A slot is free: let one waiting producer in. */
-		if (wq_has_sleeper(&o->room))
-			wake_up(&o->room);
 		owner_run(o, msg, reqs);
 		n++;
 	}
@@ -514,13 +512,17 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 
 /*
  * Move parked messages into the ring, oldest first, while it has room: at
- * most its size per pass. Producers that wait for room meanwhile get none
- * (owner_try_put()), so parked messages are never passed over for good.
- * The kvbench_queue_full event reports each parked message's wait here.
+ * most its size per pass. They are io_uring commands and ioctl callers'
+ * messages alike, in the order they found the ring full, and no other
+ * producer gets a slot while any is parked (owner_try_put()): one FIFO
+ * for both kinds of waiter. A caller whose message moved is woken
+ * (owner_park_wait()). The kvbench_queue_full event reports each parked
+ * message's wait here.
  */
 static void owner_unpark(struct kvbench_owner *o)
 {
 	struct kvbench_owner_msg *msg, *next;
+	bool callers = false;
 	u64 now;
 
 	if (!READ_ONCE(o->nr_parked))
@@ -531,6 +533,16 @@ static void owner_unpark(struct kvbench_owner *o)
 			break;
 		list_del(&msg->parked);
 		WRITE_ONCE(o->nr_parked, o->nr_parked - 1);
+		/*
+		 * A caller's message is queued: its caller may go on and wait
+		 * for the answer. Only this thread takes it from the ring, so
+		 * nobody answers it before this store. Release: pairs with
+		 * the acquire in owner_msg_parked().
+		 */
+		if (!msg->answered) {
+			atomic_set_release(&msg->state, OWNER_WAITING);
+			callers = true;
+		}
 		if (trace_kvbench_queue_full_enabled()) {
 			now = msg->parked_at ? local_clock() : 0;
 			trace_kvbench_queue_full(o->id, now - msg->parked_at,
@@ -538,8 +550,12 @@ static void owner_unpark(struct kvbench_owner *o)
 		}
 	}
 	spin_unlock(&o->in_lock);
-	/* The room left is the waiting producers' again. */
-	if (!READ_ONCE(o->nr_parked) && wq_has_sleeper(&o->room))
+	/*
+	 * wq_has_sleeper()'s full barrier orders the state stores above
+	 * before its look at the queue; pairs with prepare_to_wait_event()'s
+	 * set_current_state() before the waiter's look at ->state.
+	 */
+	if (callers && wq_has_sleeper(&o->room))
 		wake_up_all(&o->room);
 }
 
@@ -667,24 +683,71 @@ static bool owner_try_put(struct kvbench_owner *o,
 }
 
 /*
- * The queue was full: wait for room, or for a fatal signal (nonzero).
- * The kvbench_queue_full event reports each wait, timed only when the
- * event is enabled.
+ * Park @msg at the end of the owner's parked list, unless the ring has room
+ * and nothing is parked (then queue it). Under ->in_lock. Return: whether
+ * it was parked.
  */
-static int owner_wait_room(struct kvbench_owner *o,
+static bool owner_put_or_park(struct kvbench_owner *o,
+			      struct kvbench_owner_msg *msg)
+{
+	lockdep_assert_held(&o->in_lock);
+	if (!o->nr_parked && owner_fifo_put(o, msg))
+		return false;
+	/* A caller waits for this to change (owner_park_wait()). */
+	if (!msg->answered)
+		atomic_set(&msg->state, OWNER_PARKED);
+	msg->parked_at = trace_kvbench_queue_full_enabled() ? local_clock() : 0;
+	list_add_tail(&msg->parked, &o->parked);
+	WRITE_ONCE(o->nr_parked, o->nr_parked + 1);
+	return true;
+}
+
+static bool owner_msg_parked(struct kvbench_owner_msg *msg)
+{
+	/* Acquire: pairs with the release in owner_unpark(). */
+	return atomic_read_acquire(&msg->state) == OWNER_PARKED;
+}
+
+static void owner_kick(struct kvbench_owner *o);
+
+/*
+ * The queue was full: park @msg behind the messages parked before it,
+ * io_uring commands and other callers' alike, and wait until the owner
+ * has moved it into the ring, or for a fatal signal. A caller so waits
+ * for at most the messages queued and parked before its own: never for
+ * ones that come later. Return: 0 once @msg is queued (or was queued at
+ * once), nonzero when a fatal signal came first and @msg was taken off
+ * the list again: nothing was queued.
+ */
+static int owner_park_wait(struct kvbench_owner *o,
 			   struct kvbench_owner_msg *msg)
 {
-	u64 start = 0;
+	bool parked;
 	int ret;
 
+	spin_lock(&o->in_lock);
+	parked = owner_put_or_park(o, msg);
+	spin_unlock(&o->in_lock);
+	/* The owner may be asleep: a parked message is work (owner_has_work()). */
+	owner_kick(o);
+	if (!parked)
+		return 0;
 	atomic_long_inc(&o->queue_full);
-	if (trace_kvbench_queue_full_enabled())
-		start = local_clock();
-	ret = wait_event_killable_exclusive(o->room, owner_try_put(o, msg));
-	if (trace_kvbench_queue_full_enabled())
-		trace_kvbench_queue_full(o->id,
-					 start ? local_clock() - start : 0,
-					 ret != 0);
+	ret = wait_event_killable(o->room, !owner_msg_parked(msg));
+	if (!ret)
+		return 0;
+	spin_lock(&o->in_lock);
+	if (atomic_read(&msg->state) == OWNER_PARKED) {
+		list_del(&msg->parked);
+		WRITE_ONCE(o->nr_parked, o->nr_parked - 1);
+	} else {
+		ret = 0;	/* queued meanwhile: it will be answered */
+	}
+	spin_unlock(&o->in_lock);
+	if (ret && trace_kvbench_queue_full_enabled())
+		trace_kvbench_queue_full(o->id, msg->parked_at ?
+					 local_clock() - msg->parked_at : 0,
+					 true);
 	return ret;
 }
 
@@ -703,10 +766,11 @@ static void owner_kick(struct kvbench_owner *o)
  * @msg:	the message; ->head must be set, the rest is initialised here
  *
  * Waits for room when the queue is full: requests are never dropped.
- * Waiters queue up exclusively, so each slot the owner frees wakes one of
- * them, in turn. Nothing is queued while we wait, so the wait ends on a
- * fatal signal. Once this returned 0, the caller must kvbench_owner_wait()
- * for @msg before it touches @msg or its requests again.
+ * Waiters park their messages in one FIFO with parked io_uring commands
+ * (owner_park_wait()), and the owner queues them in that order. A parked
+ * message can be taken back, so the wait ends on a fatal signal. Once this
+ * returned 0, the caller must kvbench_owner_wait() for @msg before it
+ * touches @msg or its requests again.
  *
  * Return: 0, or -EINTR when a fatal signal came first (nothing was queued).
  */
@@ -715,11 +779,11 @@ int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 	init_completion(&msg->done);
 	atomic_set(&msg->state, OWNER_WAITING);
 
-	if (!owner_line_put(o, msg) && !owner_try_put(o, msg) &&
-	    owner_wait_room(o, msg))
-		return -EINTR;
-	owner_kick(o);
-	return 0;
+	if (owner_line_put(o, msg) || owner_try_put(o, msg)) {
+		owner_kick(o);
+		return 0;
+	}
+	return owner_park_wait(o, msg) ? -EINTR : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_owner_post);
 
@@ -751,13 +815,7 @@ int kvbench_owner_submit(struct kvbench_owner *o,
 	if (owner_line_put(o, msg))
 		goto kick;
 	spin_lock(&o->in_lock);
-	if (o->nr_parked || !owner_fifo_put(o, msg)) {
-		msg->parked_at = trace_kvbench_queue_full_enabled() ?
-				 local_clock() : 0;
-		list_add_tail(&msg->parked, &o->parked);
-		WRITE_ONCE(o->nr_parked, o->nr_parked + 1);
-		parked = true;
-	}
+	parked = owner_put_or_park(o, msg);
 	spin_unlock(&o->in_lock);
 	if (parked)
 		atomic_long_inc(&o->queue_full);
