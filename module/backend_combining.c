@@ -282,7 +282,7 @@ static bool comb_spin_on(struct kvbench_owner_msg *msg, u64 end)
 /* Wait for @msg, published, to be answered, combining if need be. */
 static void comb_wait(struct comb_map *m, struct kvbench_owner_msg *msg)
 {
-	u32 spin_ns = READ_ONCE(m->spin_ns);
+	u32 spin_ns = kvbench_spin_now(READ_ONCE(m->spin_ns));
 	u64 start = local_clock();
 	bool slept = false;
 	int state;

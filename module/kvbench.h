@@ -486,6 +486,7 @@ void kvbench_owner_free(struct kvbench_owner *o);
 #define KVBENCH_SPIN_GROW	16
 u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns);
 u32 kvbench_spin_min_ns(void);
+u32 kvbench_spin_now(u32 cur_ns);
 int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
 int kvbench_owner_submit(struct kvbench_owner *o,
 			 struct kvbench_owner_msg *msg);

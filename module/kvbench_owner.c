@@ -166,6 +166,19 @@ u32 kvbench_spin_min_ns(void)
 }
 
 /*
+ * The spin to use now, from one that kvbench_spin_next() grew or shrank
+ * under an earlier kthread_spin_us: within the bounds the parameter sets
+ * now. So a change of kthread_spin_us applies at the next spin of every
+ * owner and caller, not after their next sleep; at 0, nobody spins.
+ */
+u32 kvbench_spin_now(u32 cur_ns)
+{
+	u32 min_ns = kvbench_spin_min_ns();
+
+	return clamp(cur_ns, min_ns, min_ns * KVBENCH_SPIN_GROW);
+}
+
+/*
  * Spin from @start until @done() or for @spin_ns, whichever comes first,
  * and only while nothing else wants this CPU: not once the scheduler says so
  * (need_resched()), and not once any other task is runnable here
@@ -192,6 +205,9 @@ static bool owner_spin(bool (*done)(void *arg), void *arg, u64 start,
 	u64 end = start + spin_ns;
 	unsigned int turns = 0;
 
+	/* kthread_spin_us=0: one look, no spin. */
+	if (!spin_ns)
+		return done(arg);
 	while (!done(arg)) {
 		if (need_resched() || !single_task_running())
 			return false;
@@ -638,6 +654,7 @@ static int owner_thread(void *data)
 {
 	struct kvbench_owner *o = data;
 	unsigned long n;
+	u32 spin_ns;
 	bool busy;
 	u64 start;
 
@@ -653,14 +670,20 @@ static int owner_thread(void *data)
 			owner_yield(o);
 			continue;
 		}
+		spin_ns = kvbench_spin_now(o->work_spin_ns);
+		/* kthread_spin_us=0: no spin, no polling time: sleep. */
+		if (!spin_ns) {
+			owner_sleep(o);
+			continue;
+		}
 		start = local_clock();
-		busy = owner_spin(owner_fifo_busy, o, start, o->work_spin_ns);
+		busy = owner_spin(owner_fifo_busy, o, start, spin_ns);
 		/* Only the owner writes it (see the reset). */
 		WRITE_ONCE(o->polled_ns,
 			   READ_ONCE(o->polled_ns) + local_clock() - start);
 		if (!busy) {
 			owner_sleep(o);
-			o->work_spin_ns = kvbench_spin_next(o->work_spin_ns,
+			o->work_spin_ns = kvbench_spin_next(spin_ns,
 							    local_clock() - start,
 							    kvbench_spin_min_ns());
 		}
@@ -848,7 +871,7 @@ static bool owner_msg_answered(void *arg)
  */
 void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 {
-	u32 spin_ns = READ_ONCE(o->answer_spin_ns);
+	u32 spin_ns = kvbench_spin_now(READ_ONCE(o->answer_spin_ns));
 	u64 start = local_clock();
 
 	if (owner_spin(owner_msg_answered, msg, start, spin_ns))

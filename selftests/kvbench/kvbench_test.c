@@ -5742,6 +5742,83 @@ TEST_F(kvbench, owner_lines)
 }
 
 /*
+ * kthread_spin_us=0: nobody spins (issue 45, item 7). Set before the
+ * owners start, a dozen GETs from a caller on another CPU than the owners
+ * (so the owners run out of work after each) leave poll_us where it was:
+ * an owner out of work goes to sleep at once. Before the fix an owner
+ * still spun KVBENCH_SPIN_CLOCK turns and two clock reads each time, and
+ * poll_us grew by 100-1000 us. A change of the parameter reaches running
+ * owners at their next wait for work: back at 20, poll_us moves again;
+ * at 0 once more, it stays, though the owners' spins had grown meanwhile.
+ */
+#define NOSPIN_GETS	12
+
+static int nospin_gets(struct __test_metadata *_metadata, int fd,
+		       const char *key, unsigned long long *poll)
+{
+	unsigned long long p0, p1;
+	char buf[8];
+	__u32 len;
+	int i;
+
+	if (sysfs_read_u64(KVB_ATTR("poll_us"), &p0))
+		return -1;
+	for (i = 0; i < NOSPIN_GETS; i++) {
+		len = sizeof(buf);
+		EXPECT_EQ(0, kvb_get(fd, key, strlen(key), buf, &len));
+		/* Each GET finds the owners asleep. */
+		usleep(2000);
+	}
+	if (sysfs_read_u64(KVB_ATTR("poll_us"), &p1))
+		return -1;
+	*poll = p1 - p0;
+	return 0;
+}
+
+TEST_F_TIMEOUT(kvbench, owners_never_spin, 60)
+{
+	unsigned long long spin_us, still, spun, again;
+	char key[KVBENCH_KEY_MAX + 1];
+	cpu_set_t all, one;
+	int a, b;
+
+	if (strcmp(variant->backend, "kthread") &&
+	    strcmp(variant->backend, "kthread-percpu"))
+		SKIP(return, "%s has no owner thread", variant->backend);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	if (!two_cpus(&all, &a, &b))
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("kthread_spin_us"), &spin_us));
+	ASSERT_EQ(0, sysfs_write(KVB_PARAM("kthread_spin_us"), "0"));
+	/* New owners, started with 0. */
+	if (switch_backend(variant->backend)) {
+		sysfs_write_u64(KVB_PARAM("kthread_spin_us"), spin_us);
+		ASSERT_TRUE(false) TH_LOG("rebuilding %s", variant->backend);
+	}
+	cpu_only(&one, b);
+	ASSERT_LT(0, owners_affinity(&one));
+	cpu_only(&one, a);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	mkkey(&self->keys, key, "nospin");
+	ASSERT_EQ(0, kvb_set(self->fd, key, strlen(key), "v", 1));
+
+	EXPECT_EQ(0, nospin_gets(_metadata, self->fd, key, &still));
+	EXPECT_EQ(0, sysfs_write(KVB_PARAM("kthread_spin_us"), "20"));
+	EXPECT_EQ(0, nospin_gets(_metadata, self->fd, key, &spun));
+	EXPECT_EQ(0, sysfs_write(KVB_PARAM("kthread_spin_us"), "0"));
+	EXPECT_EQ(0, nospin_gets(_metadata, self->fd, key, &again));
+
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("kthread_spin_us"), spin_us));
+	EXPECT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+	EXPECT_LT(0, owners_affinity(&all));
+	TH_LOG("%s: poll_us after %d GETs: %llu at kthread_spin_us=0, %llu at 20, %llu at 0 again",
+	       variant->backend, NOSPIN_GETS, still, spun, again);
+	EXPECT_EQ(0ULL, still);
+	EXPECT_LT(0ULL, spun);
+	EXPECT_EQ(0ULL, again);
+}
+
+/*
  * A switch drains the old map with a scheduling point every few hundred
  * entries (issue 11, item 5). It moves every entry under the switch's
  * write lock, in the task that writes the backend file: with hundreds of
