@@ -21,7 +21,10 @@
  * an io_uring command, which has no caller waiting, to a work item) instead
  * of serving on for ever. The table is the role holder's alone, so it
  * needs no lock; the combiner may sleep (freeing an item may), and
- * offers its CPU after every request, as an owner thread does.
+ * offers its CPU after every request, as an owner thread does, saying
+ * also that it passed an RCU-Tasks quiescent state
+ * (cond_resched_tasks_rcu_qs(), see owner_yield()): the work item that
+ * serves io_uring commands may run pass after pass without a sleep.
  */
 #include <linux/atomic.h>
 #include <linux/llist.h>
@@ -183,7 +186,7 @@ static void comb_pass(struct comb_map *m, unsigned long msgs,
 			 * nothing means someone else made progress. Offer
 			 * the CPU all the same.
 			 */
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 			continue;
 		}
 		if (reqs >= KVBENCH_COMB_PASS) {
@@ -196,7 +199,7 @@ static void comb_pass(struct comb_map *m, unsigned long msgs,
 		for (req = msg->head; req; req = req->next) {
 			kvbench_table_exec(&m->table, req);
 			reqs++;
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 		}
 		comb_answer(msg);
 		msgs++;
@@ -279,7 +282,7 @@ static bool comb_spin_on(struct kvbench_owner_msg *msg, u64 end)
 /* Wait for @msg, published, to be answered, combining if need be. */
 static void comb_wait(struct comb_map *m, struct kvbench_owner_msg *msg)
 {
-	u32 spin_ns = READ_ONCE(m->spin_ns);
+	u32 spin_ns = kvbench_spin_now(READ_ONCE(m->spin_ns));
 	u64 start = local_clock();
 	bool slept = false;
 	int state;
@@ -327,7 +330,7 @@ static void comb_run(struct comb_map *m, struct kvbench_owner_msg *msg)
 		for (req = msg->head; req; req = req->next) {
 			kvbench_table_exec(&m->table, req);
 			n++;
-			cond_resched();
+			cond_resched_tasks_rcu_qs();
 		}
 		comb_pass(m, 1, n, start);
 		return;

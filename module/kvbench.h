@@ -352,9 +352,10 @@ void kvbench_table_recount(struct kvbench_table *t);
  *		not sleep. The owner does not touch @msg after the call.
  *
  * @parked:	on the owner's @parked list while it waits there for room
- *		(kvbench_owner_submit(); under the owner's in_lock); later,
- *		with @answered, on the owner's @answers from its run until
- *		the owner answers it (owner thread only)
+ *		(kvbench_owner_submit(), kvbench_owner_post(); under the
+ *		owner's in_lock); later, with @answered, on the owner's
+ *		@answers from its run until the owner answers it (owner
+ *		thread only)
  * @parked_at:	local_clock() when it was parked, for the kvbench_queue_full
  *		event; 0 when the event was off
  * @comb_node:	on a "combining" map's list of published messages
@@ -401,16 +402,17 @@ struct kvbench_owner_line;
  * @fifo:	many producers under @in_lock, one consumer (the owner thread)
  *		without a lock; its storage only: kvbench_owner.c moves its
  *		indices with acquire and release
- * @room:	producers that found @fifo full wait here, exclusively: the
- *		owner wakes one of them per slot it frees
+ * @room:	callers whose messages are on @parked wait here until the
+ *		owner has moved theirs into @fifo (owner_unpark())
  * @lines:	NULL, or a request line per possible CPU (kthread-percpu):
  *		one message slot that callers on that CPU claim with a
  *		cmpxchg and the owner empties; a caller whose line is taken
  *		uses @fifo (kvbench_owner.c, "Request lines")
- * @parked:	messages that must not wait (io_uring commands) and found
- *		@fifo full, or other messages parked before them, oldest
- *		first, under @in_lock; the owner moves them into @fifo as it
- *		frees slots, before any other producer gets one
+ * @parked:	messages that found @fifo full, or other messages parked
+ *		before them (io_uring commands, and callers' messages whose
+ *		callers wait on @room), oldest first, under @in_lock; the
+ *		owner moves them into @fifo as it frees slots, before any
+ *		other producer gets one
  * @nr_parked:	how many are on @parked: written under @in_lock, read by
  *		the owner without it
  * @answers:	owner only: messages with ->answered that ran, by ->parked,
@@ -489,6 +491,7 @@ void kvbench_owner_free(struct kvbench_owner *o);
 #define KVBENCH_SPIN_GROW	16
 u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns);
 u32 kvbench_spin_min_ns(void);
+u32 kvbench_spin_now(u32 cur_ns);
 int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
 int kvbench_owner_submit(struct kvbench_owner *o,
 			 struct kvbench_owner_msg *msg);

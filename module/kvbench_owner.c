@@ -45,6 +45,7 @@ static unsigned int spin_us = 20;
 /* A waiting caller's message's ->state. */
 enum {
 	OWNER_WAITING,		/* queued; its caller spins */
+	OWNER_PARKED,		/* parked for room; its caller sleeps on ->room */
 	OWNER_SLEEPING,		/* its caller sleeps on ->done */
 	OWNER_DONE,		/* answered, ->done untouched: the caller may go */
 };
@@ -165,6 +166,19 @@ u32 kvbench_spin_min_ns(void)
 }
 
 /*
+ * The spin to use now, from one that kvbench_spin_next() grew or shrank
+ * under an earlier kthread_spin_us: within the bounds the parameter sets
+ * now. So a change of kthread_spin_us applies at the next spin of every
+ * owner and caller, not after their next sleep; at 0, nobody spins.
+ */
+u32 kvbench_spin_now(u32 cur_ns)
+{
+	u32 min_ns = kvbench_spin_min_ns();
+
+	return clamp(cur_ns, min_ns, min_ns * KVBENCH_SPIN_GROW);
+}
+
+/*
  * Spin from @start until @done() or for @spin_ns, whichever comes first,
  * and only while nothing else wants this CPU: not once the scheduler says so
  * (need_resched()), and not once any other task is runnable here
@@ -191,6 +205,9 @@ static bool owner_spin(bool (*done)(void *arg), void *arg, u64 start,
 	u64 end = start + spin_ns;
 	unsigned int turns = 0;
 
+	/* kthread_spin_us=0: one look, no spin. */
+	if (!spin_ns)
+		return done(arg);
 	while (!done(arg)) {
 		if (need_resched() || !single_task_running())
 			return false;
@@ -383,6 +400,20 @@ static void owner_answer_all(struct kvbench_owner *o)
  * it has run for a tick with another task waiting, it goes on as a normal
  * task until it next goes idle. (Sleeping a tick instead is not enough:
  * owners that share a CPU take turns, and the normal task still waits.)
+ *
+ * It is also where the owner says it passed quiescent states. An owner
+ * that always finds work never sleeps, and neither cond_resched() nor
+ * being preempted is an RCU-Tasks quiescent state: only a voluntary
+ * sleep, user mode or rcu_tasks_qs() are. Without the last, one busy owner
+ * held up every synchronize_rcu_tasks() (ftrace, kprobe and BPF
+ * trampolines) for as long as its load lasted. The owner holds no RCU
+ * read lock here and runs on no trampoline of its own, so it says so after
+ * every request, as the kernel's polling threads do
+ * (cond_resched_tasks_rcu_qs(): kmemleak's scan, the trace benchmark
+ * thread; threaded NAPI's rcu_softirq_qs_periodic()): two flag tests. The
+ * same cond_resched() is, on a kernel without PREEMPT_RCU, the owner's
+ * RCU quiescent state (rcu_all_qs()), so a SCHED_FIFO owner alone on its
+ * CPU calls it too, where it switches to nobody.
  */
 static void owner_yield(struct kvbench_owner *o)
 {
@@ -392,14 +423,12 @@ static void owner_yield(struct kvbench_owner *o)
 	if (o->rt && !o->demoted) {
 		if (single_task_running()) {
 			o->busy_since = jiffies;
-			return;
+		} else if (time_after(jiffies, o->busy_since)) {
+			sched_set_normal(current, 0);
+			o->demoted = true;
 		}
-		if (!time_after(jiffies, o->busy_since))
-			return;
-		sched_set_normal(current, 0);
-		o->demoted = true;
 	}
-	cond_resched();
+	cond_resched_tasks_rcu_qs();
 }
 
 /*
@@ -491,9 +520,6 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 		WRITE_ONCE(o->queue_hwm, todo);
 
 	while (todo-- && owner_fifo_get(o, &msg)) {
-		/* A slot is free: let one waiting producer in. */
-		if (wq_has_sleeper(&o->room))
-			wake_up(&o->room);
 		owner_run(o, msg, reqs);
 		n++;
 	}
@@ -502,13 +528,17 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
 
 /*
  * Move parked messages into the ring, oldest first, while it has room: at
- * most its size per pass. Producers that wait for room meanwhile get none
- * (owner_try_put()), so parked messages are never passed over for good.
- * The kvbench_queue_full event reports each parked message's wait here.
+ * most its size per pass. They are io_uring commands and ioctl callers'
+ * messages alike, in the order they found the ring full, and no other
+ * producer gets a slot while any is parked (owner_try_put()): one FIFO
+ * for both kinds of waiter. A caller whose message moved is woken
+ * (owner_park_wait()). The kvbench_queue_full event reports each parked
+ * message's wait here.
  */
 static void owner_unpark(struct kvbench_owner *o)
 {
 	struct kvbench_owner_msg *msg, *next;
+	bool callers = false;
 	u64 now;
 
 	if (!READ_ONCE(o->nr_parked))
@@ -519,6 +549,16 @@ static void owner_unpark(struct kvbench_owner *o)
 			break;
 		list_del(&msg->parked);
 		WRITE_ONCE(o->nr_parked, o->nr_parked - 1);
+		/*
+		 * A caller's message is queued: its caller may go on and wait
+		 * for the answer. Only this thread takes it from the ring, so
+		 * nobody answers it before this store. Release: pairs with
+		 * the acquire in owner_msg_parked().
+		 */
+		if (!msg->answered) {
+			atomic_set_release(&msg->state, OWNER_WAITING);
+			callers = true;
+		}
 		if (trace_kvbench_queue_full_enabled()) {
 			now = msg->parked_at ? local_clock() : 0;
 			trace_kvbench_queue_full(o->id, now - msg->parked_at,
@@ -526,8 +566,12 @@ static void owner_unpark(struct kvbench_owner *o)
 		}
 	}
 	spin_unlock(&o->in_lock);
-	/* The room left is the waiting producers' again. */
-	if (!READ_ONCE(o->nr_parked) && wq_has_sleeper(&o->room))
+	/*
+	 * wq_has_sleeper()'s full barrier orders the state stores above
+	 * before its look at the queue; pairs with prepare_to_wait_event()'s
+	 * set_current_state() before the waiter's look at ->state.
+	 */
+	if (callers && wq_has_sleeper(&o->room))
 		wake_up_all(&o->room);
 }
 
@@ -610,6 +654,7 @@ static int owner_thread(void *data)
 {
 	struct kvbench_owner *o = data;
 	unsigned long n;
+	u32 spin_ns;
 	bool busy;
 	u64 start;
 
@@ -625,14 +670,20 @@ static int owner_thread(void *data)
 			owner_yield(o);
 			continue;
 		}
+		spin_ns = kvbench_spin_now(o->work_spin_ns);
+		/* kthread_spin_us=0: no spin, no polling time: sleep. */
+		if (!spin_ns) {
+			owner_sleep(o);
+			continue;
+		}
 		start = local_clock();
-		busy = owner_spin(owner_fifo_busy, o, start, o->work_spin_ns);
+		busy = owner_spin(owner_fifo_busy, o, start, spin_ns);
 		/* Only the owner writes it (see the reset). */
 		WRITE_ONCE(o->polled_ns,
 			   READ_ONCE(o->polled_ns) + local_clock() - start);
 		if (!busy) {
 			owner_sleep(o);
-			o->work_spin_ns = kvbench_spin_next(o->work_spin_ns,
+			o->work_spin_ns = kvbench_spin_next(spin_ns,
 							    local_clock() - start,
 							    kvbench_spin_min_ns());
 		}
@@ -655,24 +706,71 @@ static bool owner_try_put(struct kvbench_owner *o,
 }
 
 /*
- * The queue was full: wait for room, or for a fatal signal (nonzero).
- * The kvbench_queue_full event reports each wait, timed only when the
- * event is enabled.
+ * Park @msg at the end of the owner's parked list, unless the ring has room
+ * and nothing is parked (then queue it). Under ->in_lock. Return: whether
+ * it was parked.
  */
-static int owner_wait_room(struct kvbench_owner *o,
+static bool owner_put_or_park(struct kvbench_owner *o,
+			      struct kvbench_owner_msg *msg)
+{
+	lockdep_assert_held(&o->in_lock);
+	if (!o->nr_parked && owner_fifo_put(o, msg))
+		return false;
+	/* A caller waits for this to change (owner_park_wait()). */
+	if (!msg->answered)
+		atomic_set(&msg->state, OWNER_PARKED);
+	msg->parked_at = trace_kvbench_queue_full_enabled() ? local_clock() : 0;
+	list_add_tail(&msg->parked, &o->parked);
+	WRITE_ONCE(o->nr_parked, o->nr_parked + 1);
+	return true;
+}
+
+static bool owner_msg_parked(struct kvbench_owner_msg *msg)
+{
+	/* Acquire: pairs with the release in owner_unpark(). */
+	return atomic_read_acquire(&msg->state) == OWNER_PARKED;
+}
+
+static void owner_kick(struct kvbench_owner *o);
+
+/*
+ * The queue was full: park @msg behind the messages parked before it,
+ * io_uring commands and other callers' alike, and wait until the owner
+ * has moved it into the ring, or for a fatal signal. A caller so waits
+ * for at most the messages queued and parked before its own: never for
+ * ones that come later. Return: 0 once @msg is queued (or was queued at
+ * once), nonzero when a fatal signal came first and @msg was taken off
+ * the list again: nothing was queued.
+ */
+static int owner_park_wait(struct kvbench_owner *o,
 			   struct kvbench_owner_msg *msg)
 {
-	u64 start = 0;
+	bool parked;
 	int ret;
 
+	spin_lock(&o->in_lock);
+	parked = owner_put_or_park(o, msg);
+	spin_unlock(&o->in_lock);
+	/* The owner may be asleep: a parked message is work (owner_has_work()). */
+	owner_kick(o);
+	if (!parked)
+		return 0;
 	atomic_long_inc(&o->queue_full);
-	if (trace_kvbench_queue_full_enabled())
-		start = local_clock();
-	ret = wait_event_killable_exclusive(o->room, owner_try_put(o, msg));
-	if (trace_kvbench_queue_full_enabled())
-		trace_kvbench_queue_full(o->id,
-					 start ? local_clock() - start : 0,
-					 ret != 0);
+	ret = wait_event_killable(o->room, !owner_msg_parked(msg));
+	if (!ret)
+		return 0;
+	spin_lock(&o->in_lock);
+	if (atomic_read(&msg->state) == OWNER_PARKED) {
+		list_del(&msg->parked);
+		WRITE_ONCE(o->nr_parked, o->nr_parked - 1);
+	} else {
+		ret = 0;	/* queued meanwhile: it will be answered */
+	}
+	spin_unlock(&o->in_lock);
+	if (ret && trace_kvbench_queue_full_enabled())
+		trace_kvbench_queue_full(o->id, msg->parked_at ?
+					 local_clock() - msg->parked_at : 0,
+					 true);
 	return ret;
 }
 
@@ -691,10 +789,11 @@ static void owner_kick(struct kvbench_owner *o)
  * @msg:	the message; ->head must be set, the rest is initialised here
  *
  * Waits for room when the queue is full: requests are never dropped.
- * Waiters queue up exclusively, so each slot the owner frees wakes one of
- * them, in turn. Nothing is queued while we wait, so the wait ends on a
- * fatal signal. Once this returned 0, the caller must kvbench_owner_wait()
- * for @msg before it touches @msg or its requests again.
+ * Waiters park their messages in one FIFO with parked io_uring commands
+ * (owner_park_wait()), and the owner queues them in that order. A parked
+ * message can be taken back, so the wait ends on a fatal signal. Once this
+ * returned 0, the caller must kvbench_owner_wait() for @msg before it
+ * touches @msg or its requests again.
  *
  * Return: 0, or -EINTR when a fatal signal came first (nothing was queued).
  */
@@ -703,11 +802,11 @@ int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 	init_completion(&msg->done);
 	atomic_set(&msg->state, OWNER_WAITING);
 
-	if (!owner_line_put(o, msg) && !owner_try_put(o, msg) &&
-	    owner_wait_room(o, msg))
-		return -EINTR;
-	owner_kick(o);
-	return 0;
+	if (owner_line_put(o, msg) || owner_try_put(o, msg)) {
+		owner_kick(o);
+		return 0;
+	}
+	return owner_park_wait(o, msg) ? -EINTR : 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_owner_post);
 
@@ -739,13 +838,7 @@ int kvbench_owner_submit(struct kvbench_owner *o,
 	if (owner_line_put(o, msg))
 		goto kick;
 	spin_lock(&o->in_lock);
-	if (o->nr_parked || !owner_fifo_put(o, msg)) {
-		msg->parked_at = trace_kvbench_queue_full_enabled() ?
-				 local_clock() : 0;
-		list_add_tail(&msg->parked, &o->parked);
-		WRITE_ONCE(o->nr_parked, o->nr_parked + 1);
-		parked = true;
-	}
+	parked = owner_put_or_park(o, msg);
 	spin_unlock(&o->in_lock);
 	if (parked)
 		atomic_long_inc(&o->queue_full);
@@ -778,7 +871,7 @@ static bool owner_msg_answered(void *arg)
  */
 void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 {
-	u32 spin_ns = READ_ONCE(o->answer_spin_ns);
+	u32 spin_ns = kvbench_spin_now(READ_ONCE(o->answer_spin_ns));
 	u64 start = local_clock();
 
 	if (owner_spin(owner_msg_answered, msg, start, spin_ns))

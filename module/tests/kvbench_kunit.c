@@ -484,9 +484,10 @@ static int post_waiter_fn(void *arg)
 }
 
 /*
- * A caller waiting for room in a full owner queue has queued nothing yet:
- * a fatal signal ends its wait with -EINTR. The owner here is only its
- * queue, two slots taken, and no thread, so no room ever comes by itself.
+ * A caller waiting for room in a full owner queue has only parked its
+ * message: a fatal signal ends its wait with -EINTR, the message taken off
+ * the parked list again. The owner here is only its queue, two slots
+ * taken, and no thread, so no room ever comes by itself.
  */
 static void kvbench_owner_post_killable(struct kunit *test)
 {
@@ -497,6 +498,7 @@ static void kvbench_owner_post_killable(struct kunit *test)
 
 	spin_lock_init(&o.in_lock);
 	init_waitqueue_head(&o.room);
+	INIT_LIST_HEAD(&o.parked);
 	KUNIT_ASSERT_EQ(test, kfifo_alloc(&o.fifo, 2, GFP_KERNEL), 0);
 	KUNIT_ASSERT_TRUE(test, kfifo_put(&o.fifo, slot));
 	KUNIT_ASSERT_TRUE(test, kfifo_put(&o.fifo, slot));
@@ -510,17 +512,27 @@ static void kvbench_owner_post_killable(struct kunit *test)
 	/* It waits for room ... */
 	KUNIT_EXPECT_EQ(test, wait_for_completion_timeout(&w.posted, HZ / 10), 0);
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&o.queue_full), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(o.nr_parked), 1);
 	/* ... until it is killed. */
 	send_sig(SIGKILL, task, 1);
 	if (!wait_for_completion_timeout(&w.posted, 10 * HZ)) {
 		KUNIT_FAIL(test, "a caller waiting for queue room ignored SIGKILL");
-		/* Give it its room, so that it ends. */
-		KUNIT_EXPECT_TRUE(test, kfifo_get(&o.fifo, &slot));
-		wake_up(&o.room);
+		/*
+		 * Queue it as the owner would (owner_unpark(): 0 is
+		 * OWNER_WAITING), so that it ends.
+		 */
+		spin_lock(&o.in_lock);
+		list_del(&w.msg.parked);
+		o.nr_parked--;
+		atomic_set_release(&w.msg.state, 0);
+		spin_unlock(&o.in_lock);
+		wake_up_all(&o.room);
 		wait_for_completion(&w.posted);
 	} else {
 		KUNIT_EXPECT_EQ(test, w.ret, -EINTR);
 		KUNIT_EXPECT_EQ(test, kfifo_len(&o.fifo), 2);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(o.nr_parked), 0);
+		KUNIT_EXPECT_TRUE(test, list_empty(&o.parked));
 	}
 	kthread_stop(task);
 	put_task_struct(task);

@@ -4442,6 +4442,7 @@ struct victim {
 	long long cpu;			/* ns of CPU time it had */
 	long long wall;			/* ns it lived */
 	long nivcsw;			/* times it was preempted */
+	pid_t tid;			/* its thread id */
 	unsigned int ngaps;		/* its waits, the first VICTIM_GAPS: */
 	long long gap_start[VICTIM_GAPS];
 	long long gap_end[VICTIM_GAPS];
@@ -4467,6 +4468,7 @@ static void *victim_fn(void *arg)
 	cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	start = now_ns(CLOCK_MONOTONIC);
 	prev = start;
+	v->tid = gettid();
 	atomic_store(&v->running, true);
 	while (!atomic_load(&v->stop)) {
 		now = now_ns(CLOCK_MONOTONIC);
@@ -4570,9 +4572,22 @@ static int bulk_batch(int fd, const char *prefix, __u32 code,
  * housekeeping CPUs: their yields must give the victim a turn, not each
  * other.
  *
- * The measure is those answers, not the victim's longest wait: a wait
- * that is the host's doing holds no answers, for the owners run on the
- * victim's CPU.
+ * The measure is those answers against the victim's turns on its CPU as
+ * the scheduler counts them: the BATCHes answered during the load per
+ * time the victim was taken off its CPU (nonvoluntary_ctxt_switches in
+ * /proc/<pid>/task/<tid>/status; the victim never sleeps, so each wait
+ * of it is one). An owner that keeps its CPU leaves the
+ * victim a turn or two in the whole load (or, at SCHED_FIFO, one per RT
+ * throttling period), hundreds of answers each; one that yields lets it
+ * run after every slice it had, a BATCH or two each. That mean is one the
+ * host cannot move: a vCPU that the host takes away stops the owners and
+ * the victim alike, and the time it was away is charged to whichever of
+ * them ran, which then waits as long for its next turn. The longest wait's
+ * answers, which the test measured first, move with that: it failed five
+ * times on busy hosts (98-157 BATCHes in one wait against a limit of 64,
+ * issue 45, item 8), and it is only logged now, with the victim's run
+ * and wait times where the kernel keeps them (schedstat, CONFIG_SCHED_INFO,
+ * which the debug kernel lacks).
  */
 #define HOG_KEYS	8192	/* in 2 buckets (hash_bits 1) */
 #define HOG_CALLERS	16
@@ -4680,12 +4695,43 @@ static unsigned int answers_in_a_wait(const struct victim *v,
 	return most;
 }
 
+/* What the scheduler counted for a thread of ours. */
+struct schedstat {
+	unsigned long long run_ns;	/* on its CPU (CONFIG_SCHED_INFO) */
+	unsigned long long wait_ns;	/* runnable, waiting for it (same) */
+	unsigned long long nivcsw;	/* times it was taken off its CPU */
+};
+
+/* 0 or -errno; the times stay 0 without CONFIG_SCHED_INFO. */
+static int thread_schedstat(pid_t tid, struct schedstat *st)
+{
+	char path[64], buf[8192], *p;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(path, sizeof(path), "/proc/self/task/%d/schedstat", tid);
+	if (!sysfs_read(path, buf, sizeof(buf)) &&
+	    sscanf(buf, "%llu %llu", &st->run_ns, &st->wait_ns) != 2)
+		return -EPROTO;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	ret = sysfs_read(path, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	p = strstr(buf, "\nnonvoluntary_ctxt_switches:");
+	if (!p || sscanf(p, "\nnonvoluntary_ctxt_switches: %llu",
+			 &st->nivcsw) != 1)
+		return -EPROTO;
+	return 0;
+}
+
 TEST_F_TIMEOUT(kvbench, owner_yields_under_load, 120)
 {
 	struct hog h = { .prefix = self->keys.prefix };
 	pthread_t callers[HOG_CALLERS], victim_thread;
-	unsigned int i, n, most, nthreads = 0;
+	unsigned int i, n, most, answers, nthreads = 0;
+	unsigned long long turns, run, wait;
 	long long t0, ms, most_wait = 0;
+	struct schedstat st0, st1;
 	cpu_set_t all, one;
 	int owner_cpu, owners, ret;
 	struct victim *v;
@@ -4717,6 +4763,7 @@ TEST_F_TIMEOUT(kvbench, owner_yields_under_load, 120)
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
 	ASSERT_EQ(0, victim_start(v, &victim_thread, owner_cpu));
 
+	ASSERT_EQ(0, thread_schedstat(v->tid, &st0));
 	for (i = 0; i < HOG_CALLERS; i++) {
 		if (pthread_create(&callers[i], NULL, hog_caller_fn, &h))
 			break;
@@ -4729,6 +4776,8 @@ TEST_F_TIMEOUT(kvbench, owner_yields_under_load, 120)
 		ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
 	} while (ms < HOG_MAX_MS &&
 		 (ms < HOG_MS || atomic_load(&h.answers) < HOG_ENOUGH));
+	EXPECT_EQ(0, thread_schedstat(v->tid, &st1));
+	answers = atomic_load(&h.answers);
 	atomic_store(&h.stop, true);
 	for (i = 0; i < nthreads; i++)
 		pthread_join(callers[i], NULL);
@@ -4749,6 +4798,13 @@ TEST_F_TIMEOUT(kvbench, owner_yields_under_load, 120)
 	       v->cpu / 1000000, v->ngaps, v->max_gap / 1000000);
 	TH_LOG("most BATCHes answered in one wait: %u, in %lld ms", most,
 	       most_wait / 1000000);
+	turns = st1.nivcsw - st0.nivcsw;
+	run = st1.run_ns - st0.run_ns;
+	wait = st1.wait_ns - st0.wait_ns;
+	TH_LOG("in the load the victim waited %llu times (%llu ms; ran %llu ms)",
+	       turns, wait / 1000000, run / 1000000);
+	TH_LOG("%u BATCHes answered, %.1f per wait of the victim", answers,
+	       (double)answers / (turns ? turns : 1));
 	free(h.answered);
 	free(v);
 	EXPECT_EQ(0UL, atomic_load(&h.bad))
@@ -4756,10 +4812,13 @@ TEST_F_TIMEOUT(kvbench, owner_yields_under_load, 120)
 		       strerror(-atomic_load(&h.first_bad)));
 	/* Enough load that the check below can fail. */
 	EXPECT_LE(HOG_ENOUGH, atomic_load(&h.answers));
-	/* A pass answers one BATCH per caller; a couple of passes at most. */
-	EXPECT_GE(4 * nthreads, most)
-		TH_LOG("the owners answered %u BATCHes in %lld ms while the victim waited",
-		       most, most_wait / 1000000);
+	/*
+	 * A pass answers one BATCH per caller; per wait of the victim, a
+	 * couple of passes at most.
+	 */
+	EXPECT_GE(2ULL * nthreads * (turns ? turns : 1), (unsigned long long)answers)
+		TH_LOG("the owners answered %u BATCHes while the victim waited %llu times",
+		       answers, turns);
 
 	ret = bulk_batch(self->fd, self->keys.prefix, KVBENCH_OP_DEL, 0,
 			 HOG_KEYS);
@@ -5841,6 +5900,83 @@ TEST_F(kvbench, owner_lines)
 	EXPECT_NE(0, strncmp(mean, "0.00", 4));
 	/* kthread-percpu: nothing queued; kthread: every request. */
 	EXPECT_EQ(!lines, hwm > 0);
+}
+
+/*
+ * kthread_spin_us=0: nobody spins (issue 45, item 7). Set before the
+ * owners start, a dozen GETs from a caller on another CPU than the owners
+ * (so the owners run out of work after each) leave poll_us where it was:
+ * an owner out of work goes to sleep at once. Before the fix an owner
+ * still spun KVBENCH_SPIN_CLOCK turns and two clock reads each time, and
+ * poll_us grew by 100-1000 us. A change of the parameter reaches running
+ * owners at their next wait for work: back at 20, poll_us moves again;
+ * at 0 once more, it stays, though the owners' spins had grown meanwhile.
+ */
+#define NOSPIN_GETS	12
+
+static int nospin_gets(struct __test_metadata *_metadata, int fd,
+		       const char *key, unsigned long long *poll)
+{
+	unsigned long long p0, p1;
+	char buf[8];
+	__u32 len;
+	int i;
+
+	if (sysfs_read_u64(KVB_ATTR("poll_us"), &p0))
+		return -1;
+	for (i = 0; i < NOSPIN_GETS; i++) {
+		len = sizeof(buf);
+		EXPECT_EQ(0, kvb_get(fd, key, strlen(key), buf, &len));
+		/* Each GET finds the owners asleep. */
+		usleep(2000);
+	}
+	if (sysfs_read_u64(KVB_ATTR("poll_us"), &p1))
+		return -1;
+	*poll = p1 - p0;
+	return 0;
+}
+
+TEST_F_TIMEOUT(kvbench, owners_never_spin, 60)
+{
+	unsigned long long spin_us, still, spun, again;
+	char key[KVBENCH_KEY_MAX + 1];
+	cpu_set_t all, one;
+	int a, b;
+
+	if (strcmp(variant->backend, "kthread") &&
+	    strcmp(variant->backend, "kthread-percpu"))
+		SKIP(return, "%s has no owner thread", variant->backend);
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(all), &all));
+	if (!two_cpus(&all, &a, &b))
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("kthread_spin_us"), &spin_us));
+	ASSERT_EQ(0, sysfs_write(KVB_PARAM("kthread_spin_us"), "0"));
+	/* New owners, started with 0. */
+	if (switch_backend(variant->backend)) {
+		sysfs_write_u64(KVB_PARAM("kthread_spin_us"), spin_us);
+		ASSERT_TRUE(false) TH_LOG("rebuilding %s", variant->backend);
+	}
+	cpu_only(&one, b);
+	ASSERT_LT(0, owners_affinity(&one));
+	cpu_only(&one, a);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(one), &one));
+	mkkey(&self->keys, key, "nospin");
+	ASSERT_EQ(0, kvb_set(self->fd, key, strlen(key), "v", 1));
+
+	EXPECT_EQ(0, nospin_gets(_metadata, self->fd, key, &still));
+	EXPECT_EQ(0, sysfs_write(KVB_PARAM("kthread_spin_us"), "20"));
+	EXPECT_EQ(0, nospin_gets(_metadata, self->fd, key, &spun));
+	EXPECT_EQ(0, sysfs_write(KVB_PARAM("kthread_spin_us"), "0"));
+	EXPECT_EQ(0, nospin_gets(_metadata, self->fd, key, &again));
+
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("kthread_spin_us"), spin_us));
+	EXPECT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+	EXPECT_LT(0, owners_affinity(&all));
+	TH_LOG("%s: poll_us after %d GETs: %llu at kthread_spin_us=0, %llu at 20, %llu at 0 again",
+	       variant->backend, NOSPIN_GETS, still, spun, again);
+	EXPECT_EQ(0ULL, still);
+	EXPECT_LT(0ULL, spun);
+	EXPECT_EQ(0ULL, again);
 }
 
 /*

@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1099,6 +1100,251 @@ TEST_F(trace, owner_waits)
 	EXPECT_GE(msgs, w->caller_wakes);
 	EXPECT_GE(msgs, w->owner_wakes);
 	free(w);
+}
+
+/*
+ * Owners under load let an RCU-Tasks grace period end (issue 45, item 2).
+ * A task that is on a runqueue holds up synchronize_rcu_tasks() until it
+ * switches out voluntarily, returns to user space, or says it passed a
+ * quiescent state (cond_resched_tasks_rcu_qs()); cond_resched() alone is
+ * none. An owner that always finds work never sleeps, so without the
+ * last it held up every ftrace, kprobe and BPF trampoline update for as
+ * long as its load lasted.
+ *
+ * The owners run on the last CPU (owner_cpus), callers on the others keep
+ * them busy with BATCHes of GETs of a missing key in long buckets
+ * (hash_bits 1): a message costs the owner far more than its caller, and
+ * the queue holds hundreds of milliseconds of work, so it does not run dry
+ * when the host takes the callers' vCPU away for a while, and
+ * kthread_spin_us at its most bridges shorter gaps: the owners do not
+ * sleep (their voluntary context switches are logged; one that slept
+ * while the tracer was turned off ended the grace period for itself).
+ * Meanwhile the test turns the function tracer of its tracefs instance
+ * on and off. An instance's ftrace_ops is
+ * allocated, so turning it off waits for an RCU-Tasks grace period
+ * (ftrace_shutdown()). It traces one function that nothing calls
+ * meanwhile (the end of a switch): under TCG, a vCPU that runs a function
+ * while ftrace patches it may hit the patch's int3 once the kernel is
+ * done with it, an oops that is not the module's (seen with a function
+ * the owners call). The load lasts until the tracer is off, or for
+ * TASKS_RCU_LOAD_MS after turning it off began. An owner that never
+ * passes a quiescent state makes turning it off wait for the end of the
+ * load (9.2-9.4 s on stock 6.12 before the fix, with a load that ended
+ * 10 s after the toggle began; 0.6 s with the fix, 2.3 s with busy loops
+ * on the host's cores); it must take less than TASKS_RCU_MAX_MS. On
+ * combining the role holder is a caller, which returns to user space
+ * after its pass.
+ */
+#define TASKS_RCU_LOAD_MS	10000	/* after turning the tracer off began */
+#define TASKS_RCU_MAX_MS	5000	/* for turning it off */
+#define TASKS_RCU_ON_MAX_MS	30000	/* for turning it on */
+#define TASKS_RCU_KEYS		4096	/* per owner, in its 2 buckets */
+#define TASKS_RCU_CALLERS	24	/* per CPU but the owners' */
+#define TASKS_RCU_BATCH		128
+#define TASKS_RCU_FILTER	"kvbench_owner_adopted"
+#define TASKS_RCU_OWNERS	64
+
+/* The voluntary context switches of the owner threads, summed. */
+static unsigned long long owners_nvcsw(void)
+{
+	pid_t pids[TASKS_RCU_OWNERS];
+	unsigned long long sum = 0, v;
+	unsigned int i, n = find_owners(pids, TASKS_RCU_OWNERS);
+	char path[64], buf[8192], *p;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/status", pids[i]);
+		if (sysfs_read(path, buf, sizeof(buf)))
+			continue;
+		p = strstr(buf, "\nvoluntary_ctxt_switches:");
+		if (p && sscanf(p, "\nvoluntary_ctxt_switches: %llu", &v) == 1)
+			sum += v;
+	}
+	return sum;
+}
+
+struct rcu_load {
+	atomic_bool stop;
+	atomic_uint bad;
+	atomic_ulong batches;
+	int cpu;
+};
+
+static void *rcu_load_thread(void *arg)
+{
+	struct rcu_load *l = arg;
+	struct kvbench_op ops[TASKS_RCU_BATCH];
+	struct kvbench_batch b = {
+		.ops = (__u64)(unsigned long)ops, .count = TASKS_RCU_BATCH,
+	};
+	char buf[16];
+	cpu_set_t set;
+	unsigned int i;
+	int fd;
+
+	CPU_ZERO(&set);
+	CPU_SET(l->cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	fd = open(KVB_DEV, O_RDWR);
+	if (fd < 0) {
+		atomic_fetch_add(&l->bad, 1);
+		return NULL;
+	}
+	while (!atomic_load(&l->stop)) {
+		for (i = 0; i < TASKS_RCU_BATCH; i++) {
+			memset(&ops[i], 0, sizeof(ops[i]));
+			kv_init(&ops[i].kv, "tasks_rcu/missing", buf,
+				sizeof(buf));
+			ops[i].op = KVBENCH_OP_GET;
+		}
+		if (ioctl(fd, KVBENCH_IOC_BATCH, &b) ||
+		    ops[TASKS_RCU_BATCH - 1].result != -ENOENT)
+			atomic_fetch_add(&l->bad, 1);
+		atomic_fetch_add(&l->batches, 1);
+	}
+	close(fd);
+	return NULL;
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* The function tracer of an instance on, then off, timed. */
+struct toggle {
+	const char *inst;
+	atomic_bool done;
+	atomic_llong off_at;	/* when turning it off began, or 0 */
+	int ret;
+	long long ms;		/* on and off */
+	long long off_ms;	/* off */
+};
+
+static void *toggle_thread(void *arg)
+{
+	struct toggle *t = arg;
+	long long t0 = mono_ms(), t1;
+
+	t->ret = inst_write(t->inst, "current_tracer", "function");
+	/* Turning it off waits for an RCU-Tasks grace period. */
+	t1 = mono_ms();
+	atomic_store(&t->off_at, t1);
+	if (!t->ret)
+		t->ret = inst_write(t->inst, "current_tracer", "nop");
+	t->off_ms = mono_ms() - t1;
+	t->ms = mono_ms() - t0;
+	atomic_store(&t->done, true);
+	return NULL;
+}
+
+/* Bulk key @i of this test, 0 or -errno for its SET (@set) or DEL. */
+static int rcu_key(int fd, unsigned int i, bool set)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "tasks_rcu/%u", i);
+	return kv_ioctl(fd, set ? KVBENCH_IOC_SET : KVBENCH_IOC_DEL, key,
+			set ? "01234567" : NULL, set ? 8 : 0);
+}
+
+TEST_F_TIMEOUT(trace, owner_tasks_rcu, 120)
+{
+	unsigned long long owners = 0, hash_bits, spin_us, nvcsw0, nvcsw1;
+	char owner_cpus[64], last[16];
+	struct rcu_load *l;
+	pthread_t *threads;
+	unsigned int i, n = 0, nkeys, ncpus, cpu;
+	struct toggle t = { .inst = self->inst };
+	long long t0, load_ms;
+	pthread_t toggler;
+	cpu_set_t all;
+	char path[256];
+	int ret = 0;
+
+	if (!variant->owner && strcmp(variant->backend, "combining"))
+		SKIP(return, "%s has no owner", variant->backend);
+	snprintf(path, sizeof(path), "%s/current_tracer", self->inst);
+	if (access(path, W_OK))
+		SKIP(return, "no function tracer in instances (%s)", path);
+	if (inst_write(self->inst, "set_ftrace_filter", TASKS_RCU_FILTER))
+		SKIP(return, "cannot trace %s alone", TASKS_RCU_FILTER);
+
+	ncpus = get_nprocs();
+	if (ncpus < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(0, sysfs_read(KVB_PARAM("owner_cpus"), owner_cpus,
+				sizeof(owner_cpus)));
+	snprintf(last, sizeof(last), "%u", ncpus - 1);
+	ASSERT_EQ(0, sysfs_write(KVB_PARAM("owner_cpus"), last));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("kthread_spin_us"), &spin_us));
+	ASSERT_EQ(0, sysfs_write(KVB_PARAM("kthread_spin_us"), "1000"));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("hash_bits"), &hash_bits));
+	ASSERT_EQ(0, sysfs_write(KVB_PARAM("hash_bits"), "1"));
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("owners"), &owners));
+	nkeys = TASKS_RCU_KEYS * (owners ? owners : 1);
+	for (i = 0; i < nkeys && !ret; i++)
+		ret = rcu_key(self->fd, i, true);
+	ASSERT_EQ(0, ret);
+
+	/* The fixture pinned us; the load runs everywhere. */
+	CPU_ZERO(&all);
+	for (cpu = 0; cpu < CPU_SETSIZE && cpu < ncpus; cpu++)
+		CPU_SET(cpu, &all);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(all), &all));
+	l = calloc((ncpus - 1) * TASKS_RCU_CALLERS, sizeof(*l));
+	threads = calloc((ncpus - 1) * TASKS_RCU_CALLERS, sizeof(*threads));
+	ASSERT_NE(NULL, l);
+	ASSERT_NE(NULL, threads);
+	for (i = 0; i < (ncpus - 1) * TASKS_RCU_CALLERS; i++) {
+		l[i].cpu = i % (ncpus - 1);
+		if (pthread_create(&threads[i], NULL, rcu_load_thread, &l[i]))
+			break;
+		n++;
+	}
+	EXPECT_EQ((ncpus - 1) * TASKS_RCU_CALLERS, n);
+	/* The load first, then the toggle; the load ends with it. */
+	t0 = mono_ms();
+	sleep_ms(500);
+	nvcsw0 = owners_nvcsw();
+	ASSERT_EQ(0, pthread_create(&toggler, NULL, toggle_thread, &t));
+	/* Until the tracer is off, or TASKS_RCU_LOAD_MS after that began. */
+	while (!atomic_load(&t.done) &&
+	       (!atomic_load(&t.off_at) ?
+		mono_ms() - t0 < TASKS_RCU_ON_MAX_MS :
+		mono_ms() - atomic_load(&t.off_at) < TASKS_RCU_LOAD_MS))
+		sleep_ms(20);
+	load_ms = mono_ms() - t0;
+	nvcsw1 = owners_nvcsw();
+	for (i = 0; i < n; i++)
+		atomic_store(&l[i].stop, true);
+	for (i = 0; i < n; i++) {
+		pthread_join(threads[i], NULL);
+		EXPECT_EQ(0U, atomic_load(&l[i].bad));
+		EXPECT_LT(0UL, atomic_load(&l[i].batches));
+	}
+	pthread_join(toggler, NULL);
+	EXPECT_EQ(0, t.ret);
+	TH_LOG("%s: the function tracer on and off took %lld ms (off: %lld ms)",
+	       variant->backend, t.ms, t.off_ms);
+	TH_LOG("a load of %lld ms, %u callers, %llu owner(s) on CPU %s, %llu sleeps",
+	       load_ms, n, owners, last, nvcsw1 - nvcsw0);
+	EXPECT_GT(TASKS_RCU_MAX_MS, t.off_ms)
+		TH_LOG("an RCU-Tasks grace period waited for the load to end");
+	free(l);
+	free(threads);
+	inst_write(self->inst, "set_ftrace_filter", "");
+	for (i = 0; i < nkeys; i++)
+		EXPECT_EQ(0, rcu_key(self->fd, i, false));
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), hash_bits));
+	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("kthread_spin_us"), spin_us));
+	/* An empty line: sysfs passes no empty write on. */
+	EXPECT_EQ(0, sysfs_write(KVB_PARAM("owner_cpus"),
+				 owner_cpus[0] ? owner_cpus : "\n"));
 }
 
 /*
