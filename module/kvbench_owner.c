@@ -26,8 +26,10 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/stat.h>
 #include <linux/time64.h>
 
@@ -65,21 +67,36 @@ MODULE_PARM_DESC(kthread_spin_us,
 
 /*
  * Where owner threads run: owner_cpus, a CPU list ("2-3,6"), or empty for
- * anywhere. A change applies at once to every live owner, as taskset
+ * wherever a kernel thread may run: the housekeeping CPUs, which kthread()
+ * gives every new kernel thread (all but the nohz_full= ones), not every
+ * possible CPU, which would let a busy owner onto CPUs kept free of the
+ * kernel's work. A change applies at once to every live owner, as taskset
  * would, and to every owner started later. The scheduler places an owner
  * within the list; if every CPU of it goes offline, it moves elsewhere
  * rather than stop. Set it to CPUs that run no callers (isolcpus= users
  * would name their isolated ones): an owner that has a CPU of its own
  * answers without a context switch (Documentation/design.rst).
  */
-static struct cpumask owner_cpus;	/* empty: anywhere; under owners_lock */
+static struct cpumask owner_cpus;	/* empty: see above; under owners_lock */
+static struct cpumask owner_allowed;	/* owner_cpus_allowed()'s; owners_lock */
 static LIST_HEAD(owners);		/* live owners, by ->link */
-static DEFINE_MUTEX(owners_lock);	/* protects owner_cpus and owners */
+static DEFINE_MUTEX(owners_lock);	/* protects the two masks and owners */
 
+/*
+ * The CPUs owners may run on now, in owner_allowed (no cpumask on the stack).
+ * The housekeeping mask is copied under RCU: from 7.x on, cpuset isolated
+ * partitions replace it at run time and free the old one after a grace
+ * period (housekeeping_update()); set_cpus_allowed_ptr() may sleep.
+ */
 static const struct cpumask *owner_cpus_allowed(void)
 {
 	lockdep_assert_held(&owners_lock);
-	return cpumask_empty(&owner_cpus) ? cpu_possible_mask : &owner_cpus;
+	if (!cpumask_empty(&owner_cpus))
+		return &owner_cpus;
+	rcu_read_lock();
+	cpumask_copy(&owner_allowed, housekeeping_cpumask(HK_TYPE_KTHREAD));
+	rcu_read_unlock();
+	return &owner_allowed;
 }
 
 static int kvbench_param_owner_cpus_set(const char *val,
@@ -124,7 +141,7 @@ static const struct kernel_param_ops kvbench_owner_cpus_param_ops = {
 };
 module_param_cb(owner_cpus, &kvbench_owner_cpus_param_ops, NULL, 0644);
 MODULE_PARM_DESC(owner_cpus,
-		 "CPUs the owner threads of the kthread backends run on, a list such as 2-3,6; empty (default) for any");
+		 "CPUs the owner threads of the kthread backends run on, a list such as 2-3,6; empty (default) for those of any kernel thread (not nohz_full ones)");
 
 /*
  * How long to spin next time, after a wait of @waited_ns that began with a
