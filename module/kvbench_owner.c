@@ -522,16 +522,28 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
  * most its size per pass. Producers that wait for room meanwhile get none
  * (owner_try_put()), so parked messages are never passed over for good.
  * The kvbench_queue_full event reports each parked message's wait here.
+ *
+ * The ring holds up to 65536 (queue_len): moved under ->in_lock at once,
+ * that is as long with preemption off, and producers spinning on the lock
+ * all the while (spin_needbreak() says nothing on a kernel without full
+ * preemption). So the lock is let go every KVBENCH_UNPARK_BATCH messages.
+ * Only the owner takes parked messages off the list; producers meanwhile
+ * see ->nr_parked and park behind them, so the order holds.
  */
+#define KVBENCH_UNPARK_BATCH	64
+
 static void owner_unpark(struct kvbench_owner *o)
 {
-	struct kvbench_owner_msg *msg, *next;
+	struct kvbench_owner_msg *msg;
+	unsigned int moved = 0;
 	u64 now;
 
 	if (!READ_ONCE(o->nr_parked))
 		return;
 	spin_lock(&o->in_lock);
-	list_for_each_entry_safe(msg, next, &o->parked, parked) {
+	while ((msg = list_first_entry_or_null(&o->parked,
+					       struct kvbench_owner_msg,
+					       parked))) {
 		if (!owner_fifo_put(o, msg))
 			break;
 		list_del(&msg->parked);
@@ -540,6 +552,11 @@ static void owner_unpark(struct kvbench_owner *o)
 			now = msg->parked_at ? local_clock() : 0;
 			trace_kvbench_queue_full(o->id, now - msg->parked_at,
 						 false);
+		}
+		if (!(++moved % KVBENCH_UNPARK_BATCH)) {
+			spin_unlock(&o->in_lock);
+			cond_resched();
+			spin_lock(&o->in_lock);
 		}
 	}
 	spin_unlock(&o->in_lock);
