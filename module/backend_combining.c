@@ -361,7 +361,8 @@ static void comb_one(struct kvbench_backend *b, struct kvbench_req *req)
  * published messages after it: KVBENCH_SUBMIT_RAN, answered inline.
  * Otherwise it is published for the role holder, whose
  * comb_unlock_or_retake() sees it, and answered through ->answered.
- * Never sleeps; may reschedule, and run others' requests, for a pass.
+ * Never waits for another task; may reschedule, run others' requests for
+ * a pass, and free their items (kvfree() may sleep), as ->submit allows.
  */
 static int comb_submit(struct kvbench_backend *b, struct kvbench_owner_msg *msg)
 {
