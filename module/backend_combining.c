@@ -19,12 +19,13 @@
  * a combiner that has run KVBENCH_COMB_PASS requests hands it, with what
  * is left of the pass, to the caller of the oldest message left (or, for
  * an io_uring command, which has no caller waiting, to a work item) instead
- * of serving on for ever. The table is the role holder's alone, so it
- * needs no lock; the combiner may sleep (freeing an item may), and
- * offers its CPU after every request, as an owner thread does, saying
- * also that it passed an RCU-Tasks quiescent state
- * (cond_resched_tasks_rcu_qs(), see owner_yield()): the work item that
- * serves io_uring commands may run pass after pass without a sleep.
+ * of serving on for ever. A SCHED_IDLE task never holds it
+ * (comb_may_hold()). The table is the role holder's alone, so it needs no
+ * lock; the combiner may sleep (freeing an item may), and offers its CPU
+ * after every request, as an owner thread does, saying also that it
+ * passed an RCU-Tasks quiescent state (cond_resched_tasks_rcu_qs(), see
+ * owner_yield()): the work item that serves io_uring commands may run
+ * pass after pass without a sleep.
  */
 #include <linux/atomic.h>
 #include <linux/llist.h>
@@ -143,6 +144,19 @@ static void comb_tell(struct kvbench_owner_msg *msg, int state)
 	put_task_struct(task);
 }
 
+/*
+ * May @task hold the role? Not a SCHED_IDLE task: it runs only when no
+ * other task wants its CPU, and every caller waits for the holder (an
+ * idle caller beside busy normal tasks held it for seconds). Its messages
+ * are served by the next combiner or by the work item, which it hands the
+ * role to when it finds the role free (comb_serve()). The policy is read
+ * without a lock: one that changes meanwhile only decides this time.
+ */
+static bool comb_may_hold(struct task_struct *task)
+{
+	return READ_ONCE(task->policy) != SCHED_IDLE;
+}
+
 static void comb_answer(struct kvbench_owner_msg *msg)
 {
 	if (msg->answered)
@@ -213,8 +227,9 @@ static void comb_pass(struct comb_map *m, unsigned long msgs,
 
 /*
  * The pass is over and messages are left: the caller of the oldest one
- * that has a caller becomes the combiner; with none (io_uring commands
- * only), the work item does. The role stays taken meanwhile.
+ * that has a caller that may hold the role becomes the combiner; with none
+ * (io_uring commands, SCHED_IDLE callers), the work item does. The role
+ * stays taken meanwhile.
  */
 static int comb_handoff(struct comb_map *m)
 {
@@ -230,6 +245,9 @@ static int comb_handoff(struct comb_map *m)
 			comb_tell(msg, COMB_COMBINE);
 			return KVBENCH_COMB_KEPT;
 		}
+		/* Waiting, the caller is alive: its stack holds @msg. */
+		if (!comb_may_hold(msg->comb_task))
+			continue;
 		comb_count(m, COMB_HANDOFFS, 1);
 		comb_tell(msg, COMB_COMBINE);
 		return KVBENCH_COMB_TO_CALLER;
@@ -242,6 +260,20 @@ static void comb_work(struct work_struct *work)
 {
 	comb_pass(container_of(work, struct comb_map, work), 0, 0,
 		  comb_start());
+}
+
+/*
+ * We hold the role, taken for messages published: serve them, or, when we
+ * may not hold it, hand it to the work item at once. The work is not
+ * pending: only a role holder queues it, and it holds the role from then
+ * until its pass leaves it.
+ */
+static void comb_serve(struct comb_map *m)
+{
+	if (comb_may_hold(current))
+		comb_pass(m, 0, 0, comb_start());
+	else
+		queue_work(system_unbound_wq, &m->work);
 }
 
 /*
@@ -300,7 +332,7 @@ static void comb_wait(struct comb_map *m, struct kvbench_owner_msg *msg)
 			if (atomic_read(&msg->state) != COMB_DONE)
 				atomic_set(&msg->state, COMB_WAITING);
 			/* A handed-over role finds @msg first in the backlog. */
-			comb_pass(m, 0, 0, comb_start());
+			comb_serve(m);
 			continue;
 		}
 		if (comb_spin_on(msg, start + spin_ns))
@@ -325,7 +357,7 @@ static void comb_run(struct comb_map *m, struct kvbench_owner_msg *msg)
 	unsigned long n = 0;
 	u64 start;
 
-	if (comb_trylock(m)) {
+	if (comb_may_hold(current) && comb_trylock(m)) {
 		start = comb_start();
 		for (req = msg->head; req; req = req->next) {
 			kvbench_table_exec(&m->table, req);
@@ -364,14 +396,15 @@ static void comb_one(struct kvbench_backend *b, struct kvbench_req *req)
  * published messages after it: KVBENCH_SUBMIT_RAN, answered inline.
  * Otherwise it is published for the role holder, whose
  * comb_unlock_or_retake() sees it, and answered through ->answered.
- * Never sleeps; may reschedule, and run others' requests, for a pass.
+ * Never waits for another task; may reschedule, run others' requests for
+ * a pass, and free their items (kvfree() may sleep), as ->submit allows.
  */
 static int comb_submit(struct kvbench_backend *b, struct kvbench_owner_msg *msg)
 {
 	struct comb_map *m = to_comb_map(b);
 
 	msg->head->next = NULL;
-	if (comb_trylock(m)) {
+	if (comb_may_hold(current) && comb_trylock(m)) {
 		u64 start = comb_start();
 
 		kvbench_table_exec(&m->table, msg->head);
@@ -383,7 +416,7 @@ static int comb_submit(struct kvbench_backend *b, struct kvbench_owner_msg *msg)
 	llist_add(&msg->comb_node, &m->pending);
 	/* The holder may have looked before we published: look again. */
 	if (comb_trylock(m))
-		comb_pass(m, 0, 0, comb_start());
+		comb_serve(m);
 	return 0;
 }
 

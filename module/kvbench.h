@@ -215,11 +215,19 @@ enum kvbench_stat {
  *		sleep. Called with no request queued; operations may run.
  * @submit:	optional: queue the one request of @msg (->head, with ->next
  *		NULL) and return without waiting for it, nor for room in a
- *		full queue: it must not sleep. Once the request has run, the
- *		backend calls @msg->answered(@msg) from its own thread, which
- *		must not sleep there. Returns 0 (queued) or a negative errno
- *		(nothing was queued). Backends without it run every request
- *		before they return.
+ *		full queue, nor for any other task: it must not block, since
+ *		io_uring issues commands where they must not
+ *		(IO_URING_F_NONBLOCK). It is called in process context,
+ *		preemptible, under switch_sem (read) and no spinlock, so it
+ *		may reschedule and may free memory (kvfree() may sleep), as a
+ *		backend without it does in the same place: "combining" may
+ *		run the request and a pass of others' there. Once the request
+ *		has run, the backend calls @msg->answered(@msg) from its own
+ *		thread (or the combiner), which must not block there: every
+ *		caller waits on that thread. Returns 0 (queued),
+ *		KVBENCH_SUBMIT_RAN (ran already; ->answered is not called) or
+ *		a negative errno (nothing was queued). Backends without it
+ *		run every request before they return.
  *
  * @params:	the KVBENCH_PARAM_* that @create uses
  *

@@ -26,8 +26,10 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/stat.h>
 #include <linux/time64.h>
 
@@ -66,21 +68,36 @@ MODULE_PARM_DESC(kthread_spin_us,
 
 /*
  * Where owner threads run: owner_cpus, a CPU list ("2-3,6"), or empty for
- * anywhere. A change applies at once to every live owner, as taskset
+ * wherever a kernel thread may run: the housekeeping CPUs, which kthread()
+ * gives every new kernel thread (all but the nohz_full= ones), not every
+ * possible CPU, which would let a busy owner onto CPUs kept free of the
+ * kernel's work. A change applies at once to every live owner, as taskset
  * would, and to every owner started later. The scheduler places an owner
  * within the list; if every CPU of it goes offline, it moves elsewhere
  * rather than stop. Set it to CPUs that run no callers (isolcpus= users
  * would name their isolated ones): an owner that has a CPU of its own
  * answers without a context switch (Documentation/design.rst).
  */
-static struct cpumask owner_cpus;	/* empty: anywhere; under owners_lock */
+static struct cpumask owner_cpus;	/* empty: see above; under owners_lock */
+static struct cpumask owner_allowed;	/* owner_cpus_allowed()'s; owners_lock */
 static LIST_HEAD(owners);		/* live owners, by ->link */
-static DEFINE_MUTEX(owners_lock);	/* protects owner_cpus and owners */
+static DEFINE_MUTEX(owners_lock);	/* protects the two masks and owners */
 
+/*
+ * The CPUs owners may run on now, in owner_allowed (no cpumask on the stack).
+ * The housekeeping mask is copied under RCU: from 7.x on, cpuset isolated
+ * partitions replace it at run time and free the old one after a grace
+ * period (housekeeping_update()); set_cpus_allowed_ptr() may sleep.
+ */
 static const struct cpumask *owner_cpus_allowed(void)
 {
 	lockdep_assert_held(&owners_lock);
-	return cpumask_empty(&owner_cpus) ? cpu_possible_mask : &owner_cpus;
+	if (!cpumask_empty(&owner_cpus))
+		return &owner_cpus;
+	rcu_read_lock();
+	cpumask_copy(&owner_allowed, housekeeping_cpumask(HK_TYPE_KTHREAD));
+	rcu_read_unlock();
+	return &owner_allowed;
 }
 
 static int kvbench_param_owner_cpus_set(const char *val,
@@ -125,7 +142,7 @@ static const struct kernel_param_ops kvbench_owner_cpus_param_ops = {
 };
 module_param_cb(owner_cpus, &kvbench_owner_cpus_param_ops, NULL, 0644);
 MODULE_PARM_DESC(owner_cpus,
-		 "CPUs the owner threads of the kthread backends run on, a list such as 2-3,6; empty (default) for any");
+		 "CPUs the owner threads of the kthread backends run on, a list such as 2-3,6; empty (default) for those of any kernel thread (not nohz_full ones)");
 
 /*
  * How long to spin next time, after a wait of @waited_ns that began with a
@@ -534,17 +551,29 @@ static unsigned long owner_drain_fifo(struct kvbench_owner *o,
  * for both kinds of waiter. A caller whose message moved is woken
  * (owner_park_wait()). The kvbench_queue_full event reports each parked
  * message's wait here.
+ *
+ * The ring holds up to 65536 (queue_len): moved under ->in_lock at once,
+ * that is as long with preemption off, and producers spinning on the lock
+ * all the while (spin_needbreak() says nothing on a kernel without full
+ * preemption). So the lock is let go every KVBENCH_UNPARK_BATCH messages.
+ * Only the owner takes parked messages off the list; producers meanwhile
+ * see ->nr_parked and park behind them, so the order holds.
  */
+#define KVBENCH_UNPARK_BATCH	64
+
 static void owner_unpark(struct kvbench_owner *o)
 {
-	struct kvbench_owner_msg *msg, *next;
+	struct kvbench_owner_msg *msg;
+	unsigned int moved = 0;
 	bool callers = false;
 	u64 now;
 
 	if (!READ_ONCE(o->nr_parked))
 		return;
 	spin_lock(&o->in_lock);
-	list_for_each_entry_safe(msg, next, &o->parked, parked) {
+	while ((msg = list_first_entry_or_null(&o->parked,
+					       struct kvbench_owner_msg,
+					       parked))) {
 		if (!owner_fifo_put(o, msg))
 			break;
 		list_del(&msg->parked);
@@ -563,6 +592,11 @@ static void owner_unpark(struct kvbench_owner *o)
 			now = msg->parked_at ? local_clock() : 0;
 			trace_kvbench_queue_full(o->id, now - msg->parked_at,
 						 false);
+		}
+		if (!(++moved % KVBENCH_UNPARK_BATCH)) {
+			spin_unlock(&o->in_lock);
+			cond_resched();
+			spin_lock(&o->in_lock);
 		}
 	}
 	spin_unlock(&o->in_lock);

@@ -57,7 +57,7 @@
 #else
 #include <linux/io_uring.h>
 #endif
-/* struct io_kiocb and its ring: only to see a ring's teardown begin. */
+/* Before 7.2, struct io_kiocb and its ring: to see a teardown begin. */
 #include <linux/io_uring_types.h>
 #include <linux/percpu-refcount.h>
 
@@ -107,7 +107,16 @@ static void kvbench_uring_done(struct io_uring_cmd *cmd, int ret, u32 res2,
  * runs it is exiting, or is a kworker running io_uring's fallback, or the
  * ring is being torn down (its last close came before the answer): the ABI
  * promises that nothing is written then.
+ *
+ * From 7.2 on the task-work token's cancel says all three (io_uring's
+ * io_should_terminate_tw()), and the task work asks nothing else. Before,
+ * io_uring says it only with IO_URING_F_TASK_DEAD (6.12; of the ring only
+ * since a stable update: 6.12.118's io_uring/io_uring.h:473 has it) or not
+ * at all (6.1), and the module looks itself, as io_uring does: no API says
+ * so, so it reads io_uring's own structures, which the headers of the tree
+ * it is built for describe.
  */
+#ifndef KVBENCH_HAVE_URING_TW_REQ
 static bool kvbench_uring_task_dead(struct io_uring_cmd *cmd,
 				    unsigned int issue_flags)
 {
@@ -116,14 +125,13 @@ static bool kvbench_uring_task_dead(struct io_uring_cmd *cmd,
 		return true;
 #endif
 	/*
-	 * Where io_uring does not say (6.1), or says only of the task (6.12
-	 * before its stable updates), look as later kernels do: the ring's
-	 * refs are killed when its teardown begins, and the ring lives on
-	 * until its last request, this one, has completed.
+	 * The ring's refs are killed when its teardown begins, and the ring
+	 * lives on until its last request, this one, has completed.
 	 */
 	return (current->flags & (PF_EXITING | PF_KTHREAD)) ||
 	       percpu_ref_is_dying(&cmd_to_io_kiocb(cmd)->ctx->refs);
 }
+#endif
 
 /**
  * struct kvbench_uring - one GET, SET or DEL in flight
@@ -214,8 +222,7 @@ static void kvbench_uring_task_work(struct io_tw_req tw_req, io_tw_token_t tw)
 	struct io_uring_cmd *cmd = io_uring_cmd_from_tw(tw_req);
 	struct kvbench_uring *u = *kvbench_uring_pdu(cmd);
 
-	kvbench_uring_finish(u, tw.cancel || kvbench_uring_task_dead(cmd, 0),
-			     IO_URING_CMD_TASK_WORK_ISSUE_FLAGS);
+	kvbench_uring_finish(u, tw.cancel, IO_URING_CMD_TASK_WORK_ISSUE_FLAGS);
 }
 #else
 #ifdef KVBENCH_HAVE_URING_TW_FLAGS

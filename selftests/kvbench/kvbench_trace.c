@@ -27,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
@@ -798,6 +799,99 @@ TEST_F(trace, comb_pass)
 	EXPECT_EQ(singles + batched, sum.reqs);
 	EXPECT_EQ(sum.n, sum.released);
 	EXPECT_EQ(0U, sum.bad);
+}
+
+/*
+ * How many of @text's lines record @event from task @pid (the line starts
+ * "<comm>-<pid> ", the comm "<...>" as the instance records none); -1 when
+ * a line has no pid.
+ */
+static int events_of(char *text, const char *event, pid_t pid)
+{
+	char tag[64], *line, *next, *dash;
+	int n = 0;
+	long who;
+
+	snprintf(tag, sizeof(tag), " %s: ", event);
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (line[0] == '#' || !strstr(line, tag))
+			continue;
+		line += strspn(line, " ");
+		line[strcspn(line, " ")] = '\0';
+		dash = strrchr(line, '-');
+		if (!dash)
+			return -1;
+		who = strtol(dash + 1, NULL, 10);
+		n += who == pid;
+	}
+	return n;
+}
+
+struct idle_caller {
+	int fd;
+	const char *key;
+	unsigned int gets, answered;
+	pid_t tid;
+	int err;
+};
+
+/* GETs from a SCHED_IDLE thread. */
+static void *idle_caller_thread(void *arg)
+{
+	struct idle_caller *c = arg;
+	struct sched_param sp = { 0 };
+	char buf[16];
+	unsigned int i;
+
+	c->tid = syscall(SYS_gettid);
+	if (sched_setscheduler(0, SCHED_IDLE, &sp)) {
+		c->err = errno;
+		return NULL;
+	}
+	for (i = 0; i < c->gets; i++)
+		if (!kv_ioctl(c->fd, KVBENCH_IOC_GET, c->key, buf, sizeof(buf)) &&
+		    buf[0] == 'v')
+			c->answered++;
+	return NULL;
+}
+
+/*
+ * A SCHED_IDLE caller never holds the combiner role: it runs only when no
+ * other task wants its CPU, and everyone waits for the holder. Alone on a
+ * free map its GETs are answered all the same, by the work item: no
+ * kvbench_comb_pass of its own (one per GET before it was so).
+ */
+TEST_F(trace, comb_idle_caller)
+{
+	struct idle_caller c = { .fd = self->fd, .gets = 50 };
+	pthread_t t;
+	char k[64];
+	char *text;
+	int mine;
+
+	if (strcmp(variant->backend, "combining"))
+		SKIP(return, "%s does not combine", variant->backend);
+	snprintf(k, sizeof(k), KEY_PREFIX "%s/idle", variant->backend);
+	c.key = k;
+	ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_SET, k, "v", 1));
+
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_comb_pass", true));
+	ASSERT_EQ(0, trace_clear(self->inst));
+	ASSERT_EQ(0, pthread_create(&t, NULL, idle_caller_thread, &c));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	text = trace_read(self->inst);
+	ASSERT_NE(NULL, text);
+	mine = events_of(text, "kvbench_comb_pass", c.tid);
+	free(text);
+	ASSERT_EQ(0, event_enable(self->inst, "kvbench_comb_pass", false));
+	EXPECT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_DEL, k, NULL, 0));
+
+	ASSERT_EQ(0, c.err) TH_LOG("SCHED_IDLE: %s", strerror(c.err));
+	EXPECT_EQ(c.gets, c.answered);
+	EXPECT_EQ(0, mine) TH_LOG("passes the SCHED_IDLE caller ran");
 }
 
 struct hammer {
