@@ -120,19 +120,41 @@ struct kvbench_get {
  * struct kvbench_req - one operation handed to a backend
  * @op:		KVBENCH_OP_GET, KVBENCH_OP_SET or KVBENCH_OP_DEL
  * @result:	out: 0 or a negative errno
- * @key:	GET, DEL: the key (for SET the key lives in @item)
+ * @key:	GET, DEL: the key. SET: only its length and hash, copied
+ *		from @item (kvbench_req_set()); the bytes live in @item
+ * @value_len:	SET: the length of @item's value, copied as @key's
  * @item:	SET: the new item; the backend owns it once it returns 0
  * @get:	GET: the result
  * @next:	free for the backend to chain requests
+ *
+ * Once a SET ran, the map may free its item at any time (another caller's
+ * DEL): whoever reports the request afterwards (the kvbench_op event)
+ * reads @key and @value_len, never @item.
  */
 struct kvbench_req {
 	u32 op;
 	int result;
 	struct kvbench_key key;
+	u32 value_len;
 	struct kvbench_item *item;
 	struct kvbench_get get;
 	struct kvbench_req *next;
 };
+
+/*
+ * Make @req the SET of @item, recording what reports of it read (see
+ * struct kvbench_req) while @item is still the request's alone.
+ */
+static inline void kvbench_req_set(struct kvbench_req *req,
+				   struct kvbench_item *item)
+{
+	req->op = KVBENCH_OP_SET;
+	req->item = item;
+	req->key.data = NULL;
+	req->key.len = item->key_len;
+	req->key.hash = item->hash;
+	req->value_len = item->value_len;
+}
 
 struct kvbench_backend;
 struct kvbench_owner_msg;
