@@ -819,7 +819,11 @@ int kvbench_owner_start(struct kvbench_owner *o,
 	init_waitqueue_head(&o->room);
 	INIT_LIST_HEAD(&o->parked);
 	INIT_LIST_HEAD(&o->answers);
-	if (kfifo_alloc(&o->fifo, p->queue_len, GFP_KERNEL))
+	/*
+	 * Sized by queue_len: up to 512 KB, a high-order allocation that may
+	 * fail; its failure is the caller's ENOMEM, not a splat.
+	 */
+	if (kfifo_alloc(&o->fifo, p->queue_len, GFP_KERNEL | __GFP_NOWARN))
 		return -ENOMEM;
 	if (kvbench_table_init(&o->table, p->hash_bits))
 		goto free_fifo;
