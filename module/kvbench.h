@@ -196,7 +196,7 @@ enum kvbench_stat {
 	KVBENCH_STAT_HANDOFFS,		/* combiner roles handed to a caller */
 	KVBENCH_STAT_SLEEPS,		/* times a caller slept for its answer */
 	KVBENCH_STAT_OWNERS,		/* owner threads */
-	KVBENCH_STAT_POLL_NS,		/* ns owners spent polling for work */
+	KVBENCH_STAT_POLL_US,		/* us owners spent polling for work */
 	KVBENCH_STAT_BUCKETS,		/* hash buckets, over every table */
 	KVBENCH_STAT_LONGEST_CHAIN,	/* longest chain a table has had */
 };
@@ -451,16 +451,25 @@ struct kvbench_owner_line;
  * @queue_hwm:	written by the owner: most messages seen queued at once
  * @passes:	written by the owner: passes that found messages
  * @drained:	written by the owner: messages answered
- * @polled_ns:	written by the owner: time it spent spinning for work
+ * @polled_ns:	written by the owner: ns it spent spinning for work; 64
+ *		bits everywhere (an unsigned long of ns wraps every 4.3 s
+ *		on 32-bit), atomic64_t so that a reader on 32-bit never
+ *		sees half of an update
  * @passes_base: @passes at the last stats reset (written by the reset)
  * @drained_base: @drained at the last stats reset (written by the reset)
  * @polled_base: @polled_ns at the last stats reset (written by the reset)
  * @queue_full:	times a message waited for room in @fifo, a caller's
  *		or parked (slow path only)
+ * @sleeps:	per CPU: times a caller stopped spinning to wait, counted on
+ *		the caller's CPU (its callers are on every CPU: a shared
+ *		counter would be a line they all write)
+ * @sleeps_base: the sum of @sleeps at the last stats reset (written by
+ *		the reset)
  *
- * A stats reset never writes what the owner writes: it records @passes,
- * @drained and @polled_ns as their baselines, and a read reports the counts
- * above them (kvbench_owner_stat()). It zeroes @queue_hwm, a maximum that
+ * A stats reset never writes what the owner or the callers write: it
+ * records @passes, @drained, @polled_ns and the sum of @sleeps as their
+ * baselines, and a read reports the counts above them
+ * (kvbench_owner_stat()). It zeroes @queue_hwm, a maximum that
  * the owner only ever raises to what it sees queued.
  */
 struct kvbench_owner {
@@ -486,12 +495,13 @@ struct kvbench_owner {
 	unsigned long queue_hwm;
 	unsigned long passes;
 	unsigned long drained;
-	unsigned long polled_ns;
+	atomic64_t polled_ns;
 	unsigned long passes_base;
 	unsigned long drained_base;
-	unsigned long polled_base;
+	atomic64_t polled_base;
 	atomic_long_t queue_full;
-	atomic_long_t sleeps;	/* callers that stopped spinning to wait */
+	unsigned long __percpu *sleeps;
+	unsigned long sleeps_base;
 };
 
 /* How an owner runs (kvbench_owner_start()). */
@@ -663,6 +673,7 @@ static inline void kvbench_uring_exit(void)
 int kvbench_dev_register(void);
 void kvbench_dev_unregister(void);
 extern const struct attribute_group *kvbench_groups[];
+void kvbench_ratio(u64 num, u64 den, u64 *whole, u32 *hundredths);
 
 /* The core (kvbench_main.c), for the device and sysfs */
 int kvbench_backend_name_show(char *buf);

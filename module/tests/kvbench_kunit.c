@@ -620,6 +620,44 @@ static void kvbench_rht_hash_splits_collisions(struct kunit *test)
 			      a, b);
 }
 
+/*
+ * drain_mean, combine_mean and load_factor: a ratio with two decimals,
+ * rounded down, from counts of any size. It multiplied the count by 100 in
+ * an unsigned long: wrong from 43 million on 32-bit, from 1.8e17 on 64-bit.
+ */
+static void kvbench_ratio_wide(struct kunit *test)
+{
+	static const struct {
+		u64 num, den, whole;
+		u32 hundredths;
+	} cases[] = {
+		{ 0, 0, 0, 0 },
+		{ 5, 0, 0, 0 },
+		{ 13, 4, 3, 25 },
+		{ 1, 3, 0, 33 },
+		{ 2, 3, 0, 66 },
+		/* Over 32 bits times 100. */
+		{ 50000000, 3, 16666666, 66 },
+		{ 4294967295ULL, 4294967295ULL, 1, 0 },
+		/* Over 64 bits times 100. */
+		{ U64_MAX, U64_MAX, 1, 0 },
+		{ U64_MAX, 2, U64_MAX / 2, 50 },
+		{ U64_MAX / 3, U64_MAX, 0, 33 },
+		{ 1ULL << 62, 3ULL << 60, 1, 33 },
+	};
+	unsigned int i;
+	u32 hundredths;
+	u64 whole;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		kvbench_ratio(cases[i].num, cases[i].den, &whole, &hundredths);
+		KUNIT_EXPECT_EQ_MSG(test, whole, cases[i].whole, "%llu / %llu",
+				    cases[i].num, cases[i].den);
+		KUNIT_EXPECT_EQ_MSG(test, hundredths, cases[i].hundredths,
+				    "%llu / %llu", cases[i].num, cases[i].den);
+	}
+}
+
 static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE_PARAM(kvbench_set_get_del, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_missing, backend_gen_params),
@@ -634,6 +672,7 @@ static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE(kvbench_owner_post_killable),
 	KUNIT_CASE(kvbench_spin_adapts),
 	KUNIT_CASE(kvbench_rht_hash_splits_collisions),
+	KUNIT_CASE(kvbench_ratio_wide),
 	{}
 };
 
