@@ -279,7 +279,8 @@ static void comb_serve(struct comb_map *m)
 /*
  * Sleep until the state changes, having said so; unless the role is free,
  * which a caller that published its message must then take (see
- * comb_unlock_or_retake()).
+ * comb_unlock_or_retake()). COMB_SLEEPS counts the sleeps that happen,
+ * not the times a caller said it would sleep and then found the role free.
  */
 static void comb_sleep(struct comb_map *m, struct kvbench_owner_msg *msg)
 {
@@ -287,12 +288,13 @@ static void comb_sleep(struct comb_map *m, struct kvbench_owner_msg *msg)
 
 	set_current_state(TASK_UNINTERRUPTIBLE);
 	/* Full barrier: pairs with the one in comb_unlock_or_retake(). */
-	if (atomic_try_cmpxchg(&msg->state, &old, COMB_SLEEPING))
-		comb_count(m, COMB_SLEEPS, 1);
-	else if (old != COMB_SLEEPING)
+	if (!atomic_try_cmpxchg(&msg->state, &old, COMB_SLEEPING) &&
+	    old != COMB_SLEEPING)
 		goto out;
-	if (atomic_read(&m->busy))
+	if (atomic_read(&m->busy)) {
+		comb_count(m, COMB_SLEEPS, 1);
 		schedule();
+	}
 out:
 	__set_current_state(TASK_RUNNING);
 }

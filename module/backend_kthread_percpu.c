@@ -63,7 +63,12 @@ static struct kvbench_backend *percpu_create(const struct kvbench_params *p)
 
 	if (nr >= cpus)
 		flags |= KVBENCH_OWNER_RT;
-	m = kzalloc(struct_size(m, owners, nr), GFP_KERNEL);
+	/*
+	 * Sized by the owners parameter: about 300 KB at 1024 owners, a
+	 * high-order allocation that may fail, or fall back to vmalloc. Its
+	 * failure is the switch's ENOMEM, not a splat.
+	 */
+	m = kvzalloc(struct_size(m, owners, nr), GFP_KERNEL | __GFP_NOWARN);
 	if (!m)
 		return ERR_PTR(-ENOMEM);
 	m->nr = nr;
@@ -77,7 +82,7 @@ static struct kvbench_backend *percpu_create(const struct kvbench_params *p)
 stop_owners:
 	while (i--)
 		kvbench_owner_free(&m->owners[i]);
-	kfree(m);
+	kvfree(m);
 	return ERR_PTR(ret);
 }
 
@@ -88,7 +93,7 @@ static void percpu_destroy(struct kvbench_backend *b)
 
 	for (i = 0; i < m->nr; i++)
 		kvbench_owner_free(&m->owners[i]);
-	kfree(m);
+	kvfree(m);
 }
 
 static unsigned int percpu_req_shard(const struct percpu_map *m,

@@ -120,19 +120,41 @@ struct kvbench_get {
  * struct kvbench_req - one operation handed to a backend
  * @op:		KVBENCH_OP_GET, KVBENCH_OP_SET or KVBENCH_OP_DEL
  * @result:	out: 0 or a negative errno
- * @key:	GET, DEL: the key (for SET the key lives in @item)
+ * @key:	GET, DEL: the key. SET: only its length and hash, copied
+ *		from @item (kvbench_req_set()); the bytes live in @item
+ * @value_len:	SET: the length of @item's value, copied as @key's
  * @item:	SET: the new item; the backend owns it once it returns 0
  * @get:	GET: the result
  * @next:	free for the backend to chain requests
+ *
+ * Once a SET ran, the map may free its item at any time (another caller's
+ * DEL): whoever reports the request afterwards (the kvbench_op event)
+ * reads @key and @value_len, never @item.
  */
 struct kvbench_req {
 	u32 op;
 	int result;
 	struct kvbench_key key;
+	u32 value_len;
 	struct kvbench_item *item;
 	struct kvbench_get get;
 	struct kvbench_req *next;
 };
+
+/*
+ * Make @req the SET of @item, recording what reports of it read (see
+ * struct kvbench_req) while @item is still the request's alone.
+ */
+static inline void kvbench_req_set(struct kvbench_req *req,
+				   struct kvbench_item *item)
+{
+	req->op = KVBENCH_OP_SET;
+	req->item = item;
+	req->key.data = NULL;
+	req->key.len = item->key_len;
+	req->key.hash = item->hash;
+	req->value_len = item->value_len;
+}
 
 struct kvbench_backend;
 struct kvbench_owner_msg;
@@ -174,7 +196,7 @@ enum kvbench_stat {
 	KVBENCH_STAT_HANDOFFS,		/* combiner roles handed to a caller */
 	KVBENCH_STAT_SLEEPS,		/* times a caller slept for its answer */
 	KVBENCH_STAT_OWNERS,		/* owner threads */
-	KVBENCH_STAT_POLL_NS,		/* ns owners spent polling for work */
+	KVBENCH_STAT_POLL_US,		/* us owners spent polling for work */
 	KVBENCH_STAT_BUCKETS,		/* hash buckets, over every table */
 	KVBENCH_STAT_LONGEST_CHAIN,	/* longest chain a table has had */
 };
@@ -444,16 +466,25 @@ struct kvbench_owner_line;
  * @queue_hwm:	written by the owner: most messages seen queued at once
  * @passes:	written by the owner: passes that found messages
  * @drained:	written by the owner: messages answered
- * @polled_ns:	written by the owner: time it spent spinning for work
+ * @polled_ns:	written by the owner: ns it spent spinning for work; 64
+ *		bits everywhere (an unsigned long of ns wraps every 4.3 s
+ *		on 32-bit), atomic64_t so that a reader on 32-bit never
+ *		sees half of an update
  * @passes_base: @passes at the last stats reset (written by the reset)
  * @drained_base: @drained at the last stats reset (written by the reset)
  * @polled_base: @polled_ns at the last stats reset (written by the reset)
  * @queue_full:	times a message waited for room in @fifo, a caller's
  *		or parked (slow path only)
+ * @sleeps:	per CPU: times a caller stopped spinning to wait, counted on
+ *		the caller's CPU (its callers are on every CPU: a shared
+ *		counter would be a line they all write)
+ * @sleeps_base: the sum of @sleeps at the last stats reset (written by
+ *		the reset)
  *
- * A stats reset never writes what the owner writes: it records @passes,
- * @drained and @polled_ns as their baselines, and a read reports the counts
- * above them (kvbench_owner_stat()). It zeroes @queue_hwm, a maximum that
+ * A stats reset never writes what the owner or the callers write: it
+ * records @passes, @drained, @polled_ns and the sum of @sleeps as their
+ * baselines, and a read reports the counts above them
+ * (kvbench_owner_stat()). It zeroes @queue_hwm, a maximum that
  * the owner only ever raises to what it sees queued.
  */
 struct kvbench_owner {
@@ -479,12 +510,13 @@ struct kvbench_owner {
 	unsigned long queue_hwm;
 	unsigned long passes;
 	unsigned long drained;
-	unsigned long polled_ns;
+	atomic64_t polled_ns;
 	unsigned long passes_base;
 	unsigned long drained_base;
-	unsigned long polled_base;
+	atomic64_t polled_base;
 	atomic_long_t queue_full;
-	atomic_long_t sleeps;	/* callers that stopped spinning to wait */
+	unsigned long __percpu *sleeps;
+	unsigned long sleeps_base;
 };
 
 /* How an owner runs (kvbench_owner_start()). */
@@ -657,6 +689,7 @@ static inline void kvbench_uring_exit(void)
 int kvbench_dev_register(void);
 void kvbench_dev_unregister(void);
 extern const struct attribute_group *kvbench_groups[];
+void kvbench_ratio(u64 num, u64 den, u64 *whole, u32 *hundredths);
 
 /* The core (kvbench_main.c), for the device and sysfs */
 int kvbench_backend_name_show(char *buf);

@@ -512,9 +512,8 @@ static void kvbench_backend_run_ops(struct kvbench_backend *b,
 
 /*
  * kvbench_backend_run() with a kvbench_op event per request once the
- * backend ran them all. A SET that succeeded gave its item to the map, and
- * another task may delete and free it at once: the item is pinned until
- * its event is recorded.
+ * backend ran them all. The events read the requests only (see struct
+ * kvbench_req): a SET's item is the map's, which may have freed it.
  */
 static noinline void kvbench_backend_run_traced(struct kvbench_backend *b,
 						struct kvbench_req *reqs,
@@ -522,15 +521,9 @@ static noinline void kvbench_backend_run_traced(struct kvbench_backend *b,
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		if (reqs[i].op == KVBENCH_OP_SET)
-			refcount_inc(&reqs[i].item->ref);
 	kvbench_backend_run_ops(b, reqs, n);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		trace_kvbench_op(b->ops->name, &reqs[i], n);
-		if (reqs[i].op == KVBENCH_OP_SET)
-			kvbench_item_put(reqs[i].item);
-	}
 }
 
 /* Run prepared requests, in order, on @b. */
@@ -610,9 +603,9 @@ int kvbench_run_now(struct kvbench_req *req, bool nowait)
 
 /*
  * A backend's thread answered a request of kvbench_run_async(): record
- * it, let a switch that waits for it go on, then hand it back. Until
- * async_inflight drops, the map cannot be drained or freed, so a SET's
- * item, linked in it, is still alive for its event.
+ * it, let a switch that waits for it go on, then hand it back. The event
+ * reads the request, not a SET's item: the map may have freed that (a DEL
+ * that ran in the same owner pass or combiner pass).
  */
 static void kvbench_async_answered(struct kvbench_owner_msg *msg)
 {

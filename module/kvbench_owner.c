@@ -23,6 +23,7 @@
 #include <linux/cpumask.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
+#include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
@@ -712,9 +713,8 @@ static int owner_thread(void *data)
 		}
 		start = local_clock();
 		busy = owner_spin(owner_fifo_busy, o, start, spin_ns);
-		/* Only the owner writes it (see the reset). */
-		WRITE_ONCE(o->polled_ns,
-			   READ_ONCE(o->polled_ns) + local_clock() - start);
+		/* Only the owner adds to it (see the reset). */
+		atomic64_add(local_clock() - start, &o->polled_ns);
 		if (!busy) {
 			owner_sleep(o);
 			o->work_spin_ns = kvbench_spin_next(spin_ns,
@@ -917,7 +917,7 @@ void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 	 */
 	if (atomic_cmpxchg(&msg->state, OWNER_WAITING, OWNER_SLEEPING) !=
 	    OWNER_DONE) {
-		atomic_long_inc(&o->sleeps);
+		this_cpu_inc(*o->sleeps);
 		wait_for_completion(&msg->done);
 	}
 	WRITE_ONCE(o->answer_spin_ns,
@@ -946,10 +946,17 @@ int kvbench_owner_start(struct kvbench_owner *o,
 	init_waitqueue_head(&o->room);
 	INIT_LIST_HEAD(&o->parked);
 	INIT_LIST_HEAD(&o->answers);
-	if (kfifo_alloc(&o->fifo, p->queue_len, GFP_KERNEL))
+	/*
+	 * Sized by queue_len: up to 512 KB, a high-order allocation that may
+	 * fail; its failure is the caller's ENOMEM, not a splat.
+	 */
+	if (kfifo_alloc(&o->fifo, p->queue_len, GFP_KERNEL | __GFP_NOWARN))
 		return -ENOMEM;
 	if (kvbench_table_init(&o->table, p->hash_bits))
 		goto free_fifo;
+	o->sleeps = alloc_percpu(unsigned long);
+	if (!o->sleeps)
+		goto free_table;
 	/* Zeroed: every line empty. */
 	if (flags & KVBENCH_OWNER_LINES) {
 		o->lines = alloc_percpu(struct kvbench_owner_line);
@@ -984,6 +991,7 @@ int kvbench_owner_start(struct kvbench_owner *o,
 
 free_table:
 	free_percpu(o->lines);
+	free_percpu(o->sleeps);
 	kvbench_table_free(&o->table);
 free_fifo:
 	kfifo_free(&o->fifo);
@@ -1008,6 +1016,8 @@ void kvbench_owner_free(struct kvbench_owner *o)
 	kvbench_owner_stop(o);
 	free_percpu(o->lines);
 	o->lines = NULL;
+	free_percpu(o->sleeps);
+	o->sleeps = NULL;
 	kvbench_table_free(&o->table);
 	kfifo_free(&o->fifo);
 }
@@ -1056,9 +1066,23 @@ static unsigned long owner_count(const unsigned long *count,
 	return READ_ONCE(*count) - b;
 }
 
+/* The callers' sleeps, summed over the CPUs they counted them on. */
+static unsigned long owner_sleeps(struct kvbench_owner *o)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(*per_cpu_ptr(o->sleeps, cpu));
+	return sum;
+}
+
 unsigned long kvbench_owner_stat(struct kvbench_owner *o,
 				 enum kvbench_stat stat)
 {
+	unsigned long base;
+	u64 ns;
+
 	switch (stat) {
 	case KVBENCH_STAT_QUEUE_HWM:
 		return READ_ONCE(o->queue_hwm);
@@ -1069,11 +1093,19 @@ unsigned long kvbench_owner_stat(struct kvbench_owner *o,
 	case KVBENCH_STAT_QUEUE_FULL:
 		return atomic_long_read(&o->queue_full);
 	case KVBENCH_STAT_SLEEPS:
-		return atomic_long_read(&o->sleeps);
+		/* As owner_count(): the baseline first. */
+		base = smp_load_acquire(&o->sleeps_base);
+		return owner_sleeps(o) - base;
 	case KVBENCH_STAT_OWNERS:
 		return 1;
-	case KVBENCH_STAT_POLL_NS:
-		return owner_count(&o->polled_ns, &o->polled_base);
+	case KVBENCH_STAT_POLL_US:
+		/*
+		 * As owner_count(), 64 bits wide. Pairs with
+		 * atomic64_set_release() in kvbench_owner_reset_stats().
+		 */
+		ns = atomic64_read_acquire(&o->polled_base);
+		return div_u64(atomic64_read(&o->polled_ns) - ns,
+			       NSEC_PER_USEC);
 	default:
 		return kvbench_table_stat(&o->table, stat);
 	}
@@ -1087,8 +1119,9 @@ void kvbench_owner_reset_stats(struct kvbench_owner *o)
 	smp_store_release(&o->passes_base, READ_ONCE(o->passes));
 	/* Pairs with smp_load_acquire() in owner_count(). */
 	smp_store_release(&o->drained_base, READ_ONCE(o->drained));
-	/* Pairs with smp_load_acquire() in owner_count(). */
-	smp_store_release(&o->polled_base, READ_ONCE(o->polled_ns));
+	/* Pairs with atomic64_read_acquire() in kvbench_owner_stat(). */
+	atomic64_set_release(&o->polled_base, atomic64_read(&o->polled_ns));
 	atomic_long_set(&o->queue_full, 0);
-	atomic_long_set(&o->sleeps, 0);
+	/* Pairs with smp_load_acquire() in kvbench_owner_stat(). */
+	smp_store_release(&o->sleeps_base, owner_sleeps(o));
 }

@@ -150,7 +150,8 @@ int kvbench_value_len_ok(u32 value_len)
  *		small value
  *
  * The key's hash is computed here, once. A SET gets a new item holding its
- * key and value. Runs with no lock held.
+ * key and value, and the request records the lengths and the hash that
+ * reports of it print (kvbench_req_set()). Runs with no lock held.
  *
  * Return: 0, or the op's negative errno (the request then holds nothing).
  */
@@ -178,7 +179,7 @@ int kvbench_prepare(struct kvbench_req *req, u32 op, const u8 *key,
 			return -EFAULT;
 		}
 		item->hash = kvbench_hash(key, key_len);
-		req->item = item;
+		kvbench_req_set(req, item);
 		return 0;
 	case KVBENCH_OP_GET:
 		req->get.buf = valbuf;

@@ -6,6 +6,7 @@
  * counters, summed when read.
  */
 #include <linux/device.h>
+#include <linux/math64.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/sysfs.h>
@@ -187,17 +188,49 @@ static struct dev_ext_attribute dev_attr_owners = {
 	(void *)KVBENCH_STAT_OWNERS
 };
 
+/**
+ * kvbench_ratio() - @num / @den, rounded down to hundredths
+ * @num:	numerator
+ * @den:	denominator; 0 gives 0
+ * @whole:	out: the whole part
+ * @hundredths:	out: the hundredths, 0..99
+ *
+ * In 64 bits, and without multiplying @num: a count times 100 overflows
+ * an unsigned long on 32-bit from 43 million on, and a u64 from 1.8e17.
+ */
+void kvbench_ratio(u64 num, u64 den, u64 *whole, u32 *hundredths)
+{
+	u64 rem;
+
+	*whole = 0;
+	*hundredths = 0;
+	if (!den)
+		return;
+	*whole = div64_u64_rem(num, den, &rem);
+	/* @rem < @den: the quotient is below 100. */
+	*hundredths = mul_u64_u64_div_u64(rem, 100, den);
+}
+EXPORT_SYMBOL_IF_KUNIT(kvbench_ratio);
+
 /* @num / @den with two decimals, e.g. "3.25"; "0.00" when @den is 0. */
+static ssize_t kvbench_ratio_show(char *buf, u64 num, u64 den)
+{
+	u32 hundredths;
+	u64 whole;
+
+	kvbench_ratio(num, den, &whole, &hundredths);
+	return sysfs_emit(buf, "%llu.%02u\n", whole, hundredths);
+}
+
+/* The mean of statistic @num per @den, as kvbench_ratio_show(). */
 static ssize_t kvbench_mean_show(char *buf, enum kvbench_stat den,
 				 enum kvbench_stat num)
 {
 	const enum kvbench_stat which[] = { den, num };
-	unsigned long val[ARRAY_SIZE(which)], x100 = 0;
+	unsigned long val[ARRAY_SIZE(which)];
 
 	kvbench_backend_stats(which, val, ARRAY_SIZE(which));
-	if (val[0])
-		x100 = val[1] * 100 / val[0];
-	return sysfs_emit(buf, "%lu.%02lu\n", x100 / 100, x100 % 100);
+	return kvbench_ratio_show(buf, val[1], val[0]);
 }
 
 static ssize_t drain_mean_show(struct device *dev,
@@ -220,8 +253,7 @@ static ssize_t poll_us_show(struct device *dev,
 			    struct device_attribute *attr, char *buf)
 {
 	return sysfs_emit(buf, "%lu\n",
-			  kvbench_backend_stat1(KVBENCH_STAT_POLL_NS) /
-			  NSEC_PER_USEC);
+			  kvbench_backend_stat1(KVBENCH_STAT_POLL_US));
 }
 static DEVICE_ATTR_RO(poll_us);
 
@@ -234,11 +266,8 @@ static ssize_t load_factor_show(struct device *dev,
 				struct device_attribute *attr, char *buf)
 {
 	unsigned long buckets = kvbench_backend_stat1(KVBENCH_STAT_BUCKETS);
-	unsigned long x100 = 0;
 
-	if (buckets)
-		x100 = kvbench_entries() * 100 / buckets;
-	return sysfs_emit(buf, "%lu.%02lu\n", x100 / 100, x100 % 100);
+	return kvbench_ratio_show(buf, kvbench_entries(), buckets);
 }
 static DEVICE_ATTR_RO(load_factor);
 

@@ -60,9 +60,12 @@ TRACE_DEFINE_ENUM(KVBENCH_OP_DEL);
 			 { KVBENCH_OP_DEL, "DEL" })
 
 /*
- * A SET's key and value are in its item, which the caller must keep alive
- * until the event is recorded (the map may free it once it is linked); a
- * GET's value length is that of the value found (0 for a miss), a DEL's 0.
+ * Every field comes from the request itself, never from a SET's item: the
+ * map owns the item once the SET ran and another caller's DEL may free it
+ * before the event is recorded (an io_uring SET is traced when its answer
+ * is handed back). kvbench_prepare() recorded a SET's key length, hash and
+ * value length in the request (kvbench_req_set()). A GET's value length is
+ * that of the value found (0 for a miss), a DEL's 0.
  * @batch is the number of requests the backend ran in the same call: 1 for
  * a single-op ioctl, the size of the batch (or of its chunk) for a BATCH.
  */
@@ -77,17 +80,13 @@ KVBENCH_TRACE_EVENT(kvbench_op,
 				     __field(u32, value_len)
 				     __field(u32, batch)
 				     __field(int, result)),
-		    TP_fast_assign(const bool set = req->op == KVBENCH_OP_SET;
-
-				   strscpy_pad(__entry->backend, backend,
+		    TP_fast_assign(strscpy_pad(__entry->backend, backend,
 					       KVBENCH_TRACE_NAME);
 				   __entry->op = req->op;
-				   __entry->hash = set ? req->item->hash :
-							 req->key.hash;
-				   __entry->key_len = set ? req->item->key_len :
-							    req->key.len;
+				   __entry->hash = req->key.hash;
+				   __entry->key_len = req->key.len;
 				   __entry->value_len =
-					set ? req->item->value_len :
+					req->op == KVBENCH_OP_SET ? req->value_len :
 					req->op == KVBENCH_OP_GET ? req->get.len : 0;
 				   __entry->batch = batch;
 				   __entry->result = req->result;),

@@ -75,15 +75,17 @@ static struct kvt *kvt_new(struct kunit *test, unsigned int queue_len)
 static int kvt_set(struct kvbench_backend *b, const char *key,
 		   const void *val, u32 len)
 {
-	struct kvbench_req req = { .op = KVBENCH_OP_SET };
+	struct kvbench_req req = {};
+	struct kvbench_item *item;
 	u32 klen = strlen(key);
 
-	req.item = kvbench_item_alloc(klen, len);
-	if (!req.item)
+	item = kvbench_item_alloc(klen, len);
+	if (!item)
 		return -ENOMEM;
-	memcpy(req.item->data, key, klen);
-	memcpy(req.item->data + klen, val, len);
-	req.item->hash = kvbench_hash(key, klen);
+	memcpy(item->data, key, klen);
+	memcpy(item->data + klen, val, len);
+	item->hash = kvbench_hash(key, klen);
+	kvbench_req_set(&req, item);
 	kvbench_backend_run(b, &req, 1);
 	if (req.result)
 		kvbench_item_put(req.item);
@@ -239,6 +241,7 @@ static void kvbench_batch(struct kunit *test)
 {
 	struct kvt *t = kvt_new(test, 16);
 	struct kvbench_req reqs[5];
+	struct kvbench_item *item;
 	u8 (*bufs)[KVBENCH_GET_INLINE];
 
 	bufs = kunit_kzalloc(test, 3 * sizeof(*bufs), GFP_KERNEL);
@@ -248,11 +251,11 @@ static void kvbench_batch(struct kunit *test)
 	reqs[0].get.buf = bufs[0];
 	reqs[0].get.cap = sizeof(bufs[0]);
 	memset(&reqs[1], 0, sizeof(reqs[1]));
-	reqs[1].op = KVBENCH_OP_SET;
-	reqs[1].item = kvbench_item_alloc(1, 5);
-	KUNIT_ASSERT_NOT_NULL(test, reqs[1].item);
-	memcpy(reqs[1].item->data, "bvalue", 6);
-	reqs[1].item->hash = kvbench_hash("b", 1);
+	item = kvbench_item_alloc(1, 5);
+	KUNIT_ASSERT_NOT_NULL(test, item);
+	memcpy(item->data, "bvalue", 6);
+	item->hash = kvbench_hash("b", 1);
+	kvbench_req_set(&reqs[1], item);
 	kvt_key(&reqs[2], KVBENCH_OP_GET, "b");
 	reqs[2].get.buf = bufs[2];
 	reqs[2].get.cap = sizeof(bufs[2]);
@@ -328,6 +331,7 @@ static void kvbench_switch_carries_entries(struct kunit *test)
 {
 	const char * const *name = test->param_value;
 	const int n = 200;
+	struct kvbench_item *item;
 	struct kvbench_req req;
 	u8 buf[KVBENCH_GET_INLINE];
 	char key[16];
@@ -335,13 +339,13 @@ static void kvbench_switch_carries_entries(struct kunit *test)
 
 	for (i = 0; i < n; i++) {
 		memset(&req, 0, sizeof(req));
-		req.op = KVBENCH_OP_SET;
 		snprintf(key, sizeof(key), "sw%d", i);
-		req.item = kvbench_item_alloc(strlen(key), sizeof(i));
-		KUNIT_ASSERT_NOT_NULL(test, req.item);
-		memcpy(req.item->data, key, strlen(key));
-		memcpy(req.item->data + strlen(key), &i, sizeof(i));
-		req.item->hash = kvbench_hash(key, strlen(key));
+		item = kvbench_item_alloc(strlen(key), sizeof(i));
+		KUNIT_ASSERT_NOT_NULL(test, item);
+		memcpy(item->data, key, strlen(key));
+		memcpy(item->data + strlen(key), &i, sizeof(i));
+		item->hash = kvbench_hash(key, strlen(key));
+		kvbench_req_set(&req, item);
 		kvbench_run(&req, 1);
 		if (req.result)
 			kvbench_item_put(req.item);
@@ -628,6 +632,44 @@ static void kvbench_rht_hash_splits_collisions(struct kunit *test)
 			      a, b);
 }
 
+/*
+ * drain_mean, combine_mean and load_factor: a ratio with two decimals,
+ * rounded down, from counts of any size. It multiplied the count by 100 in
+ * an unsigned long: wrong from 43 million on 32-bit, from 1.8e17 on 64-bit.
+ */
+static void kvbench_ratio_wide(struct kunit *test)
+{
+	static const struct {
+		u64 num, den, whole;
+		u32 hundredths;
+	} cases[] = {
+		{ 0, 0, 0, 0 },
+		{ 5, 0, 0, 0 },
+		{ 13, 4, 3, 25 },
+		{ 1, 3, 0, 33 },
+		{ 2, 3, 0, 66 },
+		/* Over 32 bits times 100. */
+		{ 50000000, 3, 16666666, 66 },
+		{ 4294967295ULL, 4294967295ULL, 1, 0 },
+		/* Over 64 bits times 100. */
+		{ U64_MAX, U64_MAX, 1, 0 },
+		{ U64_MAX, 2, U64_MAX / 2, 50 },
+		{ U64_MAX / 3, U64_MAX, 0, 33 },
+		{ 1ULL << 62, 3ULL << 60, 1, 33 },
+	};
+	unsigned int i;
+	u32 hundredths;
+	u64 whole;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		kvbench_ratio(cases[i].num, cases[i].den, &whole, &hundredths);
+		KUNIT_EXPECT_EQ_MSG(test, whole, cases[i].whole, "%llu / %llu",
+				    cases[i].num, cases[i].den);
+		KUNIT_EXPECT_EQ_MSG(test, hundredths, cases[i].hundredths,
+				    "%llu / %llu", cases[i].num, cases[i].den);
+	}
+}
+
 static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE_PARAM(kvbench_set_get_del, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_missing, backend_gen_params),
@@ -642,6 +684,7 @@ static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE(kvbench_owner_post_killable),
 	KUNIT_CASE(kvbench_spin_adapts),
 	KUNIT_CASE(kvbench_rht_hash_splits_collisions),
+	KUNIT_CASE(kvbench_ratio_wide),
 	{}
 };
 

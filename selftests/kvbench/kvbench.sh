@@ -24,6 +24,8 @@
 #               stress threads' failure points (not a default)
 #
 # KVBENCH_KO=<path>/kvbench.ko  insmod that file instead of "modprobe kvbench".
+# KVBENCH_INSMOD=<program>  what loads KVBENCH_KO instead of insmod (make
+# check's debug boot: one that also turns the kvbench trace events on).
 # KVBENCH_SUITES="functional uring stress fuzz trace lifecycle"  the suites to run
 # (that is the default).
 #
@@ -86,7 +88,8 @@ if [ ! -d /sys/module/kvbench ]; then
 		if [ ! -r "$KVBENCH_KO" ]; then
 			skip "KVBENCH_KO=$KVBENCH_KO is not readable"
 		fi
-		insmod "$KVBENCH_KO" || skip "insmod $KVBENCH_KO failed"
+		${KVBENCH_INSMOD:-insmod} "$KVBENCH_KO" ||
+			skip "insmod $KVBENCH_KO failed"
 	else
 		modprobe kvbench || skip "modprobe kvbench failed"
 	fi

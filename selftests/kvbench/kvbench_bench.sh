@@ -17,6 +17,7 @@
 #                                    then PATH)
 #   KVBENCH_KO=<path>/kvbench.ko     insmod that file instead of "modprobe
 #                                    kvbench" when the module is not loaded
+#   KVBENCH_INSMOD=<program>         what loads KVBENCH_KO instead of insmod
 #   KVBENCH_BENCH_DURATION=0.3s      timed part of each case
 #   KVBENCH_BENCH_WARMUP=0.05s       untimed part before it
 #   KVBENCH_BENCH_THREADS=1          thread counts (kvbench bench -t)
@@ -147,7 +148,8 @@ if [ ! -d /sys/module/kvbench ]; then
 		if [ ! -r "$KVBENCH_KO" ]; then
 			skip "KVBENCH_KO=$KVBENCH_KO is not readable"
 		fi
-		insmod "$KVBENCH_KO" || skip "insmod $KVBENCH_KO failed"
+		${KVBENCH_INSMOD:-insmod} "$KVBENCH_KO" ||
+			skip "insmod $KVBENCH_KO failed"
 	else
 		modprobe kvbench || skip "modprobe kvbench failed"
 	fi

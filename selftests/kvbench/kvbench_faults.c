@@ -1588,6 +1588,150 @@ TEST_F(faults, uring_del) { walk_uring(_metadata, &self->s, &u_del); }
 
 /* ------------------------------------------- the table, and leaks */
 
+/* ------------------------------------------- allocations sized by knobs */
+
+/*
+ * Allocations whose size a parameter sets (kthread-percpu's owners array,
+ * about 300 KB at owners=1024; each owner's queue, 512 KB at
+ * queue_len=65536) are of an order that may fail without the system
+ * being short of memory. Their failure must be the switch's ENOMEM and
+ * nothing in the kernel log: each passes __GFP_NOWARN (or falls back to
+ * vmalloc). fail_page_alloc fails every allocation of this task of order 3
+ * (32 KB) or more, verbosely: an injected failure prints its
+ * "FAULT_INJECTION" line unless the allocation said __GFP_NOWARN, as the
+ * kernel's own warning would have said it on a real failure.
+ */
+#define FPA			DEBUGFS "fail_page_alloc/"
+#define MAKE_IT_FAIL		"/proc/thread-self/make-it-fail"
+
+static const struct knob quiet_knobs[] = {
+	{ FPA "ignore-gfp-wait", "N" },
+	{ FPA "ignore-gfp-highmem", "N" },
+	{ FPA "min-order", "3" },
+	{ FPA "task-filter", "Y" },
+	{ FPA "interval", "1" },
+	{ FPA "times", "-1" },
+	{ FPA "space", "0" },
+	{ FPA "verbose", "1" },
+	{ FPA "probability", "100" },	/* last: arms it */
+};
+
+#define NR_QUIET_KNOBS		ARRAY_SIZE(quiet_knobs)
+
+FIXTURE(quiet) {
+	int fd;				/* /dev/kvbench, kept open */
+	int kmsg;			/* /dev/kmsg, at its end */
+	char orig_backend[64];
+	unsigned long long orig_owners, orig_queue_len;
+	char saved[NR_QUIET_KNOBS][32];
+	bool knob_set[NR_QUIET_KNOBS];
+};
+
+FIXTURE_SETUP(quiet)
+{
+	unsigned int i;
+
+	self->fd = -1;
+	self->kmsg = -1;
+	if (access(KVB_MODULE, F_OK))
+		SKIP(return, "kvbench module not loaded (run kvbench.sh)");
+	if (access(MAKE_IT_FAIL, W_OK))
+		SKIP(return, "no " MAKE_IT_FAIL " (CONFIG_FAULT_INJECTION)");
+	for (i = 0; i < NR_QUIET_KNOBS; i++)
+		if (access(quiet_knobs[i].path, W_OK))
+			SKIP(return, "no %s (CONFIG_FAIL_PAGE_ALLOC)",
+			     quiet_knobs[i].path);
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), self->orig_backend,
+				sizeof(self->orig_backend)));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("owners"), &self->orig_owners));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("queue_len"),
+				    &self->orig_queue_len));
+	self->fd = open(KVB_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KVB_DEV, strerror(errno));
+	/* A backend without owners: the switches below build every owner. */
+	ASSERT_EQ(0, sysfs_write(KVB_ATTR("backend"), "rwlock"));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("owners"), 1024));
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("queue_len"), 65536));
+	self->kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, self->kmsg) TH_LOG("open /dev/kmsg: %s", strerror(errno));
+	ASSERT_LE(0, lseek(self->kmsg, 0, SEEK_END));
+	for (i = 0; i < NR_QUIET_KNOBS; i++) {
+		ASSERT_EQ(0, sysfs_read(quiet_knobs[i].path, self->saved[i],
+					sizeof(self->saved[i])));
+		ASSERT_EQ(0, sysfs_write(quiet_knobs[i].path,
+					 quiet_knobs[i].value));
+		self->knob_set[i] = true;
+	}
+}
+
+FIXTURE_TEARDOWN(quiet)
+{
+	int i;
+
+	sysfs_write(MAKE_IT_FAIL, "0");
+	/* The probability first: disarmed before anything else changes. */
+	for (i = NR_QUIET_KNOBS - 1; i >= 0; i--)
+		if (self->knob_set[i])
+			EXPECT_EQ(0, sysfs_write(quiet_knobs[i].path,
+						 self->saved[i]));
+	if (self->fd >= 0) {
+		EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("owners"),
+					     self->orig_owners));
+		EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("queue_len"),
+					     self->orig_queue_len));
+		EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"),
+					 self->orig_backend));
+		close(self->fd);
+	}
+	if (self->kmsg >= 0)
+		close(self->kmsg);
+}
+
+/* How many kernel log records since the setup say what @what lists. */
+static int kmsg_count(int fd, const char * const *what)
+{
+	char rec[2048];
+	ssize_t n;
+	int i, found = 0;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten: read on */
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		for (i = 0; what[i]; i++)
+			if (strstr(rec, what[i])) {
+				ksft_print_msg("kernel log: %s", rec);
+				found++;
+				break;
+			}
+	}
+	return found;
+}
+
+TEST_F_TIMEOUT(quiet, high_order_enomem, 120)
+{
+	static const char * const to[] = { "kthread-percpu", "kthread" };
+	static const char * const splat[] = {
+		"FAULT_INJECTION", "WARNING", "allocation failure",
+		"vmalloc error", "PERCPU", "Call Trace", NULL,
+	};
+	char cur[64];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(to); i++) {
+		ASSERT_EQ(0, sysfs_write(MAKE_IT_FAIL, "1"));
+		EXPECT_EQ(-ENOMEM, sysfs_write(KVB_ATTR("backend"), to[i]))
+			TH_LOG("switch to %s", to[i]);
+		ASSERT_EQ(0, sysfs_write(MAKE_IT_FAIL, "0"));
+		ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), cur, sizeof(cur)));
+		EXPECT_STREQ("rwlock", cur);
+	}
+	EXPECT_EQ(0, kmsg_count(self->kmsg, splat));
+}
+
 FIXTURE(after) {
 	int unused;
 };

@@ -15,7 +15,8 @@
 #      that grew it by several megabytes
 #
 # POSIX sh (busybox). Output is KTAP. Needs root, module support, the module
-# file ($KVBENCH_KO, else modprobe kvbench) and the kvbench CLI
+# file ($KVBENCH_KO, loaded with $KVBENCH_INSMOD if set, else insmod;
+# else modprobe kvbench) and the kvbench CLI
 # ($KVBENCH_CLI, else $KVBENCH_PAYLOAD/kvbench, ../kvbench or $PATH). The
 # module must not be loaded, or must be unloadable: it is reloaded at the
 # end if it was. Exit status: 0 pass, 1 fail, 4 (KSFT_SKIP) cannot run.
@@ -64,7 +65,7 @@ loaded()
 load()
 {
 	if [ -n "$KVBENCH_KO" ]; then
-		insmod "$KVBENCH_KO" "$@" || return 1
+		${KVBENCH_INSMOD:-insmod} "$KVBENCH_KO" "$@" || return 1
 	else
 		modprobe kvbench "$@" || return 1
 	fi

@@ -949,8 +949,11 @@ static unsigned long long load_x100(void)
  * deleted. The load factor is the keys over every table's buckets; the
  * longest chain holds at least the keys over the buckets (pigeonhole) and
  * at most every key, is counted both when a SET adds a key and when a
- * rebuild moves one, and a DEL does not lower it. rhashtable sizes its
- * own table (under 75% full) and counts no chains.
+ * rebuild moves one, and a DEL does not lower it: it stays at least 1
+ * once the last DEL has emptied the map, and only a rebuild of the empty
+ * map (hash_bits back to 4) brings it back to 0 (Documentation/ABI/testing/
+ * sysfs-class-misc-kvbench). rhashtable sizes its own table (under 75%
+ * full) and counts no chains.
  */
 #define LOAD_KEYS	64
 
@@ -1005,8 +1008,22 @@ TEST_F(kvbench, load_factor)
 	}
 	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("longest_chain"), &after));
 	EXPECT_EQ(longest, after);
-	if (chains)
+	if (chains) {
+		EXPECT_LE(1ULL, after);
 		EXPECT_EQ(e0 * 100 / (tables << 6), load_x100());
+	}
+
+	/*
+	 * A rebuild (a parameter changed) counts the chains of what is left:
+	 * none, when empty.
+	 */
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), 4));
+	ASSERT_EQ(0, switch_backend(variant->backend));
+	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("longest_chain"), &after));
+	EXPECT_EQ(chains && e0, after != 0)
+		TH_LOG("%llu entries, longest chain %llu", e0, after);
+	if (!e0)
+		EXPECT_EQ(0ULL, load_x100());
 }
 
 TEST_F(kvbench, del_then_get_enoent)

@@ -29,11 +29,14 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The harness has an unused handler argument; that is all we silence. */
@@ -1451,6 +1454,298 @@ TEST_F(uring, ring_holds_module)
 	/* Once the ring is gone, so is its hold on the module. */
 	ring_exit(&self->ring);
 	EXPECT_EQ(base, wait_refcnt(base));
+}
+
+/* ------------------------------------------------------------ trace */
+
+/*
+ * The kvbench_op event of io_uring SETs whose items the map frees before
+ * the event is recorded: a SET and a DEL of one key in one owner pass (the
+ * owners hand io_uring answers back, and trace them, once per pass), or on
+ * combining a pass that runs another caller's DEL of the key first. The
+ * event must read the request, never the item: on the debug kernel KASAN
+ * reports a use-after-free, on the KCSAN kernel KCSAN reports the read
+ * racing with kfree(), and on any kernel a field read from freed memory may
+ * be wrong. Every backend the module lists in `backends`, for
+ * KVBENCH_OP_EVENT_MS each (default 400), in a tracefs instance of our own
+ * with only kvbench_op on.
+ */
+#define EV_INSTANCE	"kvbench_uring_op"
+#define EV_KEYS		2
+#define EV_BATCH	32	/* commands per submit */
+#define EV_URING_LEN	7	/* an io_uring SET's value length */
+#define EV_IOCTL_LEN	13	/* the ioctl thread's */
+
+static const char * const ev_keys[EV_KEYS] = {
+	KEY_PREFIX "ev/a", KEY_PREFIX "ev/bb",
+};
+
+static const char * const ev_tracefs[] = {
+	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+};
+
+FIXTURE(op_event) {
+	int fd;
+	char orig_backend[64];
+	char inst[128];		/* the instance's directory, once made */
+	char record_cmd[8];	/* the global record-cmd option, to restore */
+	char tracefs[64];
+	bool mounted;
+};
+
+/* Write @val to the instance's file @file. */
+static int ev_write(const char *inst, const char *file, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", inst, file);
+	return sysfs_write(path, val);
+}
+
+FIXTURE_SETUP(op_event)
+{
+	char path[256];
+	size_t i;
+
+	self->fd = -1;
+	for (i = 0; i < ARRAY_SIZE(ev_tracefs) && !self->tracefs[0]; i++) {
+		snprintf(path, sizeof(path), "%s/instances", ev_tracefs[i]);
+		if (!access(path, F_OK))
+			snprintf(self->tracefs, sizeof(self->tracefs), "%s",
+				 ev_tracefs[i]);
+	}
+	if (!self->tracefs[0]) {
+		if (mount("nodev", ev_tracefs[0], "tracefs", 0, NULL))
+			SKIP(return, "no tracefs (CONFIG_TRACING?)");
+		self->mounted = true;
+		snprintf(self->tracefs, sizeof(self->tracefs), "%s",
+			 ev_tracefs[0]);
+	}
+	snprintf(path, sizeof(path), "%s/events/kvbench/kvbench_op",
+		 self->tracefs);
+	if (access(path, F_OK))
+		SKIP(return, "no kvbench_op event (KVBENCH_TRACE=0?)");
+	/* No command names: see FIXTURE_SETUP(trace) in kvbench_trace.c. */
+	snprintf(path, sizeof(path), "%s/options/record-cmd", self->tracefs);
+	if (!sysfs_read(path, self->record_cmd, sizeof(self->record_cmd)))
+		ASSERT_EQ(0, sysfs_write(path, "0"));
+	snprintf(self->inst, sizeof(self->inst), "%s/instances/%s",
+		 self->tracefs, EV_INSTANCE);
+	rmdir(self->inst);	/* left by a test that was killed */
+	if (mkdir(self->inst, 0755)) {
+		TH_LOG("mkdir %s: %s", self->inst, strerror(errno));
+		self->inst[0] = '\0';
+		ASSERT_TRUE(false);
+	}
+	ASSERT_EQ(0, ev_write(self->inst, "buffer_size_kb", "256"));
+	ASSERT_EQ(0, ev_write(self->inst, "events/kvbench/kvbench_op/enable",
+			      "1"));
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), self->orig_backend,
+				sizeof(self->orig_backend)));
+	self->fd = open(KVB_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s", KVB_DEV, strerror(errno));
+}
+
+FIXTURE_TEARDOWN(op_event)
+{
+	char path[256];
+	size_t i;
+
+	if (self->fd >= 0) {
+		for (i = 0; i < EV_KEYS; i++)
+			ioctl_del(self->fd, ev_keys[i]);
+		EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"),
+					 self->orig_backend));
+		close(self->fd);
+	}
+	if (self->inst[0]) {
+		EXPECT_EQ(0, ev_write(self->inst,
+				      "events/kvbench/kvbench_op/enable", "0"));
+		EXPECT_EQ(0, rmdir(self->inst));
+	}
+	if (self->record_cmd[0]) {
+		snprintf(path, sizeof(path), "%s/options/record-cmd",
+			 self->tracefs);
+		EXPECT_EQ(0, sysfs_write(path, self->record_cmd));
+	}
+	if (self->mounted)
+		umount(self->tracefs);
+}
+
+struct ev_writer {
+	int fd;
+	atomic_bool stop;
+	atomic_uint bad;
+	unsigned long ops;
+};
+
+/* SET and DEL the keys through ioctls until told to stop. */
+static void *ev_writer_fn(void *arg)
+{
+	static char val[EV_IOCTL_LEN];
+	struct ev_writer *w = arg;
+	struct kvbench_kv kv;
+	unsigned int i;
+	int ret;
+
+	while (!atomic_load(&w->stop)) {
+		for (i = 0; i < 2 * EV_KEYS; i++) {
+			kv_fill(&kv, ev_keys[i % EV_KEYS], val,
+				i < EV_KEYS ? sizeof(val) : 0);
+			ret = ioctl(w->fd, i < EV_KEYS ? KVBENCH_IOC_SET :
+				    KVBENCH_IOC_DEL, &kv) ? errno : 0;
+			if (ret && ret != ENOENT)
+				atomic_fetch_add(&w->bad, 1);
+		}
+		w->ops += 2 * EV_KEYS;
+	}
+	return NULL;
+}
+
+/*
+ * Check a SET's kvbench_op line: its key is one of ours (by length) and its
+ * value one of the lengths we SET.
+ */
+static int ev_check_set(const char *f, void *arg)
+{
+	unsigned int *bad = arg, key_len, value_len, hash, batch;
+	char backend[16], op[4];
+	int result;
+	size_t i;
+
+	if (sscanf(f, "backend=%15s op=%3s hash=%x key_len=%u value_len=%u batch=%u result=%d",
+		   backend, op, &hash, &key_len, &value_len, &batch,
+		   &result) != 7)
+		goto bad;
+	if (strcmp(op, "SET"))
+		return 0;
+	if (value_len != EV_URING_LEN && value_len != EV_IOCTL_LEN)
+		goto bad;
+	for (i = 0; i < EV_KEYS; i++)
+		if (key_len == strlen(ev_keys[i]))
+			return 0;
+bad:
+	if (!(*bad)++)
+		fprintf(stderr, "# wrong kvbench_op: %s\n", f);
+	return 0;
+}
+
+/* Count the SET events of the instance's buffer; the wrong ones in *@bad. */
+static int ev_scan(const char *inst, unsigned int *bad)
+{
+	char path[256], *buf, *line, *next, *p;
+	size_t len = 0, size = 1 << 20;
+	int fd, sets = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/trace", inst);
+	fd = open(path, O_RDONLY);
+	buf = malloc(size);
+	if (fd < 0 || !buf) {
+		if (fd >= 0)
+			close(fd);
+		free(buf);
+		return -1;
+	}
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = '\0';
+	for (line = buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		p = strstr(line, " kvbench_op: ");
+		if (line[0] == '#' || !p)
+			continue;
+		sets += !!strstr(p, " op=SET ");
+		ev_check_set(p + strlen(" kvbench_op: "), bad);
+	}
+	free(buf);
+	return sets;
+}
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+static unsigned long long ev_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+TEST_F_TIMEOUT(op_event, set_del_freed_items, 120)
+{
+	static struct kvbench_kv kv[EV_BATCH];
+	static char val[EV_URING_LEN];
+	char backends[256], path[256], *name, *save = NULL;
+	unsigned long long ms = 400, end, rounds;
+	unsigned int i, bad, ran = 0;
+	struct ev_writer w;
+	const char *env;
+	struct ring r;
+	struct cqe cqe;
+	pthread_t t;
+	int fd, sets;
+
+	env = getenv("KVBENCH_OP_EVENT_MS");
+	if (env)
+		ms = strtoull(env, NULL, 10);
+	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backends"), backends,
+				sizeof(backends)));
+	ASSERT_EQ(0, ring_init(&r, 2 * EV_BATCH, IORING_SETUP_CQE32));
+	/* SET a, SET bb, DEL a, DEL bb, SET a...: no command waits for another. */
+	for (i = 0; i < EV_BATCH; i++)
+		kv_fill(&kv[i], ev_keys[i % EV_KEYS], val,
+			i % (2 * EV_KEYS) < EV_KEYS ? sizeof(val) : 0);
+
+	for (name = strtok_r(backends, " ", &save); name;
+	     name = strtok_r(NULL, " ", &save)) {
+		ASSERT_EQ(0, sysfs_write(KVB_ATTR("backend"), name));
+		/* Empty the buffer: opened for writing with O_TRUNC. */
+		snprintf(path, sizeof(path), "%s/trace", self->inst);
+		fd = open(path, O_WRONLY | O_TRUNC);
+		ASSERT_LE(0, fd) TH_LOG("open %s: %s", path, strerror(errno));
+		close(fd);
+		memset(&w, 0, sizeof(w));
+		w.fd = self->fd;
+		ASSERT_EQ(0, pthread_create(&t, NULL, ev_writer_fn, &w));
+		end = ev_now_ns() + ms * 1000000ULL;
+		for (rounds = 0; !rounds || ev_now_ns() < end; rounds++) {
+			for (i = 0; i < EV_BATCH; i++)
+				ring_cmd(&r, self->fd,
+					 i % (2 * EV_KEYS) < EV_KEYS ?
+					 KVBENCH_URING_SET : KVBENCH_URING_DEL,
+					 ptr(&kv[i]), 0, 0, i, 0, 0);
+			if (ring_submit(&r, 0)) {
+				w.bad++;
+				break;
+			}
+			for (i = 0; i < EV_BATCH; i++) {
+				if (ring_reap(&r, &cqe)) {
+					w.bad++;
+					break;
+				}
+				if (cqe.res && cqe.res != -ENOENT)
+					w.bad++;
+			}
+			if (i < EV_BATCH)
+				break;
+		}
+		atomic_store(&w.stop, true);
+		pthread_join(t, NULL);
+		EXPECT_EQ(0U, atomic_load(&w.bad)) TH_LOG("%s", name);
+		bad = 0;
+		sets = ev_scan(self->inst, &bad);
+		EXPECT_LT(0, sets) TH_LOG("%s: no SET events", name);
+		EXPECT_EQ(0U, bad) TH_LOG("%s: %u SET events with wrong fields",
+					  name, bad);
+		TH_LOG("%s: %llu rounds of %d commands, %lu ioctls, %d SET events kept",
+		       name, rounds, EV_BATCH, w.ops, sets);
+		ran++;
+	}
+	ring_exit(&r);
+	EXPECT_LT(0U, ran);
 }
 
 /*

@@ -8,7 +8,8 @@
 #
 # Argument: [DIR]  where kvbench and kvbench-test are (default: this
 #                  script's directory); the module is $KVBENCH_KO or
-#                  DIR/kvbench.ko, loaded when /dev/kvbench is absent.
+#                  DIR/kvbench.ko, loaded when /dev/kvbench is absent (with
+#                  $KVBENCH_INSMOD if set, else insmod).
 # Exit: 0 all passed, 1 a test failed, 4 cannot run here (kselftest skip).
 
 dir=${1:-$(cd "$(dirname "$0")" && pwd)}
@@ -25,7 +26,7 @@ fi
 loaded=
 if [ ! -e /dev/kvbench ]; then
 	ko=${KVBENCH_KO:-$dir/kvbench.ko}
-	if [ ! -f "$ko" ] || ! insmod "$ko"; then
+	if [ ! -f "$ko" ] || ! ${KVBENCH_INSMOD:-insmod} "$ko"; then
 		echo "1..0 # SKIP kvbench smoke: no module (looked for $ko)"
 		exit $KSFT_SKIP
 	fi
