@@ -1630,7 +1630,11 @@ bad:
 	return 0;
 }
 
-/* Count the SET events of the instance's buffer; the wrong ones in *@bad. */
+/*
+ * Count the SET events of the instance's buffer; the wrong ones in *@bad.
+ * The whole file is read (a full buffer prints megabytes), and only whole
+ * lines are looked at.
+ */
 static int ev_scan(const char *inst, unsigned int *bad)
 {
 	char path[256], *buf, *line, *next, *p;
@@ -1647,14 +1651,26 @@ static int ev_scan(const char *inst, unsigned int *bad)
 		free(buf);
 		return -1;
 	}
-	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+	for (;;) {
+		if (size - len < 4096) {
+			p = realloc(buf, size * 2);
+			if (!p)
+				break;
+			buf = p;
+			size *= 2;
+		}
+		n = read(fd, buf + len, size - 1 - len);
+		if (n <= 0)
+			break;
 		len += n;
+	}
 	close(fd);
 	buf[len] = '\0';
 	for (line = buf; line && *line; line = next) {
 		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
+		if (!next)
+			break;	/* not a whole line */
+		*next++ = '\0';
 		p = strstr(line, " kvbench_op: ");
 		if (line[0] == '#' || !p)
 			continue;
