@@ -39,6 +39,10 @@
 #   icount.sh update    the guard's cases, written as the new record into
 #                       tools/vm/icount-baseline.txt (commit it, saying why
 #                       the figures moved)
+#   icount.sh check DIR, icount.sh update DIR
+#                       the same from the guard's cases of a run already
+#                       made (results/<time>-icount/ or -icount-check/):
+#                       no VM
 #
 # Environment:
 #   ICOUNT_MARGIN    percent a figure may grow over the record (default 3)
@@ -59,6 +63,7 @@ readonly MARGIN=${ICOUNT_MARGIN:-3}
 readonly BASELINE=${ICOUNT_BASELINE:-$REPO/tools/vm/icount-baseline.txt}
 readonly OPS=${ICOUNT_OPS:-200000}
 readonly MODE=${1:-study}
+readonly FROM=${2:-}
 # Boot, insmod and copying back, with room for a loaded host.
 readonly VM_TIMEOUT=900
 
@@ -69,8 +74,14 @@ readonly COMMON="-q -t 1 -n $OPS -w 20ms -r 1 --seed 1 --sample-every 0"
 readonly SEED_REC="-k 1024 --key-size 16 --value-size 64"
 readonly YCSB_REC="-k 1000 --key-size 24 --value-size 1000"
 
-# The cases, one kvbench bench run each: "group|record|arguments".
+# The cases, one kvbench bench run each: "group|record|arguments". The
+# guard's come first in the study too, so that a study's run is also a
+# run of the guard, made the same way.
+readonly -a GUARD=(
+	"guard|16/64|$SEED_REC -b nop,rcu,rwlock -m get,set"
+)
 readonly -a STUDY=(
+	"${GUARD[@]}"
 	"seed|16/64|$SEED_REC -b all -m get,set,del --batch 1,64 --multi 64"
 	"seed-uring|16/64|$SEED_REC -b nop,kernel -m get,set --io uring --qd 1,64"
 	"ycsb|24/1000|$YCSB_REC -b all -m get,set,del --batch 1,64 --multi 64"
@@ -81,9 +92,6 @@ readonly -a STUDY=(
 	"value-8|16/8|-k 1024 --key-size 16 --value-size 8 -b rcu -m get"
 	"value-1000|16/1000|-k 1024 --key-size 16 --value-size 1000 -b rcu -m get"
 	"value-4000|16/4000|-k 1024 --key-size 16 --value-size 4000 -b rcu -m get"
-)
-readonly -a GUARD=(
-	"guard|16/64|$SEED_REC -b nop,rcu,rwlock -m get,set"
 )
 
 step() { printf '==> %s\n' "$*" >&2; }
@@ -97,6 +105,8 @@ esac
 [[ $MARGIN =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "ICOUNT_MARGIN=$MARGIN: not a percentage"
 [[ $OPS =~ ^[1-9][0-9]*$ ]] || die "ICOUNT_OPS=$OPS: not a number of operations"
 [[ ${NATIVE:-} != 1 ]] || die "NATIVE=1: instruction counts come from the VM only"
+[[ -z $FROM || ($MODE != study && -r $FROM/guard.csv) ]] ||
+	die "$FROM: not the results of a run with the guard's cases (no guard.csv), or mode study"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kvbench-icount.XXXXXX")
 readonly WORK
@@ -234,7 +244,7 @@ compare() {
 			order[++n] = name
 			next
 		}
-		$1 != "case" { got[$1 " " $2 " " $3] = $5 }
+		$1 != "case" && $4 == "16/64" && !(($1 " " $2 " " $3) in got) { got[$1 " " $2 " " $3] = $5 }
 		END {
 			if (rec_kver != kver)
 				printf "# the record is of kernel %s, this run of %s: a new kernel moves the kernel part of every figure\n", rec_kver, kver
@@ -266,6 +276,19 @@ compare() {
 	' "$BASELINE" "$1"
 }
 
+# judge TABLE: what check and update do with the guard's table.
+judge() {
+	local status=0
+	case $MODE in
+	check)
+		echo
+		echo "== against ${BASELINE#"$REPO"/}"
+		compare "$1" || status=$?
+		return "$status" ;;
+	update) write_record "$1" ;;
+	esac
+}
+
 # write_record TABLE: the guard's table as the new record.
 write_record() {
 	{
@@ -276,9 +299,11 @@ write_record() {
 		echo "# The check fails when a case grows by more than ICOUNT_MARGIN (3) percent."
 		echo "# Rewritten by make icount-update; commit it saying why the figures moved."
 		echo "# kernel $KVER_"
-		echo "# commit $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
+		echo "# run $RUN_"
 		echo "# backend mix call instructions/op"
-		awk '$1 != "case" { printf "%-8s %-4s %-7s %8.1f\n", $1, $2, $3, $5 }' "$1"
+		awk '$1 != "case" && $4 == "16/64" && ($1 == "nop" || $1 == "rcu" || $1 == "rwlock") && $3 == "batch1" && $2 ~ /^(nop|get|set)$/ {
+			printf "%-8s %-4s %-7s %8.1f\n", $1, $2, $3, $5
+		}' "$1"
 	} >"$WORK/record"
 	mv "$WORK/record" "$BASELINE"
 	echo "icount: wrote ${BASELINE#"$REPO"/}:"
@@ -286,6 +311,7 @@ write_record() {
 }
 
 KVER_=
+RUN_=
 main() {
 	local payload=$WORK/payload accel stamp results status=0 t0 suffix
 	local -a cases
@@ -295,6 +321,15 @@ main() {
 	else
 		cases=("${GUARD[@]}")
 		suffix=icount-check
+	fi
+	if [[ -n $FROM ]]; then
+		KVER_=$(sed -n 's/^kernel: //p' "$FROM/meta.txt" 2>/dev/null)
+		RUN_=$(sed -n 's/^commit: //p' "$FROM/meta.txt" 2>/dev/null)
+		RUN_="${FROM#"$REPO"/}, commit $RUN_"
+		tabulate "$FROM" "${GUARD[@]}" >"$WORK/guard.txt"
+		cat "$WORK/guard.txt"
+		judge "$WORK/guard.txt"
+		return
 	fi
 	if [[ ${ICOUNT_DRY_RUN:-} == 1 ]]; then
 		write_plan "$WORK/plan.sh" "${cases[@]}"
@@ -339,14 +374,10 @@ main() {
 	echo
 	echo "== instructions per operation (${results#"$REPO"/}/icount.txt)"
 	cat "$results/icount.txt"
-	case $MODE in
-	check)
-		echo
-		echo "== against ${BASELINE#"$REPO"/} (${results#"$REPO"/}/check.txt)"
-		compare "$results/icount.txt" | tee "$results/check.txt" || status=$?
-		return "$status" ;;
-	update) write_record "$results/icount.txt" ;;
-	esac
+	RUN_="${results#"$REPO"/}, commit $(sed -n 's/^commit: //p' "$results/meta.txt")"
+	[[ $MODE == study ]] || judge "$results/icount.txt" | tee "$results/$MODE.txt" || status=$?
+	echo "icount: $MODE took $(($(date +%s) - t0)) s in the VM"
+	return "$status"
 }
 
 main "$@"
