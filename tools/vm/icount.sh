@@ -44,6 +44,7 @@
 #   icount.sh update    the guard's cases, written as the new record into
 #                       tools/vm/icount-baseline.txt (commit it, saying why
 #                       the figures moved)
+#   icount.sh table DIR the table of a study already made, again
 #   icount.sh check DIR, icount.sh update DIR
 #                       the same from the guard's cases of a run already
 #                       made (results/<time>-icount/ or -icount-check/):
@@ -109,7 +110,7 @@ step() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'icount: %s\n' "$*" >&2; exit 1; }
 
 case $MODE in
-study | check | update) ;;
+study | check | update | table) ;;
 -h | --help) sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 *) die "unknown mode '$MODE' (study, check or update)" ;;
 esac
@@ -117,6 +118,7 @@ esac
 [[ $OPS =~ ^[1-9][0-9]*$ ]] || die "ICOUNT_OPS=$OPS: not a number of operations"
 [[ -z $FROM || ($MODE != study && -r $FROM/guard.csv) ]] ||
 	die "$FROM: not the results of a run with the guard's cases (no guard.csv), or mode study"
+[[ $MODE != table || -n $FROM ]] || die "table: which run? (icount.sh table results/<time>-icount)"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kvbench-icount.XXXXXX")
 readonly WORK
@@ -217,7 +219,7 @@ for entry in groups:
             if io == 'uring':
                 call = 'uring-qd' + qd
             elif r.get('multi') not in ('', '0', None):
-                call = 'M' + r['multi']
+                call = 'M' + r['batch']
             else:
                 call = 'batch' + r['batch']
             name = '%s %s %s' % (r['backend'].split('/')[0], r['mix'], call)
@@ -341,6 +343,10 @@ main() {
 	else
 		cases=("${GUARD[@]}")
 		suffix=icount-check
+	fi
+	if [[ $MODE == table ]]; then
+		tabulate "$FROM" "${STUDY[@]}" | tee "$FROM/icount.txt"
+		return
 	fi
 	if [[ -n $FROM ]]; then
 		KVER_=$(sed -n 's/^kernel: //p' "$FROM/meta.txt" 2>/dev/null)
