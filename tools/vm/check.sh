@@ -45,7 +45,7 @@
 #                  fuzz ops (against 200,000), and the host test of
 #                  kvbench-vm run --out (three boots of its own) and make
 #                  icount-check (tools/vm/icount.sh: an icount boot, about
-#                  a minute: instructions per op against the record). The
+#                  30 s: instructions per op against the record). The
 #                  core set fuzzes 50,000 ops in both tiers
 #   KVERS          stock kernels, space separated, one boot each with the
 #                  full set (default: the rows above); an arm64 version

@@ -401,11 +401,12 @@ main() {
 		status=$?
 	echo "vm: $(($(date +%s) - t0)) s" >>"$results/meta.txt"
 	# The CSVs, from the console.
-	tr -d '\r' <"$results/console.log" | awk -v dir="$results" '
+	awk -v dir="$results" '
+		{ sub(/\r$/, "") }
 		/^<icount-csv [a-z0-9-]+>$/ { f = dir "/" substr($2, 1, length($2) - 1) ".csv"; next }
 		/^<\/icount-csv>$/ { close(f); f = ""; next }
 		f != "" { print > f }
-	'
+	' "$results/console.log"
 	[[ $status -eq 0 ]] || die "the guest run failed with status $status (see $results)"
 	tabulate "$results" "${cases[@]}" >"$results/icount.txt"
 	echo
