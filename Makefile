@@ -14,6 +14,13 @@
 #   make profile    one benchmark case under perf in the guest; the report
 #                   comes back to results/ (PROFILE_ARGS="-b rcu -m get
 #                   -t 2 --batch 1 -D 5s -r 1" by default, PROFILE_FREQ=999)
+#   make icount     instructions per operation of every backend and call
+#                   kind, under QEMU's deterministic -icount: figures the
+#                   host's load cannot move (tools/vm/icount.sh);
+#                   make icount-check compares NOP, GET and SET against
+#                   the record tools/vm/icount-baseline.txt (fails on
+#                   growth over ICOUNT_MARGIN, 3%), make icount-update
+#                   rewrites it
 #   make lint       the static gates alone (tools/lint/lint.sh)
 #   make install    the tool and its man page: tools/kvbench's install,
 #                   PREFIX (/usr/local) and DESTDIR as it takes them; the
@@ -34,7 +41,8 @@ ifeq ($(origin KDIR),undefined)
   endif
 endif
 
-.PHONY: all module clean check check-long bench profile tools selftests lint install
+.PHONY: all module clean check check-long bench profile icount icount-check icount-update \
+	tools selftests lint install
 
 all: module
 
@@ -71,6 +79,15 @@ bench:
 
 profile:
 	@$(CURDIR)/tools/vm/profile.sh
+
+icount:
+	@$(CURDIR)/tools/vm/icount.sh study
+
+icount-check:
+	@$(CURDIR)/tools/vm/icount.sh check
+
+icount-update:
+	@$(CURDIR)/tools/vm/icount.sh update
 
 lint:
 	@$(CURDIR)/tools/lint/lint.sh

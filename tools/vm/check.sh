@@ -44,8 +44,10 @@
 #                  ops and 50 load/unload cycles, against the gate's 25,000
 #                  and 15), and on a stock kernel's full set 1,000,000
 #                  fuzz ops (against 200,000), and the host test of
-#                  kvbench-vm run --out (three boots of its own). The core
-#                  set fuzzes 50,000 ops in both tiers
+#                  kvbench-vm run --out (three boots of its own) and make
+#                  icount-check (tools/vm/icount.sh: an icount boot, about
+#                  30 s: instructions per op against the record). The
+#                  core set fuzzes 50,000 ops in both tiers
 #   KVERS          stock kernels, space separated, one boot each with the
 #                  full set (default: the rows above); an arm64 version
 #                  (6.12.*-arm64) boots on the virt machine
@@ -234,6 +236,12 @@ host_suites() {
 	"$REPO/tools/vm/vm-out-test.sh" 2>&1 | tee "$out" || status=$?
 	NEXT_TIME=$((SECONDS - t0))
 	count_tap "host: kvbench-vm --out" "$out" "$status"
+
+	out=$LOGDIR/host-icount.log status=0 t0=$SECONDS
+	step "host: make icount-check (an icount boot: instructions per op against tools/vm/icount-baseline.txt)"
+	"$REPO/tools/vm/icount.sh" check 2>&1 | tee "$out" || status=$?
+	NEXT_TIME=$((SECONDS - t0))
+	count_tap "host: icount-check" "$out" "$status"
 }
 
 # bg_start ROW LOG CMD...: a row that runs in the background at idle
