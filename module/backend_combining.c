@@ -36,7 +36,8 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
-#include "kvbench.h"
+#include "kvbench_backend.h"
+#include "kvbench_backends.h"
 #include "kvbench_trace.h"
 
 /* Requests a combiner runs before it hands the role on. */

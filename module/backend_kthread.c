@@ -8,7 +8,8 @@
  */
 #include <linux/slab.h>
 
-#include "kvbench.h"
+#include "kvbench_backend.h"
+#include "kvbench_backends.h"
 
 struct kthread_map {
 	struct kvbench_backend base;

@@ -34,7 +34,8 @@
 #include <linux/cpumask.h>
 #include <linux/slab.h>
 
-#include "kvbench.h"
+#include "kvbench_backend.h"
+#include "kvbench_backends.h"
 
 struct percpu_map {
 	struct kvbench_backend base;

@@ -20,7 +20,9 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 
-#include "kvbench.h"
+#include "kvbench_backend.h"
+#include "kvbench_backends.h"
+#include "backend_rhashtable.h"
 
 struct rht_map {
 	struct kvbench_backend base;

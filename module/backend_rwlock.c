@@ -10,7 +10,8 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "kvbench.h"
+#include "kvbench_backend.h"
+#include "kvbench_backends.h"
 
 struct rwlock_map {
 	struct kvbench_backend base;

@@ -29,6 +29,7 @@
 #include <linux/sysfs.h>
 
 #include "kvbench.h"
+#include "kvbench_backends.h"
 #include "kvbench_trace.h"
 
 #define KVBENCH_NAME_MAX	32

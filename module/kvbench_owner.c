@@ -34,7 +34,7 @@
 #include <linux/sched/stat.h>
 #include <linux/time64.h>
 
-#include "kvbench.h"
+#include "kvbench_backend.h"
 #include "kvbench_trace.h"
 
 static unsigned int spin_us = 20;

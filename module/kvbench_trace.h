@@ -23,12 +23,24 @@
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM kvbench
 
+/* Values of the events' fields, defined once however often this is read. */
+#ifndef _KVBENCH_TRACE_DEFS_H
+#define _KVBENCH_TRACE_DEFS_H
+/* How a "combining" pass ended: the kvbench_comb_pass event's @ended. */
+enum kvbench_comb_end {
+	KVBENCH_COMB_RELEASED,	/* nothing left: the role is free */
+	KVBENCH_COMB_KEPT,	/* the combiner's own message is left */
+	KVBENCH_COMB_TO_CALLER,	/* handed to the caller of the oldest message */
+	KVBENCH_COMB_TO_WORK,	/* handed to the work item (io_uring only) */
+};
+#endif /* _KVBENCH_TRACE_DEFS_H */
+
 #if !defined(_KVBENCH_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _KVBENCH_TRACE_H
 
 #include <linux/tracepoint.h>
 
-#include "kvbench.h"
+#include "kvbench_backend.h"
 
 /* Room for a backend's name in an event, its NUL included. */
 #define KVBENCH_TRACE_NAME	16

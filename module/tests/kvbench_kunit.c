@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 
+#include "../backend_rhashtable.h"
 #include "../kvbench.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
