@@ -61,6 +61,27 @@ enum {
 	COMB_NR_STATS,
 };
 
+/**
+ * struct comb_msg - a message published to a "combining" map
+ * @base:	the requests; ->answered for an io_uring command, which has
+ *		no caller waiting
+ * @node:	on the map's list of published messages, then its backlog
+ * @state:	how the answer reaches a caller that waits (COMB_WAITING
+ *		...): written by it and by the combiner
+ * @task:	the caller waiting for it, NULL with @base.answered
+ *
+ * Lives with its caller, on its stack, until it is answered; an io_uring
+ * command's lives in the core's union kvbench_msg_room until ->answered.
+ */
+struct comb_msg {
+	struct kvbench_msg base;
+	struct llist_node node;
+	atomic_t state;
+	struct task_struct *task;
+};
+
+static_assert(sizeof(struct comb_msg) <= sizeof(union kvbench_msg_room));
+
 struct comb_stats {
 	unsigned long v[COMB_NR_STATS];
 };
@@ -128,7 +149,7 @@ static bool comb_unlock_or_retake(struct comb_map *m)
  * After the change the caller may return and its stack be gone: a waker
  * holds a reference to the task, not to the message.
  */
-static void comb_tell(struct kvbench_owner_msg *msg, int state)
+static void comb_tell(struct comb_msg *msg, int state)
 {
 	struct task_struct *task;
 
@@ -137,7 +158,7 @@ static void comb_tell(struct kvbench_owner_msg *msg, int state)
 	    COMB_WAITING)
 		return;
 	/* COMB_SLEEPING: the caller waits until we change it. */
-	task = msg->comb_task;
+	task = msg->task;
 	get_task_struct(task);
 	/* Pairs with the acquire in comb_wait(). */
 	atomic_set_release(&msg->state, state);
@@ -158,10 +179,10 @@ static bool comb_may_hold(struct task_struct *task)
 	return READ_ONCE(task->policy) != SCHED_IDLE;
 }
 
-static void comb_answer(struct kvbench_owner_msg *msg)
+static void comb_answer(struct comb_msg *msg)
 {
-	if (msg->answered)
-		msg->answered(msg);
+	if (msg->base.answered)
+		msg->base.answered(&msg->base);
 	else
 		comb_tell(msg, COMB_DONE);
 }
@@ -185,7 +206,7 @@ static void comb_pass(struct comb_map *m, unsigned long msgs,
 		      unsigned long reqs, u64 start)
 {
 	int ended = KVBENCH_COMB_RELEASED;
-	struct kvbench_owner_msg *msg;
+	struct comb_msg *msg;
 	struct kvbench_req *req;
 
 	for (;;) {
@@ -208,10 +229,10 @@ static void comb_pass(struct comb_map *m, unsigned long msgs,
 			ended = comb_handoff(m);
 			break;
 		}
-		msg = llist_entry(m->backlog, struct kvbench_owner_msg,
-				  comb_node);
+		msg = llist_entry(m->backlog, struct comb_msg,
+				  node);
 		m->backlog = m->backlog->next;
-		for (req = msg->head; req; req = req->next) {
+		for (req = msg->base.head; req; req = req->next) {
 			kvbench_table_exec(&m->table, req);
 			reqs++;
 			cond_resched_tasks_rcu_qs();
@@ -234,20 +255,20 @@ static void comb_pass(struct comb_map *m, unsigned long msgs,
  */
 static int comb_handoff(struct comb_map *m)
 {
-	struct kvbench_owner_msg *msg;
+	struct comb_msg *msg;
 	struct llist_node *node;
 
 	for (node = m->backlog; node; node = node->next) {
-		msg = llist_entry(node, struct kvbench_owner_msg, comb_node);
-		if (msg->answered)
+		msg = llist_entry(node, struct comb_msg, node);
+		if (msg->base.answered)
 			continue;
-		if (msg->comb_task == current) {
+		if (msg->task == current) {
 			/* Our own message is left: the role stays ours. */
 			comb_tell(msg, COMB_COMBINE);
 			return KVBENCH_COMB_KEPT;
 		}
 		/* Waiting, the caller is alive: its stack holds @msg. */
-		if (!comb_may_hold(msg->comb_task))
+		if (!comb_may_hold(msg->task))
 			continue;
 		comb_count(m, COMB_HANDOFFS, 1);
 		comb_tell(msg, COMB_COMBINE);
@@ -283,7 +304,7 @@ static void comb_serve(struct comb_map *m)
  * comb_unlock_or_retake()). COMB_SLEEPS counts the sleeps that happen,
  * not the times a caller said it would sleep and then found the role free.
  */
-static void comb_sleep(struct comb_map *m, struct kvbench_owner_msg *msg)
+static void comb_sleep(struct comb_map *m, struct comb_msg *msg)
 {
 	int old = COMB_WAITING;
 
@@ -304,7 +325,7 @@ out:
  * Spin on @msg's state while nothing else wants this CPU (the combiner may
  * be what waits for it, preempted here): as owner_spin() does.
  */
-static bool comb_spin_on(struct kvbench_owner_msg *msg, u64 end)
+static bool comb_spin_on(struct comb_msg *msg, u64 end)
 {
 	if (atomic_read(&msg->state) != COMB_WAITING)
 		return false;
@@ -315,7 +336,7 @@ static bool comb_spin_on(struct kvbench_owner_msg *msg, u64 end)
 }
 
 /* Wait for @msg, published, to be answered, combining if need be. */
-static void comb_wait(struct comb_map *m, struct kvbench_owner_msg *msg)
+static void comb_wait(struct comb_map *m, struct comb_msg *msg)
 {
 	u32 spin_ns = kvbench_spin_now(READ_ONCE(m->spin_ns));
 	u64 start = local_clock();
@@ -354,7 +375,7 @@ static void comb_wait(struct comb_map *m, struct kvbench_owner_msg *msg)
  * Run @msg's requests: at once when the role is free, the published ones
  * after them; else publish @msg for a combiner, or to combine ourselves.
  */
-static void comb_run(struct comb_map *m, struct kvbench_owner_msg *msg)
+static void comb_run(struct comb_map *m, struct comb_msg *msg)
 {
 	struct kvbench_req *req;
 	unsigned long n = 0;
@@ -362,7 +383,7 @@ static void comb_run(struct comb_map *m, struct kvbench_owner_msg *msg)
 
 	if (comb_may_hold(current) && comb_trylock(m)) {
 		start = comb_start();
-		for (req = msg->head; req; req = req->next) {
+		for (req = msg->base.head; req; req = req->next) {
 			kvbench_table_exec(&m->table, req);
 			n++;
 			cond_resched_tasks_rcu_qs();
@@ -370,18 +391,18 @@ static void comb_run(struct comb_map *m, struct kvbench_owner_msg *msg)
 		comb_pass(m, 1, n, start);
 		return;
 	}
-	msg->comb_task = current;
-	msg->answered = NULL;
+	msg->task = current;
+	msg->base.answered = NULL;
 	atomic_set(&msg->state, COMB_WAITING);
 	/* Full barrier (cmpxchg): comb_sleep() relies on it. */
-	llist_add(&msg->comb_node, &m->pending);
+	llist_add(&msg->node, &m->pending);
 	comb_wait(m, msg);
 }
 
 static void comb_batch(struct kvbench_backend *b, struct kvbench_req *reqs,
 		       unsigned int n)
 {
-	struct kvbench_owner_msg msg = { .head = reqs };
+	struct comb_msg msg = { .base.head = reqs };
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
@@ -402,21 +423,22 @@ static void comb_one(struct kvbench_backend *b, struct kvbench_req *req)
  * Never waits for another task; may reschedule, run others' requests for
  * a pass, and free their items (kvfree() may sleep), as ->submit allows.
  */
-static int comb_submit(struct kvbench_backend *b, struct kvbench_owner_msg *msg)
+static int comb_submit(struct kvbench_backend *b, struct kvbench_msg *base)
 {
+	struct comb_msg *msg = container_of(base, struct comb_msg, base);
 	struct comb_map *m = to_comb_map(b);
 
-	msg->head->next = NULL;
+	msg->base.head->next = NULL;
 	if (comb_may_hold(current) && comb_trylock(m)) {
 		u64 start = comb_start();
 
-		kvbench_table_exec(&m->table, msg->head);
+		kvbench_table_exec(&m->table, msg->base.head);
 		comb_pass(m, 1, 1, start);
 		return KVBENCH_SUBMIT_RAN;
 	}
-	msg->comb_task = NULL;
+	msg->task = NULL;
 	atomic_set(&msg->state, COMB_WAITING);
-	llist_add(&msg->comb_node, &m->pending);
+	llist_add(&msg->node, &m->pending);
 	/* The holder may have looked before we published: look again. */
 	if (comb_trylock(m))
 		comb_serve(m);

@@ -49,7 +49,7 @@ static void kthread_map_batch(struct kvbench_backend *b,
 			      struct kvbench_req *reqs, unsigned int n)
 {
 	struct kvbench_owner *o = &to_kthread_map(b)->owner;
-	struct kvbench_owner_msg msg = { .head = reqs };
+	struct kvbench_owner_msg msg = { .base.head = reqs };
 	unsigned int i;
 	int ret;
 
@@ -71,10 +71,11 @@ static void kthread_map_one(struct kvbench_backend *b, struct kvbench_req *req)
 
 /* An io_uring command: queued, answered through msg->answered. */
 static int kthread_map_submit(struct kvbench_backend *b,
-			      struct kvbench_owner_msg *msg)
+			      struct kvbench_msg *msg)
 {
 	msg->head->next = NULL;
-	return kvbench_owner_submit(&to_kthread_map(b)->owner, msg);
+	return kvbench_owner_submit(&to_kthread_map(b)->owner,
+				    kvbench_owner_msg_of(msg));
 }
 
 static void kthread_map_drain(struct kvbench_backend *b,

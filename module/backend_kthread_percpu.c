@@ -111,7 +111,7 @@ static unsigned int percpu_req_shard(const struct percpu_map *m,
 static int percpu_run(struct percpu_map *m, unsigned int s,
 		      struct kvbench_req *reqs)
 {
-	struct kvbench_owner_msg msg = { .head = reqs };
+	struct kvbench_owner_msg msg = { .base.head = reqs };
 	int ret;
 
 	ret = kvbench_owner_post(&m->owners[s], &msg);
@@ -132,14 +132,13 @@ static void percpu_one(struct kvbench_backend *b, struct kvbench_req *req)
 }
 
 /* An io_uring command: queued to its key's owner, answered by it. */
-static int percpu_submit(struct kvbench_backend *b,
-			 struct kvbench_owner_msg *msg)
+static int percpu_submit(struct kvbench_backend *b, struct kvbench_msg *msg)
 {
 	struct percpu_map *m = to_percpu_map(b);
 
 	msg->head->next = NULL;
 	return kvbench_owner_submit(&m->owners[percpu_req_shard(m, msg->head)],
-				    msg);
+				    kvbench_owner_msg_of(msg));
 }
 
 /*

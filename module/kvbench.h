@@ -24,13 +24,17 @@ unsigned long kvbench_bytes(void);
 /**
  * struct kvbench_async - one request run without its caller waiting
  * @msg:	carries the request (->head) to a backend with ->submit
+ * @room:	around @msg: room for the backend's own message type
  * @done:	called once, from the backend's thread, when a request that
  *		kvbench_run_async() queued has run; must not sleep. The core
  *		does not touch @a after the call.
  * @backend:	the name of the backend it was queued to (trace events)
  */
 struct kvbench_async {
-	struct kvbench_owner_msg msg;
+	union {
+		struct kvbench_msg msg;
+		union kvbench_msg_room room;
+	};
 	void (*done)(struct kvbench_async *a);
 	const char *backend;
 };

@@ -164,7 +164,22 @@ static inline void kvbench_req_set(struct kvbench_req *req,
 }
 
 struct kvbench_backend;
-struct kvbench_owner_msg;
+
+/**
+ * struct kvbench_msg - requests a backend runs for a caller that may not wait
+ * @head:	the first request; the rest follow through ->next
+ * @answered:	NULL, or what the backend calls once every request has run,
+ *		from its own thread (or whoever ran them); must not sleep.
+ *		The backend does not touch the message after the call.
+ *
+ * Each backend that queues requests wraps it in a message type of its own
+ * (the owner machinery's struct kvbench_owner_msg, combining's): what it
+ * needs to queue, and to answer a caller that waits.
+ */
+struct kvbench_msg {
+	struct kvbench_req *head;
+	void (*answered)(struct kvbench_msg *msg);
+};
 
 /**
  * struct kvbench_params - how to size a new map
@@ -250,7 +265,9 @@ enum kvbench_stat {
  *		preemptible, under switch_sem (read) and no spinlock, so it
  *		may reschedule and may free memory (kvfree() may sleep), as a
  *		backend without it does in the same place: "combining" may
- *		run the request and a pass of others' there. Once the request
+ *		run the request and a pass of others' there. @msg is the start
+ *		of a union kvbench_msg_room, for the backend's own message
+ *		type around it. Once the request
  *		has run, the backend calls @msg->answered(@msg) from its own
  *		thread (or the combiner), which must not block there: every
  *		caller waits on that thread. Returns 0 (queued),
@@ -281,7 +298,7 @@ struct kvbench_backend_ops {
 	unsigned long (*stat)(struct kvbench_backend *b, enum kvbench_stat stat);
 	void (*reset_stats)(struct kvbench_backend *b);
 	void (*settle)(struct kvbench_backend *b);
-	int (*submit)(struct kvbench_backend *b, struct kvbench_owner_msg *msg);
+	int (*submit)(struct kvbench_backend *b, struct kvbench_msg *msg);
 };
 
 /* ->submit ran the message's requests already: ->answered is not called. */
@@ -363,41 +380,50 @@ void kvbench_table_recount(struct kvbench_table *t);
 
 /**
  * struct kvbench_owner_msg - requests queued to an owner thread
- * @head:	the first request; the rest follow through ->next
+ * @base:	the requests, and ->answered: NULL, or what the owner calls
+ *		instead of completing @done, from the owner thread, once
+ *		every request is answered (see struct kvbench_msg)
  * @done:	completed by the owner once every request is answered, if
  *		its caller went to sleep for it (see @state), unless
- *		@answered is set
- * @answered:	NULL, or what the owner calls instead of completing @done:
- *		from the owner thread, once every request is answered; must
- *		not sleep. The owner does not touch @msg after the call.
- *
+ *		@base.answered is set
  * @parked:	on the owner's @parked list while it waits there for room
  *		(kvbench_owner_submit(), kvbench_owner_post(); under the
- *		owner's in_lock); later, with @answered, on the owner's
+ *		owner's in_lock); later, with @base.answered, on the owner's
  *		@answers from its run until the owner answers it (owner
  *		thread only)
  * @parked_at:	local_clock() when it was parked, for the kvbench_queue_full
  *		event; 0 when the event was off
- * @comb_node:	on a "combining" map's list of published messages
  * @state:	how the answer reaches a caller that waits: written by it and
- *		by whoever answers (the owner, kvbench_owner.c, or the
- *		combiner, backend_combining.c), with values of their own
- * @comb_task:	the caller waiting for it there, NULL with @answered
+ *		by the owner (kvbench_owner.c)
  *
  * Lives with the caller (usually on its stack) until it is answered: a
  * message that kvbench_owner_post() queued must be waited for, and the
- * wait cannot be interrupted. A message with @answered set lives until
- * that call instead (the caller then never waits: see ->submit).
+ * wait cannot be interrupted. A message with @base.answered set lives
+ * until that call instead (the caller then never waits: see ->submit).
  */
 struct kvbench_owner_msg {
-	struct kvbench_req *head;
+	struct kvbench_msg base;
 	struct completion done;
-	void (*answered)(struct kvbench_owner_msg *msg);
 	struct list_head parked;
 	u64 parked_at;
-	struct llist_node comb_node;
 	atomic_t state;
-	struct task_struct *comb_task;
+};
+
+/* The owner message that ->submit's @msg is the start of. */
+static inline struct kvbench_owner_msg *
+kvbench_owner_msg_of(struct kvbench_msg *msg)
+{
+	return container_of(msg, struct kvbench_owner_msg, base);
+}
+
+/*
+ * Room for the message of any backend with ->submit: ->submit's @msg is
+ * the start of one. The owner machinery's is the largest; a backend with a
+ * message type of its own asserts that it fits (static_assert()).
+ */
+union kvbench_msg_room {
+	struct kvbench_msg msg;
+	struct kvbench_owner_msg owner;
 };
 
 struct kvbench_owner_line;

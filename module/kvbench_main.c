@@ -608,7 +608,7 @@ int kvbench_run_now(struct kvbench_req *req, bool nowait)
  * reads the request, not a SET's item: the map may have freed that (a DEL
  * that ran in the same owner pass or combiner pass).
  */
-static void kvbench_async_answered(struct kvbench_owner_msg *msg)
+static void kvbench_async_answered(struct kvbench_msg *msg)
 {
 	struct kvbench_async *a = container_of(msg, struct kvbench_async, msg);
 

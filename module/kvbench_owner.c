@@ -398,7 +398,7 @@ static void owner_answer_all(struct kvbench_owner *o)
 
 	/* Each @msg may be gone after its call: @next is read before. */
 	list_for_each_entry_safe(msg, next, &o->answers, parked)
-		msg->answered(msg);
+		msg->base.answered(&msg->base);
 	INIT_LIST_HEAD(&o->answers);
 	o->nr_answers = 0;
 }
@@ -476,14 +476,14 @@ static void owner_run(struct kvbench_owner *o, struct kvbench_owner_msg *msg,
 {
 	struct kvbench_req *req, *next;
 
-	for (req = msg->head; req; req = next) {
+	for (req = msg->base.head; req; req = next) {
 		next = req->next;
 		kvbench_table_exec(&o->table, req);
 		(*reqs)++;
 		owner_yield(o);
 	}
 	/* @msg and its requests may be gone once answered. */
-	if (!msg->answered) {
+	if (!msg->base.answered) {
 		owner_answer(msg);
 		return;
 	}
@@ -585,7 +585,7 @@ static void owner_unpark(struct kvbench_owner *o)
 		 * nobody answers it before this store. Release: pairs with
 		 * the acquire in owner_msg_parked().
 		 */
-		if (!msg->answered) {
+		if (!msg->base.answered) {
 			atomic_set_release(&msg->state, OWNER_WAITING);
 			callers = true;
 		}
@@ -751,7 +751,7 @@ static bool owner_put_or_park(struct kvbench_owner *o,
 	if (!o->nr_parked && owner_fifo_put(o, msg))
 		return false;
 	/* A caller waits for this to change (owner_park_wait()). */
-	if (!msg->answered)
+	if (!msg->base.answered)
 		atomic_set(&msg->state, OWNER_PARKED);
 	msg->parked_at = trace_kvbench_queue_full_enabled() ? local_clock() : 0;
 	list_add_tail(&msg->parked, &o->parked);
