@@ -198,8 +198,9 @@ static void rht_drain(struct kvbench_backend *b,
 	 * No operation is in flight and no reader is inside a read section:
 	 * hand every item over and free the table in one walk (which
 	 * reschedules per bucket). The map is not usable afterwards, which
-	 * is allowed because rht_adopt() can fail: a failed switch never
-	 * gives items back to a rhashtable map.
+	 * is allowed because rht_adopt() can fail
+	 * (KVBENCH_BACKEND_ADOPT_MAY_FAIL): a failed switch never gives
+	 * items back to a rhashtable map.
 	 */
 	rhashtable_free_and_destroy(&m->ht, rht_drain_one, &d);
 	m->ht.tbl = NULL;
@@ -264,6 +265,7 @@ static unsigned long rht_stat(struct kvbench_backend *b,
 const struct kvbench_backend_ops kvbench_rhashtable_ops = {
 	.name		= "rhashtable",
 	.params		= 0,
+	.flags		= KVBENCH_BACKEND_ADOPT_MAY_FAIL,
 	.create		= rht_create,
 	.destroy	= rht_destroy,
 	.get		= rht_get,

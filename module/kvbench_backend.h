@@ -243,10 +243,10 @@ enum kvbench_stat {
  * @adopt:	link an item that comes from another map (already charged);
  *		called with no operation in flight; may sleep. Returns 0, or
  *		-ENOMEM when the map has no room for it and cannot make any.
- *		Only a backend whose ->params is 0 may fail here: a switch
- *		then never moves its items into a map of its own kind (see
- *		kvbench_switch()), and a failed switch hands them back to a
- *		map whose @adopt cannot fail.
+ *		Only a backend with KVBENCH_BACKEND_ADOPT_MAY_FAIL may fail
+ *		here: a switch then never moves its items into a map of its
+ *		own kind (see kvbench_switch()), and a failed switch hands
+ *		them back to a map whose @adopt cannot fail.
  * @adopted:	optional: a switch has linked every item it moved with @adopt
  *		(or given them back), still with no operation in flight; may
  *		sleep. For what adopt does not count (the longest chain).
@@ -276,6 +276,7 @@ enum kvbench_stat {
  *		run every request before they return.
  *
  * @params:	the KVBENCH_PARAM_* that @create uses
+ * @flags:	the KVBENCH_BACKEND_* that set the backend apart
  *
  * @get, @set, @del and @batch store their outcome in ->result. They may
  * run concurrently with each other from any number of tasks.
@@ -283,6 +284,7 @@ enum kvbench_stat {
 struct kvbench_backend_ops {
 	const char *name;
 	unsigned int params;
+	unsigned int flags;
 	struct kvbench_backend *(*create)(const struct kvbench_params *p);
 	void (*destroy)(struct kvbench_backend *b);
 	void (*get)(struct kvbench_backend *b, struct kvbench_req *req);
@@ -300,6 +302,14 @@ struct kvbench_backend_ops {
 	void (*settle)(struct kvbench_backend *b);
 	int (*submit)(struct kvbench_backend *b, struct kvbench_msg *msg);
 };
+
+/*
+ * ->adopt may refuse an item, and ->drain may leave the map unusable: a
+ * switch never rebuilds such a map as its own kind (its parameters are
+ * those it was created with until a switch to another backend), nor gives
+ * items back to it.
+ */
+#define KVBENCH_BACKEND_ADOPT_MAY_FAIL	BIT(0)
 
 /* ->submit ran the message's requests already: ->answered is not called. */
 #define KVBENCH_SUBMIT_RAN	1

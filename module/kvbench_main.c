@@ -178,8 +178,9 @@ static void kvbench_move_cb(struct kvbench_item *item, void *arg)
 
 /*
  * Give the items of a switch that failed back to @to, the old map. Its
- * @adopt cannot fail: only a backend without parameters may refuse an
- * item, and such a backend is never replaced by its own kind.
+ * @adopt cannot fail: only a backend with KVBENCH_BACKEND_ADOPT_MAY_FAIL
+ * may refuse an item, and such a map is never replaced by its own kind
+ * (kvbench_differs()).
  */
 static void kvbench_move_back_cb(struct kvbench_item *item, void *arg)
 {
@@ -211,6 +212,9 @@ static bool kvbench_differs(const struct kvbench_backend *b,
 
 	if (b->ops != ops)
 		return true;
+	/* Its items could not come back to it if the new map refused one. */
+	if (ops->flags & KVBENCH_BACKEND_ADOPT_MAY_FAIL)
+		return false;
 	kvbench_params_now(&p);
 	return ((used & KVBENCH_PARAM_HASH_BITS) &&
 		p.hash_bits != b->params.hash_bits) ||
