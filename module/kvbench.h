@@ -113,7 +113,18 @@ void kvbench_dev_unregister(void);
 extern const struct attribute_group *kvbench_groups[];
 void kvbench_ratio(u64 num, u64 den, u64 *whole, u32 *hundredths);
 
-/* The core (kvbench_main.c), for the device and sysfs */
+/* The longest backend name, its NUL included. */
+#define KVBENCH_NAME_MAX	32
+/* The most backends the core's table may list. */
+#define KVBENCH_BACKENDS_MAX	8
+
+/* The core (kvbench_main.c), for the module, the device and sysfs */
+int kvbench_core_init(void);
+void kvbench_core_exit(void);
+bool kvbench_core_live(void);
+extern unsigned int kvbench_hash_bits;
+extern unsigned int kvbench_queue_len;
+extern unsigned int kvbench_owners;
 int kvbench_backend_name_show(char *buf);
 const struct kvbench_backend_ops *kvbench_backend_at(unsigned int i);
 void kvbench_backend_stats(const enum kvbench_stat *which, unsigned long *val,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kvbench core: the backends, the one in use, the runtime switch between
- * them, the module's parameters, init and exit. Around it:
+ * them, and the run of every operation. Around it:
  *
+ *   kvbench_module.c  the module's parameters, init and exit
  *   kvbench_dev.c     /dev/kvbench and its ioctls
  *   kvbench_req.c     prepare (copy in, validate) and complete (copy out)
  *   kvbench_sysfs.c   /sys/class/misc/kvbench/ and the operation counters
@@ -17,12 +18,8 @@
  * so nothing that may fault or sleep ever runs under a backend's spinning
  * lock or inside an RCU read section.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/kernel.h>
-#include <linux/log2.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/percpu-rwsem.h>
 #include <linux/sched/clock.h>
@@ -32,8 +29,6 @@
 #include "kvbench_backends.h"
 #include "kvbench_trace.h"
 
-#define KVBENCH_NAME_MAX	32
-
 static const struct kvbench_backend_ops * const kvbench_backends[] = {
 	&kvbench_rwlock_ops,
 	&kvbench_rcu_ops,
@@ -42,6 +37,8 @@ static const struct kvbench_backend_ops * const kvbench_backends[] = {
 	&kvbench_rhashtable_ops,
 	&kvbench_combining_ops,
 };
+
+static_assert(ARRAY_SIZE(kvbench_backends) <= KVBENCH_BACKENDS_MAX);
 
 static struct {
 	/*
@@ -70,8 +67,6 @@ static struct {
 	 * read without it, as a hint (kvbench_backend_queues()).
 	 */
 	bool queues;
-
-	bool registered;
 } kvbench;
 
 /*
@@ -83,11 +78,13 @@ static DEFINE_MUTEX(kvbench_switch_mutex);
 static bool kvbench_live;
 static char kvbench_backend_name[KVBENCH_NAME_MAX] = "rcu";
 
-/* Module parameters */
-
-static unsigned int hash_bits = 12;
-static unsigned int queue_len = 256;
-static unsigned int owners;
+/*
+ * What a map created now gets: the module's parameters hash_bits,
+ * queue_len and owners (kvbench_module.c), read without a lock.
+ */
+unsigned int kvbench_hash_bits = 12;
+unsigned int kvbench_queue_len = 256;
+unsigned int kvbench_owners;
 
 const struct kvbench_backend_ops *kvbench_find_backend(const char *name)
 {
@@ -104,18 +101,6 @@ EXPORT_SYMBOL_IF_KUNIT(kvbench_find_backend);
 const struct kvbench_backend_ops *kvbench_backend_at(unsigned int i)
 {
 	return i < ARRAY_SIZE(kvbench_backends) ? kvbench_backends[i] : NULL;
-}
-
-static void kvbench_list_backends(void)
-{
-	char names[ARRAY_SIZE(kvbench_backends) * KVBENCH_NAME_MAX] = "";
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(kvbench_backends); i++) {
-		strlcat(names, " ", sizeof(names));
-		strlcat(names, kvbench_backends[i]->name, sizeof(names));
-	}
-	pr_err("valid backends:%s\n", names);
 }
 
 struct kvbench_backend *
@@ -136,9 +121,9 @@ EXPORT_SYMBOL_IF_KUNIT(kvbench_backend_create);
 /* The parameters a map created now gets. */
 static void kvbench_params_now(struct kvbench_params *p)
 {
-	p->hash_bits = READ_ONCE(hash_bits);
-	p->queue_len = READ_ONCE(queue_len);
-	p->owners = READ_ONCE(owners);
+	p->hash_bits = READ_ONCE(kvbench_hash_bits);
+	p->queue_len = READ_ONCE(kvbench_queue_len);
+	p->owners = READ_ONCE(kvbench_owners);
 	p->entries = kvbench_entries();
 }
 
@@ -337,20 +322,8 @@ int kvbench_switch_by_name(const char *name)
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_switch_by_name);
 
-static int kvbench_param_backend_set(const char *val,
-				     const struct kernel_param *kp)
-{
-	int ret = kvbench_switch_by_name(val);
-
-	/* Only the administrator loading the module gets a hint. */
-	if (ret == -EINVAL && !READ_ONCE(kvbench_live)) {
-		pr_err("unknown backend '%s'\n", val);
-		kvbench_list_backends();
-	}
-	return ret;
-}
-
-static int kvbench_param_backend_get(char *buf, const struct kernel_param *kp)
+/* The backend= parameter and the sysfs file backend, as they read. */
+int kvbench_backend_name_show(char *buf)
 {
 	int ret;
 
@@ -360,9 +333,13 @@ static int kvbench_param_backend_get(char *buf, const struct kernel_param *kp)
 	return ret;
 }
 
-int kvbench_backend_name_show(char *buf)
+/*
+ * Whether the core serves operations (between kvbench_core_init() and
+ * kvbench_core_exit()); before, a switch only names the backend to start.
+ */
+bool kvbench_core_live(void)
 {
-	return kvbench_param_backend_get(buf, NULL);
+	return READ_ONCE(kvbench_live);
 }
 
 /**
@@ -404,7 +381,7 @@ void kvbench_backend_reset_stats(void)
  * So that a benchmark's next run starts from the state the previous one
  * would have reached had it waited: every io_uring request queued to a
  * backend's thread answered, the backend's own deferred work (a table's
- * resize, a combining pass handed to its work item) done, and every item
+ * resize, a pass handed to a work item of its own) done, and every item
  * unlinked before the call freed (their RCU callbacks run: rcu_barrier()).
  * Operations may run meanwhile: they wait only while switch_sem is held
  * for write, and what they leave behind is theirs to settle. May sleep.
@@ -428,64 +405,6 @@ void kvbench_settle(void)
 	/* After ->settle: a resize frees its old table through call_rcu(). */
 	rcu_barrier();
 }
-
-static const struct kernel_param_ops kvbench_backend_param_ops = {
-	.set = kvbench_param_backend_set,
-	.get = kvbench_param_backend_get,
-};
-module_param_cb(backend, &kvbench_backend_param_ops, NULL, 0644);
-MODULE_PARM_DESC(backend,
-		 "Concurrency backend: rwlock, rcu (default), kthread, kthread-percpu, rhashtable or combining");
-
-static int kvbench_param_hash_bits_set(const char *val,
-				       const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, 20);
-}
-
-static const struct kernel_param_ops kvbench_hash_bits_param_ops = {
-	.set = kvbench_param_hash_bits_set,
-	.get = param_get_uint,
-};
-module_param_cb(hash_bits, &kvbench_hash_bits_param_ops, &hash_bits, 0644);
-MODULE_PARM_DESC(hash_bits,
-		 "log2 of the bucket count of hashtable backends, 1..20 (default 12); applies when a backend is created");
-
-static int kvbench_param_queue_len_set(const char *val,
-				       const struct kernel_param *kp)
-{
-	unsigned int n;
-	int ret = kstrtouint(val, 0, &n);
-
-	if (ret)
-		return ret;
-	if (n < 2 || n > 65536 || !is_power_of_2(n))
-		return -EINVAL;
-	WRITE_ONCE(queue_len, n);
-	return 0;
-}
-
-static const struct kernel_param_ops kvbench_queue_len_param_ops = {
-	.set = kvbench_param_queue_len_set,
-	.get = param_get_uint,
-};
-module_param_cb(queue_len, &kvbench_queue_len_param_ops, &queue_len, 0644);
-MODULE_PARM_DESC(queue_len,
-		 "Request queue slots of each owner thread of the kthread backends, a power of two 2..65536 (default 256); applies when a backend is created");
-
-static int kvbench_param_owners_set(const char *val,
-				    const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 0, KVBENCH_OWNERS_MAX);
-}
-
-static const struct kernel_param_ops kvbench_owners_param_ops = {
-	.set = kvbench_param_owners_set,
-	.get = param_get_uint,
-};
-module_param_cb(owners, &kvbench_owners_param_ops, &owners, 0644);
-MODULE_PARM_DESC(owners,
-		 "Owner threads of the kthread-percpu backend, 1..1024, or 0 (default) for one per 8 online CPUs; applies when a backend is created");
 
 static void kvbench_run_one(struct kvbench_backend *b, struct kvbench_req *req)
 {
@@ -675,15 +594,10 @@ unlock:
 	return ret;
 }
 
-/* Undo whatever part of kvbench_init() was done; idempotent. */
-static void kvbench_cleanup(void)
+/* Undo whatever part of kvbench_core_init() was done. */
+void kvbench_core_exit(void)
 {
 	struct kvbench_backend *b;
-
-	if (kvbench.registered) {
-		kvbench_dev_unregister();
-		kvbench.registered = false;
-	}
 
 	mutex_lock(&kvbench_switch_mutex);
 	kvbench_live = false;
@@ -707,7 +621,11 @@ static void kvbench_cleanup(void)
 	percpu_free_rwsem(&kvbench.switch_sem);
 }
 
-static int __init kvbench_init(void)
+/*
+ * Start serving: the backend that the backend= parameter named, created
+ * with the parameters as they are now. Undoes itself on failure.
+ */
+int kvbench_core_init(void)
 {
 	const struct kvbench_backend_ops *ops;
 	struct kvbench_backend *b;
@@ -730,29 +648,8 @@ static int __init kvbench_init(void)
 	}
 	mutex_unlock(&kvbench_switch_mutex);
 	if (IS_ERR(b)) {
-		ret = PTR_ERR(b);
-		goto cleanup;
+		kvbench_core_exit();
+		return PTR_ERR(b);
 	}
-
-	ret = kvbench_dev_register();
-	if (ret)
-		goto cleanup;
-	kvbench.registered = true;
 	return 0;
-
-cleanup:
-	kvbench_cleanup();
-	return ret;
 }
-
-static void __exit kvbench_exit(void)
-{
-	kvbench_cleanup();
-}
-
-module_init(kvbench_init);
-module_exit(kvbench_exit);
-
-MODULE_DESCRIPTION("Key-value map behind interchangeable concurrency backends");
-MODULE_LICENSE("GPL");
-MODULE_VERSION(KVBENCH_VERSION);
