@@ -3,8 +3,9 @@
  * kvbench for backends: all that a backend may use, and what it offers the
  * core (struct kvbench_backend_ops). Items and keys, the hash table, the
  * limits' accounting, the statistics a backend may keep, and the owner
- * machinery (kvbench_owner.c): a library that the owner-thread backends
- * and "combining" use by its contract here, not by its internals.
+ * machinery (kvbench_owner.c): a library of owner threads, their messages
+ * and the adaptive spin of a caller that waits for an answer, which
+ * backends use by its contract here, not by its internals.
  *
  * A backend includes this header, kvbench_backends.h (to define its ops)
  * and, for its trace events, kvbench_trace.h; never kvbench.h (the core's
@@ -47,8 +48,8 @@
 /**
  * struct kvbench_item - one key and its value, as stored by every backend
  * @node:	the link of backends with hash chains
- * @rhead:	the link of the rhashtable backend; only the backend holding
- *		the item uses either
+ * @rhead:	the link of backends that keep items in a struct rhashtable;
+ *		only the backend holding the item uses either
  * @rcu:	for backends whose readers need a grace period before a put
  * @ref:	one reference for the map that holds the item, one per pending
  *		GET that pinned a large value, one while the kvbench_op event
@@ -173,8 +174,8 @@ struct kvbench_backend;
  *		The backend does not touch the message after the call.
  *
  * Each backend that queues requests wraps it in a message type of its own
- * (the owner machinery's struct kvbench_owner_msg, combining's): what it
- * needs to queue, and to answer a caller that waits.
+ * (the owner machinery's struct kvbench_owner_msg, or a backend's own):
+ * what it needs to queue, and to answer a caller that waits.
  */
 struct kvbench_msg {
 	struct kvbench_req *head;
@@ -264,12 +265,12 @@ enum kvbench_stat {
  *		(IO_URING_F_NONBLOCK). It is called in process context,
  *		preemptible, under switch_sem (read) and no spinlock, so it
  *		may reschedule and may free memory (kvfree() may sleep), as a
- *		backend without it does in the same place: "combining" may
- *		run the request and a pass of others' there. @msg is the start
+ *		backend without it does in the same place: a backend may run
+ *		the request, and others' after it, there. @msg is the start
  *		of a union kvbench_msg_room, for the backend's own message
- *		type around it. Once the request
- *		has run, the backend calls @msg->answered(@msg) from its own
- *		thread (or the combiner), which must not block there: every
+ *		type around it. Once the request has run, the backend calls
+ *		@msg->answered(@msg) from its own thread (or from whichever
+ *		task ran it), which must not block there: every
  *		caller waits on that thread. Returns 0 (queued),
  *		KVBENCH_SUBMIT_RAN (ran already; ->answered is not called) or
  *		a negative errno (nothing was queued). Backends without it
@@ -446,7 +447,7 @@ struct kvbench_owner_line;
  *		indices with acquire and release
  * @room:	callers whose messages are on @parked wait here until the
  *		owner has moved theirs into @fifo (owner_unpark())
- * @lines:	NULL, or a request line per possible CPU (kthread-percpu):
+ * @lines:	NULL, or a request line per possible CPU (KVBENCH_OWNER_LINES):
  *		one message slot that callers on that CPU claim with a
  *		cmpxchg and the owner empties; a caller whose line is taken
  *		uses @fifo (kvbench_owner.c, "Request lines")
@@ -539,11 +540,23 @@ int kvbench_owner_start(struct kvbench_owner *o,
 			const struct kvbench_params *p, int id,
 			unsigned int flags);
 void kvbench_owner_free(struct kvbench_owner *o);
-/* Spins grow to at most this many times kthread_spin_us. */
+
+/*
+ * The adaptive spin (kvbench_owner.c) of a caller that waits for another
+ * task's answer before it sleeps: an owner's callers use it, and so may
+ * any backend whose callers wait for one another. The backend keeps its
+ * current spin (a u32 of ns, written by any caller without a lock) and
+ * reads no parameter itself: kvbench_spin_min_ns() is the floor every spin
+ * has now (the kthread_spin_us parameter; 0: nobody spins),
+ * kvbench_spin_now() the spin to use now from the one kept, and
+ * kvbench_spin_next() the one to keep after a wait of @waited_ns.
+ */
+/* Spins grow to at most this many times the floor. */
 #define KVBENCH_SPIN_GROW	16
 u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns);
 u32 kvbench_spin_min_ns(void);
 u32 kvbench_spin_now(u32 cur_ns);
+
 int kvbench_owner_post(struct kvbench_owner *o, struct kvbench_owner_msg *msg);
 int kvbench_owner_submit(struct kvbench_owner *o,
 			 struct kvbench_owner_msg *msg);
