@@ -136,28 +136,11 @@ int kvbench_value_len_ok(u32 value_len)
 	return value_len > READ_ONCE(max_value_len) ? -E2BIG : 0;
 }
 
-/**
- * kvbench_prepare() - turn one op on a key in kernel memory into a request
- * @req:	the request to fill
- * @op:		KVBENCH_OP_*; anything else is refused
- * @key:	the key, 1..KVBENCH_KEY_MAX bytes (checked by the caller); a GET
- *		or DEL points at it until the request is complete
- * @key_len:	its length
- * @value:	SET: the value in user memory
- * @value_len:	SET: the value's length; GET: the size of the caller's
- *		buffer
- * @valbuf:	GET: room for min(@value_len, KVBENCH_GET_INLINE) bytes, for a
- *		small value
- *
- * The key's hash is computed here, once. A SET gets a new item holding its
- * key and value, and the request records the lengths and the hash that
- * reports of it print (kvbench_req_set()). Runs with no lock held.
- *
- * Return: 0, or the op's negative errno (the request then holds nothing).
- */
-int kvbench_prepare(struct kvbench_req *req, u32 op, const u8 *key,
-		    u32 key_len, const void __user *value, u32 value_len,
-		    void *valbuf)
+/* kvbench_prepare(), inline where the ioctls' path calls it. */
+static __always_inline int
+kvbench_prepare_inline(struct kvbench_req *req, u32 op, const u8 *key,
+		       u32 key_len, const void __user *value, u32 value_len,
+		       void *valbuf)
 {
 	struct kvbench_item *item;
 	int ret;
@@ -195,6 +178,33 @@ int kvbench_prepare(struct kvbench_req *req, u32 op, const u8 *key,
 }
 
 /**
+ * kvbench_prepare() - turn one op on a key in kernel memory into a request
+ * @req:	the request to fill
+ * @op:		KVBENCH_OP_*; anything else is refused
+ * @key:	the key, 1..KVBENCH_KEY_MAX bytes (checked by the caller); a GET
+ *		or DEL points at it until the request is complete
+ * @key_len:	its length
+ * @value:	SET: the value in user memory
+ * @value_len:	SET: the value's length; GET: the size of the caller's
+ *		buffer
+ * @valbuf:	GET: room for min(@value_len, KVBENCH_GET_INLINE) bytes, for a
+ *		small value
+ *
+ * The key's hash is computed here, once. A SET gets a new item holding its
+ * key and value, and the request records the lengths and the hash that
+ * reports of it print (kvbench_req_set()). Runs with no lock held.
+ *
+ * Return: 0, or the op's negative errno (the request then holds nothing).
+ */
+int kvbench_prepare(struct kvbench_req *req, u32 op, const u8 *key,
+		    u32 key_len, const void __user *value, u32 value_len,
+		    void *valbuf)
+{
+	return kvbench_prepare_inline(req, op, key, key_len, value, value_len,
+				      valbuf);
+}
+
+/**
  * kvbench_prepare_kv() - validate one user op and copy its key in
  * @req:	the request to fill
  * @op:		KVBENCH_OP_*
@@ -228,18 +238,13 @@ int kvbench_prepare_kv(struct kvbench_req *req, u32 op,
 	}
 	if (kvbench_copy_in(keybuf, u64_to_user_ptr(kv->key), kv->key_len))
 		return -EFAULT;
-	return kvbench_prepare(req, op, keybuf, kv->key_len,
-			       u64_to_user_ptr(kv->value), kv->value_len,
-			       valbuf);
+	return kvbench_prepare_inline(req, op, keybuf, kv->key_len,
+				      u64_to_user_ptr(kv->value), kv->value_len,
+				      valbuf);
 }
 
-/**
- * kvbench_release() - drop what a request that ran still holds
- * @req:	the request
- *
- * A GET's pinned item, or the item of a SET that was refused.
- */
-void kvbench_release(struct kvbench_req *req)
+/* kvbench_release(), inline in kvbench_complete*(). */
+static __always_inline void kvbench_release_inline(struct kvbench_req *req)
 {
 	switch (req->op) {
 	case KVBENCH_OP_GET:
@@ -256,6 +261,32 @@ void kvbench_release(struct kvbench_req *req)
 }
 
 /**
+ * kvbench_release() - drop what a request that ran still holds
+ * @req:	the request
+ *
+ * A GET's pinned item, or the item of a SET that was refused.
+ */
+void kvbench_release(struct kvbench_req *req)
+{
+	kvbench_release_inline(req);
+}
+
+/* kvbench_complete(), inline in kvbench_complete_kv(). */
+static __always_inline int kvbench_complete_inline(struct kvbench_req *req,
+						   void __user *value)
+{
+	struct kvbench_item *ref = req->get.ref;
+	int ret = req->result;
+
+	if (req->op == KVBENCH_OP_GET && !ret &&
+	    kvbench_copy_out(value, ref ? kvbench_item_value(ref) :
+					  req->get.buf, req->get.len))
+		ret = -EFAULT;
+	kvbench_release_inline(req);
+	return ret;
+}
+
+/**
  * kvbench_complete() - finish a request that ran
  * @req:	the request
  * @value:	GET: the caller's buffer
@@ -268,15 +299,7 @@ void kvbench_release(struct kvbench_req *req)
  */
 int kvbench_complete(struct kvbench_req *req, void __user *value)
 {
-	struct kvbench_item *ref = req->get.ref;
-	int ret = req->result;
-
-	if (req->op == KVBENCH_OP_GET && !ret &&
-	    kvbench_copy_out(value, ref ? kvbench_item_value(ref) :
-					  req->get.buf, req->get.len))
-		ret = -EFAULT;
-	kvbench_release(req);
-	return ret;
+	return kvbench_complete_inline(req, value);
 }
 
 /**
@@ -293,7 +316,7 @@ int kvbench_complete(struct kvbench_req *req, void __user *value)
  */
 int kvbench_complete_kv(struct kvbench_req *req, struct kvbench_kv *kv)
 {
-	int ret = kvbench_complete(req, u64_to_user_ptr(kv->value));
+	int ret = kvbench_complete_inline(req, u64_to_user_ptr(kv->value));
 
 	if (req->op == KVBENCH_OP_GET && (!ret || ret == -ERANGE))
 		kv->value_len = req->get.len;
