@@ -85,6 +85,23 @@ int kvbench_copy_in(void *dst, const void __user *src, size_t len)
 		return -EFAULT;
 	if (!user_read_access_begin(src, len))
 		return -EFAULT;
+	/* Four words a turn: a third of the loop's instructions per byte. */
+	for (; len >= 4 * sizeof(u64); len -= 4 * sizeof(u64)) {
+		const u64 __user *sw = (const u64 __user *)s;
+		struct kvbench_word *dw = (struct kvbench_word *)d;
+		u64 w0, w1, w2, w3;
+
+		unsafe_get_user(w0, sw, efault);
+		unsafe_get_user(w1, sw + 1, efault);
+		unsafe_get_user(w2, sw + 2, efault);
+		unsafe_get_user(w3, sw + 3, efault);
+		dw[0].w = w0;
+		dw[1].w = w1;
+		dw[2].w = w2;
+		dw[3].w = w3;
+		s += 4 * sizeof(u64);
+		d += 4 * sizeof(u64);
+	}
 	for (; len >= sizeof(u64); len -= sizeof(u64)) {
 		u64 w;
 
@@ -113,6 +130,9 @@ efault:
  */
 int kvbench_copy_out(void __user *dst, const void *src, size_t len)
 {
+	const u8 *s = src;
+	u8 __user *d = dst;
+
 	might_fault();
 	if (len > KVBENCH_COPY_DIRECT)
 		return copy_to_user(dst, src, len) ? -EFAULT : 0;
@@ -122,7 +142,22 @@ int kvbench_copy_out(void __user *dst, const void *src, size_t len)
 		return -EFAULT;
 	if (!user_write_access_begin(dst, len))
 		return -EFAULT;
-	unsafe_copy_to_user(dst, src, len, efault);
+	/*
+	 * Four words a turn, then unsafe_copy_to_user()'s word-by-word loop
+	 * for what is left: a GET's value is most of what the core copies.
+	 */
+	for (; len >= 4 * sizeof(u64); len -= 4 * sizeof(u64)) {
+		const struct kvbench_word *sw = (const struct kvbench_word *)s;
+		u64 __user *dw = (u64 __user *)d;
+
+		unsafe_put_user(sw[0].w, dw, efault);
+		unsafe_put_user(sw[1].w, dw + 1, efault);
+		unsafe_put_user(sw[2].w, dw + 2, efault);
+		unsafe_put_user(sw[3].w, dw + 3, efault);
+		s += 4 * sizeof(u64);
+		d += 4 * sizeof(u64);
+	}
+	unsafe_copy_to_user(d, s, len, efault);
 	user_write_access_end();
 	return 0;
 efault:
