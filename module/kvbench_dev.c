@@ -58,15 +58,19 @@ static long kvbench_ioctl_one(u32 op, struct kvbench_kv __user *ukv)
  * The kernel memory of one call (its ops or arrays, its requests, keys and
  * small values) is one buffer, carved by kvbench_buf_alloc(). A call that
  * needs at most KVBENCH_BUF_CACHED bytes (a BATCH of 64 GETs of 16-byte
- * keys into 64-byte buffers needs about 12 KiB) takes its CPU's cached
- * buffer, if there is one, and leaves it back at the end: a small call
- * allocates nothing. The buffer changes hands by one per-CPU exchange,
+ * keys into 64-byte buffers needs about 14 KiB; into buffers of 512 bytes
+ * or more, the most a GET keeps room for, about 43 KiB; an MGET of 64
+ * such values about 40 KiB) takes its CPU's cached buffer, if there is
+ * one, and leaves it back at the end: such a call allocates nothing. An
+ * allocation costs more than its bookkeeping: the kernel zeroes it
+ * (init_on_alloc, on in Debian's kernels), 64 KiB of clearing for a
+ * 34 KiB buffer. The buffer changes hands by one per-CPU exchange,
  * so a task that is preempted or moves to another CPU while it uses the
  * buffer still has it to itself; the worst
  * that happens is a CPU whose slot is empty (a call allocates) or taken
  * when a buffer comes back (it is freed).
  */
-#define KVBENCH_BUF_CACHED	SZ_16K
+#define KVBENCH_BUF_CACHED	SZ_64K
 
 static DEFINE_PER_CPU(void *, kvbench_buf_cache);
 
