@@ -37,10 +37,9 @@
 # (KSFT_SKIP) when the tests cannot run here (not root, no module support,
 # module not available).
 
-ksft_skip=4
 dir=$(dirname "$0")
-loaded=0
-made_node=0
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$dir/lib.sh"
 
 skip()
 {
@@ -52,10 +51,7 @@ skip()
 cleanup()
 {
 	rc=$?
-	if [ "$made_node" = 1 ]; then
-		rm -f /dev/kvbench
-	fi
-	if [ "$loaded" = 1 ] && ! rmmod kvbench; then
+	if ! kvb_teardown; then
 		echo "$0: rmmod kvbench failed" >&2
 		if [ "$rc" -eq 0 ]; then
 			rc=1
@@ -80,37 +76,12 @@ for prog in kvbench_test kvbench_stress kvbench_fuzz kvbench_faults \
 	fi
 done
 
-if [ ! -d /sys/module/kvbench ]; then
-	if [ ! -e /proc/modules ]; then
-		skip "this kernel has no module support"
-	fi
-	if [ -n "$KVBENCH_KO" ]; then
-		if [ ! -r "$KVBENCH_KO" ]; then
-			skip "KVBENCH_KO=$KVBENCH_KO is not readable"
-		fi
-		${KVBENCH_INSMOD:-insmod} "$KVBENCH_KO" ||
-			skip "insmod $KVBENCH_KO failed"
-	else
-		modprobe kvbench || skip "modprobe kvbench failed"
-	fi
-	loaded=1
-fi
-
-# devtmpfs creates the node; without it, make one from sysfs.
-tries=50
-while [ ! -c /dev/kvbench ] && [ $tries -gt 0 ]; do
-	sleep 0.1 2>/dev/null || sleep 1
-	tries=$((tries - 1))
-done
-if [ ! -c /dev/kvbench ]; then
-	devnum=$(cat /sys/class/misc/kvbench/dev 2>/dev/null)
-	if [ -z "$devnum" ]; then
-		echo "$0: /dev/kvbench did not appear" >&2
-		exit 1
-	fi
-	mknod -m 600 /dev/kvbench c "${devnum%%:*}" "${devnum##*:}" || exit 1
-	made_node=1
-fi
+kvb_setup
+case $? in
+0) ;;
+"$ksft_skip") skip "$kvb_why" ;;
+*) echo "$0: $kvb_why" >&2; exit 1 ;;
+esac
 
 suites=${KVBENCH_SUITES:-functional uring stress fuzz trace lifecycle}
 status=0
@@ -196,14 +167,7 @@ case " $suites " in
 *" lifecycle "*)
 	# It loads and unloads the module itself; a module it finds loaded
 	# it unloads and loads again at the end.
-	if [ "$made_node" = 1 ]; then
-		rm -f /dev/kvbench
-		made_node=0
-	fi
-	if [ "$loaded" = 1 ]; then
-		rmmod kvbench || status=1
-		loaded=0
-	fi
+	kvb_teardown || status=1
 	run lifecycle "$dir/kvbench_lifecycle.sh"
 	;;
 esac

@@ -12,7 +12,8 @@
 # Only busybox is needed besides the kvbench tool: awk reads the JSON report.
 #
 # Environment:
-#   KVBENCH_CLI=<path>               the kvbench tool (default: ../kvbench,
+#   KVBENCH_CLI=<path>               the kvbench tool (default:
+#                                    $KVBENCH_PAYLOAD/kvbench, ../kvbench,
 #                                    ./kvbench, ../../tools/kvbench/kvbench,
 #                                    then PATH)
 #   KVBENCH_KO=<path>/kvbench.ko     insmod that file instead of "modprobe
@@ -22,7 +23,8 @@
 #   KVBENCH_BENCH_WARMUP=0.05s       untimed part before it
 #   KVBENCH_BENCH_THREADS=1          thread counts (kvbench bench -t)
 #   KVBENCH_BENCH_MIX=get            mixes (kvbench bench -m)
-#   KVBENCH_BENCH_BACKENDS="rwlock rcu kthread kthread-percpu rhashtable combining"
+#   KVBENCH_BENCH_BACKENDS="rwlock rcu ..."  default: every backend the
+#                                    module lists in sysfs (backends)
 #   KVBENCH_BENCH_URING_QD=4         the io_uring smoke's queue depth
 #   KVBENCH_BENCH_URING_DURATION=0.1s  its timed part per case
 # Arguments are passed on to `kvbench bench` (both runs).
@@ -48,15 +50,14 @@
 # tool or kselftest framework not available), with a "1..0 # SKIP" line.
 
 dir=$(cd "$(dirname "$0")" && pwd)
-loaded=0
-made_node=0
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$dir/lib.sh"
 tmp=
 
 duration=${KVBENCH_BENCH_DURATION:-0.3s}
 warmup=${KVBENCH_BENCH_WARMUP:-0.05s}
 threads=${KVBENCH_BENCH_THREADS:-1}
 mix=${KVBENCH_BENCH_MIX:-get}
-backends=${KVBENCH_BENCH_BACKENDS:-rwlock rcu kthread kthread-percpu rhashtable combining}
 uring_qd=${KVBENCH_BENCH_URING_QD:-4}
 uring_duration=${KVBENCH_BENCH_URING_DURATION:-0.1s}
 
@@ -82,7 +83,7 @@ ktap_print_header
 skip()
 {
 	ktap_skip_all "kvbench_bench.sh: $*"
-	exit "$KSFT_SKIP"
+	exit "$ksft_skip"
 }
 
 # The run cannot start: one failing test line, and out.
@@ -101,10 +102,7 @@ cleanup()
 	if [ -n "$tmp" ]; then
 		rm -rf "$tmp"
 	fi
-	if [ "$made_node" = 1 ]; then
-		rm -f /dev/kvbench
-	fi
-	if [ "$loaded" = 1 ] && ! rmmod kvbench; then
+	if ! kvb_teardown; then
 		echo "# rmmod kvbench failed"
 		if [ "$rc" -eq 0 ]; then
 			rc=1
@@ -121,57 +119,21 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip "must be run as root"
 fi
 
-kvb=
-if [ -n "$KVBENCH_CLI" ]; then
-	kvb=$KVBENCH_CLI
-else
-	for f in "$dir/../kvbench" "$dir/kvbench" \
-		 "$dir/../../tools/kvbench/kvbench"; do
-		if [ -f "$f" ] && [ -x "$f" ]; then
-			kvb=$f
-			break
-		fi
-	done
-	if [ -z "$kvb" ]; then
-		kvb=$(command -v kvbench 2>/dev/null)
-	fi
-fi
+kvb=$(kvb_find_cli "$dir")
 if [ -z "$kvb" ] || [ ! -f "$kvb" ] || [ ! -x "$kvb" ]; then
 	skip "the kvbench tool was not found (set KVBENCH_CLI=<path>)"
 fi
 
-if [ ! -d /sys/module/kvbench ]; then
-	if [ ! -e /proc/modules ]; then
-		skip "this kernel has no module support"
-	fi
-	if [ -n "$KVBENCH_KO" ]; then
-		if [ ! -r "$KVBENCH_KO" ]; then
-			skip "KVBENCH_KO=$KVBENCH_KO is not readable"
-		fi
-		${KVBENCH_INSMOD:-insmod} "$KVBENCH_KO" ||
-			skip "insmod $KVBENCH_KO failed"
-	else
-		modprobe kvbench || skip "modprobe kvbench failed"
-	fi
-	loaded=1
-fi
+kvb_setup
+case $? in
+0) ;;
+"$ksft_skip") skip "$kvb_why" ;;
+*) fail_setup "/dev/kvbench appears" "$kvb_why" ;;
+esac
 
-# devtmpfs creates the node; without it, make one from sysfs.
-tries=50
-while [ ! -c /dev/kvbench ] && [ $tries -gt 0 ]; do
-	sleep 0.1 2>/dev/null || sleep 1
-	tries=$((tries - 1))
-done
-if [ ! -c /dev/kvbench ]; then
-	devnum=$(cat /sys/class/misc/kvbench/dev 2>/dev/null)
-	if [ -z "$devnum" ]; then
-		fail_setup "/dev/kvbench appears" \
-			"/dev/kvbench did not appear in 5 s and /sys/class/misc/kvbench/dev is missing"
-	fi
-	mknod -m 600 /dev/kvbench c "${devnum%%:*}" "${devnum##*:}" ||
-		fail_setup "/dev/kvbench appears" "mknod /dev/kvbench c $devnum failed"
-	made_node=1
-fi
+backends=${KVBENCH_BENCH_BACKENDS:-$(kvb_backends)}
+[ -n "$backends" ] ||
+	fail_setup "the module's backends" "$kvb_sysdir/backends is missing or empty"
 
 tmp=$(mktemp -d) || fail_setup "temporary directory" "mktemp -d failed"
 list=nop

@@ -66,27 +66,19 @@
 #pragma GCC diagnostic ignored "-Wclobbered"
 #include "kselftest_harness.h"
 
+#include "kvbench_helpers.h"
 #include "kvbench_uring.h"
-#include "kvbench_sysfs.h"
 
 #define FAIL_NTH		"/proc/thread-self/fail-nth"
 #define DEBUGFS			"/sys/kernel/debug/"
 #define KMEMLEAK		DEBUGFS "kmemleak"
 
-#define ENTRY_OVERHEAD		64	/* per entry, in "bytes" */
 #define SMALL_LEN		100U	/* answered from the inline buffer */
 #define LARGE_LEN		65536U	/* above a page: kvmalloc's vmalloc path */
 #define NR_BULK			6	/* more entries for the switch to carry */
 #define NR_CHUNKED		20	/* SETs of LARGE_LEN: a BATCH of 2 chunks */
 #define MAX_POINTS		20000U	/* a walk that goes on is a failure */
 #define SENTINEL		0x7eadbeef
-
-/* Every backend the module may offer; a test variant for each. */
-static const char * const backends[] = {
-	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable", "combining",
-};
-
-#define NR_BACKENDS		ARRAY_SIZE(backends)
 
 enum shape {
 	S_GET_SMALL, S_GET_LARGE, S_SET_NEW, S_SET_OVERWRITE, S_SET_GROW,
@@ -107,7 +99,7 @@ static const char * const shape_names[NR_SHAPES] = {
  * processes (the harness forks one per test) into memory they share with
  * the parent, which the last test reads. -1: did not run.
  */
-static int (*tally)[NR_BACKENDS];
+static int (*tally)[KVB_NR_BACKENDS];
 static unsigned long long slab_before, vmalloc_before;
 
 /* The fault-injection knobs the walk sets, and what it sets them to. */
@@ -180,14 +172,14 @@ static void __attribute__((constructor)) faults_init(void)
 {
 	unsigned int s, b;
 
-	tally = mmap(NULL, sizeof(int) * NR_SHAPES * NR_BACKENDS,
+	tally = mmap(NULL, sizeof(int) * NR_SHAPES * KVB_NR_BACKENDS,
 		     PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (tally == MAP_FAILED) {
 		perror("mmap");
 		exit(1);
 	}
 	for (s = 0; s < NR_SHAPES; s++)
-		for (b = 0; b < NR_BACKENDS; b++)
+		for (b = 0; b < KVB_NR_BACKENDS; b++)
 			tally[s][b] = -1;
 	slab_before = slab_settled();
 	vmalloc_before = meminfo_kb("VmallocUsed");
@@ -246,16 +238,8 @@ FIXTURE(faults) {
 	struct fstate s;
 };
 
-FIXTURE_VARIANT(faults) {
-	const char *backend;
-};
-
-FIXTURE_VARIANT_ADD(faults, rwlock) { .backend = "rwlock" };
-FIXTURE_VARIANT_ADD(faults, rcu) { .backend = "rcu" };
-FIXTURE_VARIANT_ADD(faults, kthread) { .backend = "kthread" };
-FIXTURE_VARIANT_ADD(faults, kthread_percpu) { .backend = "kthread-percpu" };
-FIXTURE_VARIANT_ADD(faults, rhashtable) { .backend = "rhashtable" };
-FIXTURE_VARIANT_ADD(faults, combining) { .backend = "combining" };
+/* A variant per backend of KVB_BACKENDS (kvbench_backends.h). */
+KVB_FIXTURE_VARIANTS(faults)
 
 static const char *key(struct fstate *self, unsigned int k)
 {
@@ -348,7 +332,7 @@ static struct kvb_stats delta(struct __test_metadata *_metadata,
 static long long entry_bytes(struct fstate *self, unsigned int k,
 			     __u32 len)
 {
-	return (long long)strlen(key(self, k)) + len + ENTRY_OVERHEAD;
+	return (long long)strlen(key(self, k)) + len + KVB_ENTRY_OVERHEAD;
 }
 
 FIXTURE_SETUP(faults)
@@ -369,9 +353,7 @@ FIXTURE_SETUP(faults)
 			SKIP(return, "no %s (failslab, fail_page_alloc, fail_usercopy in debugfs)",
 			     knobs[i].path);
 
-	for (i = 0; i < NR_BACKENDS; i++)
-		if (!strcmp(backends[i], variant->backend))
-			st->bi = i;
+	st->bi = kvb_backend_index(variant->backend);
 	st->backend = variant->backend;
 	snprintf(st->prefix, sizeof(st->prefix), "kvbench_faults/%s/",
 		 _metadata->name);
@@ -1780,12 +1762,13 @@ TEST_F_TIMEOUT(after, table_and_leaks, 300)
 	if (access(FAIL_NTH, W_OK))
 		SKIP(return, "no " FAIL_NTH " (CONFIG_FAULT_INJECTION)");
 	len = snprintf(line, sizeof(line), "%-19s", "points");
-	for (b = 0; b < NR_BACKENDS; b++)
-		len += snprintf(line + len, sizeof(line) - len, " %14s", backends[b]);
+	for (b = 0; b < KVB_NR_BACKENDS; b++)
+		len += snprintf(line + len, sizeof(line) - len, " %14s",
+				kvb_backends[b].name);
 	ksft_print_msg("faults: %s\n", line);
 	for (s = 0; s < NR_SHAPES; s++) {
 		len = snprintf(line, sizeof(line), "%-19s", shape_names[s]);
-		for (b = 0; b < NR_BACKENDS; b++) {
+		for (b = 0; b < KVB_NR_BACKENDS; b++) {
 			n = tally[s][b];
 			if (n < 0)
 				len += snprintf(line + len, sizeof(line) - len,

@@ -62,10 +62,8 @@
 #include <linux/kvbench.h>
 
 #include "kselftest.h"
-#include "kvbench_sysfs.h"
+#include "kvbench_helpers.h"
 #include "kvbench_uring.h"
-
-#define KVB_ENTRY_OVERHEAD	64
 
 #ifndef fallthrough
 #define fallthrough		__attribute__((__fallthrough__))
@@ -89,23 +87,13 @@
 #define DEFAULT_OPS		1000000UL
 #define POISON_RESULT		0x7eadbeef
 
-/* Every backend the module may offer; those it does not build are skipped. */
-static const char * const all_backends[] = {
-	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable", "combining",
-};
-
 /* ------------------------------------------------------------ randomness */
 
 static __u64 rng_state;
 
 static __u64 rnd(void)
 {
-	/* splitmix64: every seed is a good seed. */
-	__u64 z = (rng_state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+	return splitmix64(&rng_state);
 }
 
 static __u32 rnd_below(__u32 n)
@@ -117,17 +105,6 @@ static __u32 rnd_below(__u32 n)
 static bool one_in(__u32 n)
 {
 	return rnd_below(n) == 0;
-}
-
-/* ------------------------------------------------------------ sysfs */
-
-static long long sysfs_read_ll(const char *path)
-{
-	char buf[64];
-
-	if (sysfs_read(path, buf, sizeof(buf)))
-		return -1;
-	return strtoll(buf, NULL, 10);
 }
 
 /* ------------------------------------------------------------ memory */
@@ -1330,9 +1307,12 @@ static int uring_open(struct ring *r)
 	return ring_init(r, URING_ENTRIES, uring_setups[i]);
 }
 
+/* Whether the phase's backend queues its requests to owner threads. */
 static bool owner_backend(void)
 {
-	return !strncmp(phase_name, "kthread", 7);
+	int i = kvb_backend_index(phase_name);
+
+	return i >= 0 && (kvb_backends[i].flags & KVB_OWNER);
 }
 
 /* One command of a burst, as built, and what its CQE may say. */
@@ -1861,24 +1841,10 @@ static int kmsg_count(int fd)
 	return hits;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* A phase's seed depends on its backend only, so it reproduces alone. */
 static unsigned long long phase_seed(const char *backend)
 {
-	unsigned long long h = 0xcbf29ce484222325ULL;
-
-	while (*backend) {
-		h ^= (unsigned char)*backend++;
-		h *= 0x100000001b3ULL;
-	}
-	return seed ^ h;
+	return seed ^ fnv1a(backend, strlen(backend), FNV1A_OFFSET);
 }
 
 static void run_phase(int fd, const char *backend, unsigned long nops,
@@ -1918,13 +1884,13 @@ static void run_phase(int fd, const char *backend, unsigned long nops,
 	entries0 = sysfs_read_ll(KVB_ATTR("entries"));
 	bytes0 = sysfs_read_ll(KVB_ATTR("bytes"));
 
-	t0 = now();
+	t0 = mono_s();
 	last = t0;
 	for (iter = 0; iter < nops && !failures; iter++) {
 		fuzz_one(fd);
 		/* A line every 10 s: a long silence is what a hang looks like. */
-		if (iter % 1024 == 0 && now() - last >= 10.0) {
-			last = now();
+		if (iter % 1024 == 0 && mono_s() - last >= 10.0) {
+			last = mono_s();
 			ksft_print_msg("fuzz %s: %lu of %lu ops\n", backend,
 				       iter, nops);
 		}
@@ -1939,14 +1905,15 @@ static void run_phase(int fd, const char *backend, unsigned long nops,
 
 	ksft_test_result(!failures,
 			 "fuzz %s: %lu ops (uring: %lu CQEs, %lu left in flight) in %.1f s\n",
-			 backend, iter, ur.commands, ur.unseen, now() - t0);
+			 backend, iter, ur.commands, ur.unseen, mono_s() - t0);
 }
 
 int main(void)
 {
-	const char *backends[ARRAY_SIZE(all_backends)];
 	unsigned long nops = DEFAULT_OPS;
 	char orig[64], qlen[16] = "", *env, *list, *tok, *save = NULL;
+	const char *backends[KVB_LIST_MAX];
+	struct kvb_list all;
 	int fd, kmsg, i, nb = 0, hits;
 
 	env = getenv("KVBENCH_FUZZ_OPS");
@@ -1960,16 +1927,9 @@ int main(void)
 	ksft_print_msg("seed %#llx (KVBENCH_FUZZ_SEED), %lu ops (KVBENCH_FUZZ_OPS)\n",
 		       seed, nops);
 
-	if (geteuid())
-		ksft_exit_skip("must be run as root\n");
-	fd = open(KVB_DEV, O_RDWR);
-	if (fd < 0)
-		ksft_exit_skip("cannot open " KVB_DEV ": %s\n", strerror(errno));
-	if (sysfs_read(KVB_ATTR("backend"), orig, sizeof(orig)))
-		ksft_exit_skip("no " KVB_ATTR("backend") "\n");
+	fd = kvb_suite_start(orig, sizeof(orig), &all);
 	max_value_len = sysfs_read_ll(KVB_PARAM("max_value_len"));
-	if (sysfs_read_ll(KVB_PARAM("max_entries")) ||
-	    sysfs_read_ll(KVB_PARAM("max_bytes")))
+	if (!kvb_unlimited())
 		ksft_exit_skip("max_entries or max_bytes is set: ENOSPC would be unpredictable\n");
 	if (arena_init())
 		ksft_exit_fail_msg("arena: %s\n", strerror(errno));
@@ -1984,13 +1944,12 @@ int main(void)
 	if (env) {
 		list = strdup(env);
 		for (tok = strtok_r(list, ",", &save);
-		     tok && nb < (int)ARRAY_SIZE(backends);
+		     tok && nb < KVB_LIST_MAX;
 		     tok = strtok_r(NULL, ",", &save))
 			backends[nb++] = tok;
 	} else {
-		for (i = 0; i < (int)ARRAY_SIZE(all_backends); i++)
-			if (sysfs_write(KVB_ATTR("backend"), all_backends[i]) != -EINVAL)
-				backends[nb++] = all_backends[i];
+		for (nb = 0; nb < (int)all.n; nb++)
+			backends[nb] = all.name[nb];
 	}
 	if (!nb)
 		ksft_exit_skip("no backend to fuzz\n");

@@ -5,9 +5,10 @@
 #
 #   1. rmmod is refused while /dev/kvbench is open, and works once closed;
 #      an unknown backend= fails the load with the valid names in the log
-#   2. KVBENCH_CYCLES (50) insmod/rmmod cycles, alternating backends through
-#      the backend= parameter, with traffic (and entries left in the map)
-#      in between
+#   2. KVBENCH_CYCLES (50) insmod/rmmod cycles, going through the backends
+#      the module lists (sysfs backends, read at the first load) with the
+#      backend= parameter, with traffic (and entries left in the map) in
+#      between
 #   3. processes SIGKILLed while they hammer the kthread (and the
 #      kthread-percpu) backend through two-slot queues leave nothing behind:
 #      entries and bytes agree, the owner threads go away, rmmod works
@@ -16,16 +17,18 @@
 #
 # POSIX sh (busybox). Output is KTAP. Needs root, module support, the module
 # file ($KVBENCH_KO, loaded with $KVBENCH_INSMOD if set, else insmod;
-# else modprobe kvbench) and the kvbench CLI
-# ($KVBENCH_CLI, else $KVBENCH_PAYLOAD/kvbench, ../kvbench or $PATH). The
+# else modprobe kvbench) and the kvbench CLI ($KVBENCH_CLI, else
+# $KVBENCH_PAYLOAD/kvbench, ../kvbench, ./kvbench,
+# ../../tools/kvbench/kvbench or $PATH: lib.sh's kvb_find_cli). The
 # module must not be loaded, or must be unloadable: it is reloaded at the
 # end if it was. Exit status: 0 pass, 1 fail, 4 (KSFT_SKIP) cannot run.
 
-ksft_skip=4
 dir=$(cd "$(dirname "$0")" && pwd)
-sysdir=/sys/class/misc/kvbench
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$dir/lib.sh"
+sysdir=$kvb_sysdir
 cycles=${KVBENCH_CYCLES:-50}
-backends="rwlock rcu kthread kthread-percpu rhashtable combining"
+backends=
 ntests=6
 num=0
 failed=0
@@ -58,23 +61,23 @@ diag()
 
 loaded()
 {
-	[ -d /sys/module/kvbench ]
+	kvb_is_loaded
 }
 
 # load [PARAM=VALUE...]: load the module and wait for /dev/kvbench.
 load()
 {
-	if [ -n "$KVBENCH_KO" ]; then
-		${KVBENCH_INSMOD:-insmod} "$KVBENCH_KO" "$@" || return 1
-	else
-		modprobe kvbench "$@" || return 1
-	fi
-	tries=50
-	while [ ! -c /dev/kvbench ] && [ $tries -gt 0 ]; do
-		sleep 0.1 2>/dev/null || sleep 1
-		tries=$((tries - 1))
-	done
-	[ -c /dev/kvbench ]
+	kvb_load "$@" || return 1
+	kvb_wait_dev
+}
+
+# nth N WORD...: the word N of the words, counting from 0, round and round.
+nth()
+{
+	n=$1
+	shift
+	shift $((n % $#))
+	echo "$1"
 }
 
 unload()
@@ -128,13 +131,7 @@ else
 		skip_all "no KVBENCH_KO and modprobe cannot find kvbench"
 fi
 
-cli=${KVBENCH_CLI:-}
-for c in "${KVBENCH_PAYLOAD:+$KVBENCH_PAYLOAD/kvbench}" "$dir/../kvbench" \
-	 "$(command -v kvbench 2>/dev/null)"; do
-	if [ -z "$cli" ] && [ -n "$c" ] && [ -x "$c" ] && [ ! -d "$c" ]; then
-		cli=$c
-	fi
-done
+cli=$(kvb_find_cli "$dir")
 [ -n "$cli" ] || skip_all "the kvbench CLI was not found (set KVBENCH_CLI)"
 
 if loaded; then
@@ -155,6 +152,7 @@ t0=$(date +%s)
 if ! load; then
 	not_ok "rmmod refused while a file is open (load failed)"
 else
+	backends=$(kvb_backends)
 	exec 3</dev/kvbench
 	refcnt=$(cat /sys/module/kvbench/refcnt)
 	if unload; then
@@ -185,7 +183,7 @@ elif loaded; then
 	not_ok "backend=no-such-backend refused at load (/sys/module/kvbench left)"
 else
 	log=$(dmesg | sed -n "/$mark/,\$p")
-	if echo "$log" | grep -q "valid backends: rwlock rcu kthread kthread-percpu rhashtable combining"; then
+	if [ -n "$backends" ] && echo "$log" | grep -q "valid backends: $backends"; then
 		ok "backend=no-such-backend refused at load, the log lists the valid ones"
 	else
 		not_ok "backend=no-such-backend refused at load, but no list of valid backends in the log"
@@ -196,15 +194,14 @@ fi
 # 2. Cycles with traffic in between; each unload finds entries to free.
 bad=0
 i=0
+b=
+if [ -z "$backends" ]; then
+	diag "no list of backends from the first load"
+	bad=1
+fi
 while [ $i -lt "$cycles" ] && [ $bad -eq 0 ]; do
-	case $((i % 6)) in
-	0) b=rwlock ;;
-	1) b=rcu ;;
-	2) b=kthread ;;
-	3) b=kthread-percpu ;;
-	4) b=rhashtable ;;
-	*) b=combining ;;
-	esac
+	# shellcheck disable=SC2086 # one word per backend
+	b=$(nth $i $backends)
 	if ! load backend="$b"; then
 		diag "cycle $i: load backend=$b failed"
 		bad=1

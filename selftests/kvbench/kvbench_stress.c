@@ -59,7 +59,7 @@
 
 #include <linux/kvbench.h>
 
-#include "kselftest.h"
+#include "kvbench_helpers.h"
 #include "kvbench_uring.h"
 
 #define NR_HOT			16
@@ -82,53 +82,14 @@
 /* No CQE for this long, with commands in flight: one was lost. */
 #define URING_STALL_MS		60000
 
-/* Every backend the module may offer; those it does not build are skipped. */
-static const char * const all_backends[] = {
-	"rwlock", "rcu", "kthread", "kthread-percpu", "rhashtable", "combining",
-};
+/* The module's backends: a phase for each. */
+static struct kvb_list backends;
 
 /* ------------------------------------------------------------ helpers */
 
-static long long sysfs_read_ll(const char *path)
-{
-	char buf[64];
-
-	if (sysfs_read(path, buf, sizeof(buf)))
-		return -1;
-	return strtoll(buf, NULL, 10);
-}
-
-static __u64 rnd(__u64 *state)
-{
-	__u64 z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static __u32 rnd_below(__u64 *state, __u32 n)
 {
-	return (__u32)(rnd(state) % n);
-}
-
-static __u64 fnv1a(const void *data, size_t len, __u64 h)
-{
-	const unsigned char *p = data;
-
-	while (len--) {
-		h ^= *p++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (__u32)(splitmix64(state) % n);
 }
 
 /* ------------------------------------------------------------ values */
@@ -155,7 +116,7 @@ static __u64 stamp_csum(const unsigned char *v, size_t len)
 	memcpy(&st, v, sizeof(st));
 	st.csum = 0;
 	return fnv1a(v + sizeof(st), len - sizeof(st),
-		     fnv1a(&st, sizeof(st), 0xcbf29ce484222325ULL));
+		     fnv1a(&st, sizeof(st), FNV1A_OFFSET));
 }
 
 static size_t stamp_make(unsigned char *v, const char *key, size_t klen,
@@ -167,7 +128,7 @@ static size_t stamp_make(unsigned char *v, const char *key, size_t klen,
 		.magic = STAMP_MAGIC, .len = len, .key_len = klen,
 		.tid = tid, .version = version,
 	};
-	unsigned char fill = (unsigned char)rnd(rs);
+	unsigned char fill = (unsigned char)splitmix64(rs);
 
 	memcpy(v + sizeof(st), key, klen);
 	memset(v + min, fill, len - min);
@@ -933,12 +894,12 @@ static void *switcher_fn(void *arg)
 
 	make_it_fail();
 	while (!atomic_load(&run.stop)) {
-		i = (i + 1) % ARRAY_SIZE(all_backends);
-		ret = sysfs_write(KVB_ATTR("backend"), all_backends[i]);
+		i = (i + 1) % backends.n;
+		ret = sysfs_write(KVB_ATTR("backend"), backends.name[i]);
 		if (injected(ret, true))
 			continue;
 		if (ret && ret != -EINVAL) {
-			fail("switch to %s: %s", all_backends[i], strerror(-ret));
+			fail("switch to %s: %s", backends.name[i], strerror(-ret));
 			break;
 		}
 		run.switches += !ret;
@@ -1004,7 +965,7 @@ static void check_models(int fd, struct worker *ws)
 static void run_phase(int fd, unsigned int bi, double seconds)
 {
 	static struct worker ws[MAX_THREADS + MAX_URING];
-	const char *backend = all_backends[bi];
+	const char *backend = backends.name[bi];
 	long long entries0, bytes0, entries, bytes;
 	unsigned long total = 0, cmds = 0;
 	pthread_t switcher;
@@ -1046,7 +1007,7 @@ static void run_phase(int fd, unsigned int bi, double seconds)
 			ksft_exit_fail_msg("open %s: %s\n", KVB_DEV, strerror(errno));
 	}
 
-	t0 = now();
+	t0 = mono_s();
 	for (t = 0; t < run.nthreads; t++)
 		if (pthread_create(&ws[t].thread, NULL, t < run.nioctl ?
 				   worker_fn : uring_worker_fn, &ws[t]))
@@ -1054,7 +1015,7 @@ static void run_phase(int fd, unsigned int bi, double seconds)
 	if (pthread_create(&switcher, NULL, switcher_fn, &sw))
 		ksft_exit_fail_msg("pthread_create failed\n");
 
-	while (!atomic_load(&run.stop) && now() - t0 < seconds)
+	while (!atomic_load(&run.stop) && mono_s() - t0 < seconds)
 		usleep(10000);
 	atomic_store(&run.stop, true);
 	pthread_join(switcher, NULL);
@@ -1096,7 +1057,7 @@ static void run_phase(int fd, unsigned int bi, double seconds)
 	ksft_test_result(!atomic_load(&run.failed),
 			 "stress %s: %u threads, %lu ops, %u uring threads, %lu commands, %lu switches, %lu resets in %.1f s\n",
 			 backend, run.nioctl, total, run.nthreads - run.nioctl,
-			 cmds, run.switches, run.resets, now() - t0);
+			 cmds, run.switches, run.resets, mono_s() - t0);
 }
 
 int main(void)
@@ -1134,16 +1095,9 @@ int main(void)
 	ksft_print_header();
 	ksft_print_msg("%u threads, %u uring threads, %.1f s per backend, seed %#llx\n",
 		       run.nthreads, nuring, seconds, run.seed);
-	if (geteuid())
-		ksft_exit_skip("must be run as root\n");
-	fd = open(KVB_DEV, O_RDWR);
-	if (fd < 0)
-		ksft_exit_skip("cannot open " KVB_DEV ": %s\n", strerror(errno));
-	if (sysfs_read(KVB_ATTR("backend"), orig, sizeof(orig)))
-		ksft_exit_skip("no " KVB_ATTR("backend") "\n");
+	fd = kvb_suite_start(orig, sizeof(orig), &backends);
 	if (sysfs_read_ll(KVB_PARAM("max_value_len")) < VALUE_MAX ||
-	    sysfs_read_ll(KVB_PARAM("max_entries")) ||
-	    sysfs_read_ll(KVB_PARAM("max_bytes")))
+	    !kvb_unlimited())
 		ksft_exit_skip("needs max_value_len >= %d and no entry or byte limit\n",
 			       VALUE_MAX);
 
@@ -1158,8 +1112,8 @@ int main(void)
 			ksft_exit_fail_msg("cannot set queue_len\n");
 	}
 
-	ksft_set_plan(ARRAY_SIZE(all_backends));
-	for (i = 0; i < ARRAY_SIZE(all_backends); i++)
+	ksft_set_plan(backends.n);
+	for (i = 0; i < backends.n; i++)
 		run_phase(fd, i, seconds);
 	if (queue_len)
 		sysfs_write_u64(KVB_PARAM("queue_len"), queue_len);

@@ -40,42 +40,12 @@
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 
-#include "kvbench_sysfs.h"
+#include "kvbench_helpers.h"
 
 #define INSTANCE	"kvbench_trace"
 #define KEY_PREFIX	"kvbench_trace/"
 #define MAX_EVENTS	4096
 #define NAME_LEN	16	/* KVBENCH_TRACE_NAME in the module */
-
-/* ---------------------------------------------------------- tracefs */
-
-static const char * const tracefs_dirs[] = {
-	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-};
-
-/*
- * Find tracefs; mount it on /sys/kernel/tracing when it is nowhere.
- * Returns 0 (with *@mounted set when we mounted it) or a reason to skip.
- */
-static const char *tracefs_find(char *dir, size_t size, bool *mounted)
-{
-	char path[256];
-	size_t i;
-
-	*mounted = false;
-	for (i = 0; i < ARRAY_SIZE(tracefs_dirs); i++) {
-		snprintf(path, sizeof(path), "%s/instances", tracefs_dirs[i]);
-		if (!access(path, F_OK)) {
-			snprintf(dir, size, "%s", tracefs_dirs[i]);
-			return NULL;
-		}
-	}
-	if (mount("nodev", tracefs_dirs[0], "tracefs", 0, NULL))
-		return "no tracefs (CONFIG_TRACING?)";
-	*mounted = true;
-	snprintf(dir, size, "%s", tracefs_dirs[0]);
-	return NULL;
-}
 
 FIXTURE(trace) {
 	int fd;
@@ -88,45 +58,8 @@ FIXTURE(trace) {
 	unsigned long long orig_queue_len;
 };
 
-FIXTURE_VARIANT(trace) {
-	const char *backend;
-	bool owner;			/* has owner threads */
-};
-
-FIXTURE_VARIANT_ADD(trace, rwlock) {
-	.backend = "rwlock",
-};
-
-FIXTURE_VARIANT_ADD(trace, rcu) {
-	.backend = "rcu",
-};
-
-FIXTURE_VARIANT_ADD(trace, kthread) {
-	.backend = "kthread",
-	.owner = true,
-};
-
-FIXTURE_VARIANT_ADD(trace, kthread_percpu) {
-	.backend = "kthread-percpu",
-	.owner = true,
-};
-
-FIXTURE_VARIANT_ADD(trace, rhashtable) {
-	.backend = "rhashtable",
-};
-
-FIXTURE_VARIANT_ADD(trace, combining) {
-	.backend = "combining",
-};
-
-/* Write @val to the instance's file @file ("events/kvbench/enable"). */
-static int inst_write(const char *inst, const char *file, const char *val)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", inst, file);
-	return sysfs_write(path, val);
-}
+/* A variant per backend of KVB_BACKENDS (kvbench_backends.h). */
+KVB_FIXTURE_VARIANTS(trace)
 
 /* Turn event @event ("kvbench_op", or "" for all of kvbench) on or off. */
 static int event_enable(const char *inst, const char *event, bool on)
@@ -135,7 +68,7 @@ static int event_enable(const char *inst, const char *event, bool on)
 
 	snprintf(file, sizeof(file), "events/kvbench/%s%senable", event,
 		 *event ? "/" : "");
-	return inst_write(inst, file, on ? "1" : "0");
+	return sysfs_write_at(inst, file, on ? "1" : "0");
 }
 
 /* Empty the instance's buffer. */
@@ -152,46 +85,12 @@ static int trace_clear(const char *inst)
 	return 0;
 }
 
-/* The whole file @path, NUL-terminated, in a malloc()ed buffer, or NULL. */
-static char *read_all(const char *path)
-{
-	size_t len = 0, size = 65536;
-	char *buf = malloc(size);
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0 || !buf) {
-		if (fd >= 0)
-			close(fd);
-		free(buf);
-		return NULL;
-	}
-	for (;;) {
-		if (size - len < 4096) {
-			char *p = realloc(buf, size * 2);
-
-			if (!p)
-				break;
-			buf = p;
-			size *= 2;
-		}
-		n = read(fd, buf + len, size - len - 1);
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
-}
-
 static char *trace_read(const char *inst)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/trace", inst);
-	return read_all(path);
+	return read_all(path, 65536);
 }
 
 /*
@@ -371,28 +270,13 @@ static int parse_full(const char *f, void *arg)
 
 /* ---------------------------------------------------------- ioctls */
 
-static void kv_init(struct kvbench_kv *kv, const char *key, void *value,
-		    size_t value_len)
-{
-	memset(kv, 0, sizeof(*kv));
-	kv->key = (__u64)(unsigned long)key;
-	kv->key_len = strlen(key);
-	kv->value = (__u64)(unsigned long)value;
-	kv->value_len = value_len;
-}
-
 static int kv_ioctl(int fd, unsigned long cmd, const char *key, void *value,
 		    size_t value_len)
 {
 	struct kvbench_kv kv;
 
-	kv_init(&kv, key, value, value_len);
+	kv_str(&kv, key, value, value_len);
 	return ioctl(fd, cmd, &kv) ? -errno : 0;
-}
-
-static int switch_backend(const char *name)
-{
-	return sysfs_write(KVB_ATTR("backend"), name);
 }
 
 /* Pin to the CPU we are on: the buffer then keeps our events in order. */
@@ -524,7 +408,7 @@ TEST_F(trace, formats)
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		snprintf(path, sizeof(path), "%s/events/kvbench/%s/format",
 			 self->tracefs, want[i].event);
-		fmt = read_all(path);
+		fmt = read_all(path, 65536);
 		ASSERT_NE(NULL, fmt) TH_LOG("%s: %s", path, strerror(errno));
 		for (j = 0; j < 8 && want[i].fields[j]; j++) {
 			snprintf(field, sizeof(field), "field:%s;",
@@ -590,13 +474,13 @@ TEST_F(trace, op_events)
 	ASSERT_EQ(-ENOENT, kv_ioctl(self->fd, KVBENCH_IOC_DEL, k, NULL, 0));
 
 	memset(ops, 0, sizeof(ops));
-	kv_init(&ops[0].kv, k2, "val-5", 5);
+	kv_str(&ops[0].kv, k2, "val-5", 5);
 	ops[0].op = KVBENCH_OP_SET;
-	kv_init(&ops[1].kv, k2, buf, sizeof(buf));
+	kv_str(&ops[1].kv, k2, buf, sizeof(buf));
 	ops[1].op = KVBENCH_OP_GET;
-	kv_init(&ops[2].kv, k2, NULL, 0);
+	kv_str(&ops[2].kv, k2, NULL, 0);
 	ops[2].op = KVBENCH_OP_DEL;
-	kv_init(&ops[3].kv, k2, buf, sizeof(buf));
+	kv_str(&ops[3].kv, k2, buf, sizeof(buf));
 	ops[3].op = KVBENCH_OP_GET;
 	memset(&b, 0, sizeof(b));
 	b.ops = (__u64)(unsigned long)ops;
@@ -714,7 +598,7 @@ TEST_F(trace, owner_pass)
 				      sizeof(buf)));
 	memset(ops, 0, sizeof(ops));
 	for (i = 0; i < batched; i++) {
-		kv_init(&ops[i].kv, k, buf, sizeof(buf));
+		kv_str(&ops[i].kv, k, buf, sizeof(buf));
 		ops[i].op = KVBENCH_OP_GET;
 	}
 	memset(&b, 0, sizeof(b));
@@ -779,7 +663,7 @@ TEST_F(trace, comb_pass)
 				      sizeof(buf)));
 	memset(ops, 0, sizeof(ops));
 	for (i = 0; i < batched; i++) {
-		kv_init(&ops[i].kv, k, buf, sizeof(buf));
+		kv_str(&ops[i].kv, k, buf, sizeof(buf));
 		ops[i].op = KVBENCH_OP_GET;
 	}
 	memset(&b, 0, sizeof(b));
@@ -985,30 +869,6 @@ struct waits {
 	unsigned int bad;		/* wake-ups by anyone else */
 };
 
-/* The pids of the owner threads ("kvbench-owner", "kvbench-owner/N"). */
-static unsigned int find_owners(pid_t *pids, unsigned int max)
-{
-	char path[300], comm[32];
-	unsigned int n = 0;
-	struct dirent *de;
-	DIR *dir;
-
-	dir = opendir("/proc");
-	if (!dir)
-		return 0;
-	while ((de = readdir(dir)) && n < max) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		if (sysfs_read(path, comm, sizeof(comm)))
-			continue;
-		if (!strncmp(comm, "kvbench-owner", 13))
-			pids[n++] = atoi(de->d_name);
-	}
-	closedir(dir);
-	return n;
-}
-
 static bool is_owner(const struct waits *w, pid_t pid)
 {
 	unsigned int i;
@@ -1094,12 +954,12 @@ static int sched_event(const char *inst, const char *event,
 
 	if (on) {
 		snprintf(file, sizeof(file), "events/sched/%s/filter", event);
-		ret = inst_write(inst, file, filter);
+		ret = sysfs_write_at(inst, file, filter);
 		if (ret)
 			return ret;
 	}
 	snprintf(file, sizeof(file), "events/sched/%s/enable", event);
-	return inst_write(inst, file, on ? "1" : "0");
+	return sysfs_write_at(inst, file, on ? "1" : "0");
 }
 
 /*
@@ -1135,14 +995,14 @@ TEST_F(trace, owner_waits)
 	w = calloc(1, sizeof(*w));
 	ASSERT_NE(NULL, w);
 	w->caller = gettid();
-	w->nr_owners = find_owners(w->owners, MAX_OWNERS);
+	w->nr_owners = kvb_owner_pids(w->owners, MAX_OWNERS);
 	ASSERT_LT(0U, w->nr_owners) TH_LOG("no kvbench-owner thread in /proc");
 	for (i = 0; i < keys; i++)
 		snprintf(k[i], sizeof(k[i]), KEY_PREFIX "%s/wait%u",
 			 variant->backend, i);
 	memset(ops, 0, sizeof(ops));
 	for (i = 0; i < batched; i++) {
-		kv_init(&ops[i].kv, k[i % keys], buf, sizeof(buf));
+		kv_str(&ops[i].kv, k[i % keys], buf, sizeof(buf));
 		ops[i].op = KVBENCH_OP_GET;
 	}
 	memset(&b, 0, sizeof(b));
@@ -1243,7 +1103,7 @@ static unsigned long long owners_nvcsw(void)
 {
 	pid_t pids[TASKS_RCU_OWNERS];
 	unsigned long long sum = 0, v;
-	unsigned int i, n = find_owners(pids, TASKS_RCU_OWNERS);
+	unsigned int i, n = kvb_owner_pids(pids, TASKS_RCU_OWNERS);
 	char path[64], buf[8192], *p;
 
 	for (i = 0; i < n; i++) {
@@ -1287,8 +1147,8 @@ static void *rcu_load_thread(void *arg)
 	while (!atomic_load(&l->stop)) {
 		for (i = 0; i < TASKS_RCU_BATCH; i++) {
 			memset(&ops[i], 0, sizeof(ops[i]));
-			kv_init(&ops[i].kv, "tasks_rcu/missing", buf,
-				sizeof(buf));
+			kv_str(&ops[i].kv, "tasks_rcu/missing", buf,
+			       sizeof(buf));
 			ops[i].op = KVBENCH_OP_GET;
 		}
 		if (ioctl(fd, KVBENCH_IOC_BATCH, &b) ||
@@ -1298,14 +1158,6 @@ static void *rcu_load_thread(void *arg)
 	}
 	close(fd);
 	return NULL;
-}
-
-static long long mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* The function tracer of an instance on, then off, timed. */
@@ -1323,12 +1175,12 @@ static void *toggle_thread(void *arg)
 	struct toggle *t = arg;
 	long long t0 = mono_ms(), t1;
 
-	t->ret = inst_write(t->inst, "current_tracer", "function");
+	t->ret = sysfs_write_at(t->inst, "current_tracer", "function");
 	/* Turning it off waits for an RCU-Tasks grace period. */
 	t1 = mono_ms();
 	atomic_store(&t->off_at, t1);
 	if (!t->ret)
-		t->ret = inst_write(t->inst, "current_tracer", "nop");
+		t->ret = sysfs_write_at(t->inst, "current_tracer", "nop");
 	t->off_ms = mono_ms() - t1;
 	t->ms = mono_ms() - t0;
 	atomic_store(&t->done, true);
@@ -1364,7 +1216,7 @@ TEST_F_TIMEOUT(trace, owner_tasks_rcu, 120)
 	snprintf(path, sizeof(path), "%s/current_tracer", self->inst);
 	if (access(path, W_OK))
 		SKIP(return, "no function tracer in instances (%s)", path);
-	if (inst_write(self->inst, "set_ftrace_filter", TASKS_RCU_FILTER))
+	if (sysfs_write_at(self->inst, "set_ftrace_filter", TASKS_RCU_FILTER))
 		SKIP(return, "cannot trace %s alone", TASKS_RCU_FILTER);
 
 	ncpus = get_nprocs();
@@ -1431,7 +1283,7 @@ TEST_F_TIMEOUT(trace, owner_tasks_rcu, 120)
 		TH_LOG("an RCU-Tasks grace period waited for the load to end");
 	free(l);
 	free(threads);
-	inst_write(self->inst, "set_ftrace_filter", "");
+	sysfs_write_at(self->inst, "set_ftrace_filter", "");
 	for (i = 0; i < nkeys; i++)
 		EXPECT_EQ(0, rcu_key(self->fd, i, false));
 	EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("hash_bits"), hash_bits));

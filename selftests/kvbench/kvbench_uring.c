@@ -45,24 +45,13 @@
 #include "kselftest_harness.h"
 #pragma GCC diagnostic pop
 
+#include "kvbench_helpers.h"
 #include "kvbench_uring.h"
 
 #define KEY_PREFIX	"kvbench_uring/"
-/* An address in the kernel half on x86_64: never readable by the user. */
-#define KVB_KERNEL_PTR	0xffffffff81000000ULL
 #define RING_ENTRIES	256
 
 /* ------------------------------------------------------------ ops */
-
-static void kv_fill(struct kvbench_kv *kv, const char *key, void *value,
-		    unsigned int value_len)
-{
-	memset(kv, 0, sizeof(*kv));
-	kv->key = ptr(key);
-	kv->key_len = strlen(key);
-	kv->value = ptr(value);
-	kv->value_len = value_len;
-}
 
 static int u_op(struct ring *r, int fd, __u32 op, struct kvbench_kv *kv)
 {
@@ -74,7 +63,7 @@ static int u_set(struct ring *r, int fd, const char *key, const void *value,
 {
 	struct kvbench_kv kv;
 
-	kv_fill(&kv, key, (void *)value, len);
+	kv_str(&kv, key, value, len);
 	return u_op(r, fd, KVBENCH_URING_SET, &kv);
 }
 
@@ -82,7 +71,7 @@ static int u_del(struct ring *r, int fd, const char *key)
 {
 	struct kvbench_kv kv;
 
-	kv_fill(&kv, key, NULL, 0);
+	kv_str(&kv, key, NULL, 0);
 	return u_op(r, fd, KVBENCH_URING_DEL, &kv);
 }
 
@@ -90,7 +79,7 @@ static int ioctl_del(int fd, const char *key)
 {
 	struct kvbench_kv kv;
 
-	kv_fill(&kv, key, NULL, 0);
+	kv_str(&kv, key, NULL, 0);
 	return ioctl(fd, KVBENCH_IOC_DEL, &kv) ? -errno : 0;
 }
 
@@ -109,38 +98,11 @@ FIXTURE(uring) {
 	void *hole;
 };
 
-FIXTURE_VARIANT(uring) {
-	const char *backend;
-	bool owner;
-	bool combining;		/* published commands wait for a combiner */
-};
-
-FIXTURE_VARIANT_ADD(uring, rwlock) {
-	.backend = "rwlock",
-};
-
-FIXTURE_VARIANT_ADD(uring, rcu) {
-	.backend = "rcu",
-};
-
-FIXTURE_VARIANT_ADD(uring, kthread) {
-	.backend = "kthread",
-	.owner = true,
-};
-
-FIXTURE_VARIANT_ADD(uring, kthread_percpu) {
-	.backend = "kthread-percpu",
-	.owner = true,
-};
-
-FIXTURE_VARIANT_ADD(uring, rhashtable) {
-	.backend = "rhashtable",
-};
-
-FIXTURE_VARIANT_ADD(uring, combining) {
-	.backend = "combining",
-	.combining = true,
-};
+/*
+ * A variant per backend of KVB_BACKENDS (kvbench_backends.h): ->combining,
+ * published commands wait for a combiner.
+ */
+KVB_FIXTURE_VARIANTS(uring)
 
 FIXTURE_SETUP(uring)
 {
@@ -214,7 +176,7 @@ TEST_F(uring, flags_reserved_einval)
 	struct kvbench_kv kv;
 	__u32 op;
 
-	kv_fill(&kv, KEY_PREFIX "flags", self->map, 8);
+	kv_str(&kv, KEY_PREFIX "flags", self->map, 8);
 	for (op = KVBENCH_URING_NOP; op <= KVBENCH_URING_DEL; op++) {
 		EXPECT_EQ(-EINVAL, ring_one(&self->ring, self->fd, op,
 					    op ? ptr(&kv) : 0, 1, 0, 0, NULL));
@@ -235,7 +197,7 @@ TEST_F(uring, fixed_einval)
 
 	ASSERT_EQ(0, sys_io_uring_register(self->ring.fd,
 					   IORING_REGISTER_BUFFERS, &iov, 1));
-	kv_fill(&kv, KEY_PREFIX "fixed", self->map, 8);
+	kv_str(&kv, KEY_PREFIX "fixed", self->map, 8);
 	EXPECT_EQ(-EINVAL, ring_one(&self->ring, self->fd, KVBENCH_URING_GET,
 				    ptr(&kv), 0, 0, IORING_URING_CMD_FIXED,
 				    NULL));
@@ -247,7 +209,7 @@ TEST_F(uring, unknown_cmd_enotty)
 {
 	struct kvbench_kv kv;
 
-	kv_fill(&kv, KEY_PREFIX "enotty", self->map, 8);
+	kv_str(&kv, KEY_PREFIX "enotty", self->map, 8);
 	EXPECT_EQ(-ENOTTY, ring_one(&self->ring, self->fd, 4, ptr(&kv), 0, 0,
 				    0, NULL));
 	EXPECT_EQ(-ENOTTY, ring_one(&self->ring, self->fd, 0x1000, 0, 0, 0, 0,
@@ -264,19 +226,19 @@ TEST_F(uring, set_get_del_roundtrip)
 	__u64 extra = 99;
 
 	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, val, sizeof(val)));
-	kv_fill(&kv, key, out, sizeof(out));
+	kv_str(&kv, key, out, sizeof(out));
 	EXPECT_EQ(0, ring_one(&self->ring, self->fd, KVBENCH_URING_GET,
 			      ptr(&kv), 0, 0, 0, &extra));
 	EXPECT_EQ(sizeof(val), kv.value_len);
 	EXPECT_EQ(sizeof(val), extra);
 	EXPECT_STREQ(val, out);
 	/* The ioctl sees what uring wrote. */
-	kv_fill(&kv, key, out, sizeof(out));
+	kv_str(&kv, key, out, sizeof(out));
 	memset(out, 0, sizeof(out));
 	EXPECT_EQ(0, ioctl(self->fd, KVBENCH_IOC_GET, &kv));
 	EXPECT_STREQ(val, out);
 	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
-	kv_fill(&kv, key, out, sizeof(out));
+	kv_str(&kv, key, out, sizeof(out));
 	EXPECT_EQ(-ENOENT, ring_one(&self->ring, self->fd, KVBENCH_URING_GET,
 				    ptr(&kv), 0, 0, 0, &extra));
 	EXPECT_EQ(0ULL, extra);
@@ -295,7 +257,7 @@ TEST_F(uring, large_value)
 	for (i = 0; i < sizeof(val); i++)
 		val[i] = i * 7;
 	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, val, sizeof(val)));
-	kv_fill(&kv, key, out, sizeof(out));
+	kv_str(&kv, key, out, sizeof(out));
 	EXPECT_EQ(0, ring_one(&self->ring, self->fd, KVBENCH_URING_GET,
 			      ptr(&kv), 0, 0, 0, &extra));
 	EXPECT_EQ(sizeof(val), kv.value_len);
@@ -313,7 +275,7 @@ TEST_F(uring, get_erange)
 
 	memset(val, 'r', sizeof(val));
 	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, val, sizeof(val)));
-	kv_fill(&kv, key, out, sizeof(out));
+	kv_str(&kv, key, out, sizeof(out));
 	EXPECT_EQ(-ERANGE, ring_one(&self->ring, self->fd, KVBENCH_URING_GET,
 				    ptr(&kv), 0, 0, 0, &extra));
 	EXPECT_EQ(sizeof(val), kv.value_len);
@@ -331,7 +293,7 @@ TEST_F(uring, sqe128_no_cqe32)
 
 	ASSERT_EQ(0, ring_init(&r, 8, IORING_SETUP_SQE128));
 	EXPECT_EQ(0, u_set(&r, self->fd, key, val, sizeof(val)));
-	kv_fill(&kv, key, out, sizeof(out));
+	kv_str(&kv, key, out, sizeof(out));
 	EXPECT_EQ(0, u_op(&r, self->fd, KVBENCH_URING_GET, &kv));
 	EXPECT_STREQ(val, out);
 	EXPECT_EQ(sizeof(val), kv.value_len);
@@ -369,7 +331,7 @@ TEST_F(uring, sqpoll_and_defer_taskrun)
 		memset(val, 'a' + i, sizeof(val));
 		/* A small and a large (pinned) value. */
 		EXPECT_EQ(0, u_set(&r, self->fd, key, val, 10));
-		kv_fill(&kv, key, out, sizeof(out));
+		kv_str(&kv, key, out, sizeof(out));
 		memset(out, 0, sizeof(out));
 		extra = 0;
 		EXPECT_EQ(0, ring_one(&r, self->fd, KVBENCH_URING_GET,
@@ -377,7 +339,7 @@ TEST_F(uring, sqpoll_and_defer_taskrun)
 		EXPECT_EQ(10ULL, extra);
 		EXPECT_EQ(0, memcmp(out, val, 10));
 		EXPECT_EQ(0, u_set(&r, self->fd, key, val, sizeof(val)));
-		kv_fill(&kv, key, out, sizeof(out));
+		kv_str(&kv, key, out, sizeof(out));
 		memset(out, 0, sizeof(out));
 		EXPECT_EQ(0, ring_one(&r, self->fd, KVBENCH_URING_GET,
 				      ptr(&kv), 0, 0, 0, &extra));
@@ -394,15 +356,15 @@ TEST_F(uring, kv_einval)
 	__u32 op;
 
 	for (op = KVBENCH_URING_GET; op <= KVBENCH_URING_DEL; op++) {
-		kv_fill(&kv, "", self->map, 8);
+		kv_str(&kv, "", self->map, 8);
 		EXPECT_EQ(-EINVAL, u_op(&self->ring, self->fd, op, &kv));
-		kv_fill(&kv, KEY_PREFIX "kv_einval", self->map, 8);
+		kv_str(&kv, KEY_PREFIX "kv_einval", self->map, 8);
 		kv.key_len = KVBENCH_KEY_MAX + 1;
 		EXPECT_EQ(-EINVAL, u_op(&self->ring, self->fd, op, &kv));
-		kv_fill(&kv, KEY_PREFIX "kv_einval", self->map, 8);
+		kv_str(&kv, KEY_PREFIX "kv_einval", self->map, 8);
 		kv.flags = 1;
 		EXPECT_EQ(-EINVAL, u_op(&self->ring, self->fd, op, &kv));
-		kv_fill(&kv, KEY_PREFIX "kv_einval", self->map, 8);
+		kv_str(&kv, KEY_PREFIX "kv_einval", self->map, 8);
 		kv.reserved = 1;
 		EXPECT_EQ(-EINVAL, u_op(&self->ring, self->fd, op, &kv));
 	}
@@ -422,20 +384,20 @@ TEST_F(uring, efault)
 		EXPECT_EQ(-EFAULT, ring_one(&self->ring, self->fd, op,
 					    KVB_KERNEL_PTR, 0, 0, 0, NULL));
 		/* The key. */
-		kv_fill(&kv, key, self->map, 8);
+		kv_str(&kv, key, self->map, 8);
 		kv.key = ptr(self->hole);
 		EXPECT_EQ(-EFAULT, u_op(&self->ring, self->fd, op, &kv));
 	}
 	/* A SET's value. */
-	kv_fill(&kv, key, self->hole, 8);
+	kv_str(&kv, key, self->hole, 8);
 	EXPECT_EQ(-EFAULT, u_op(&self->ring, self->fd, KVBENCH_URING_SET, &kv));
 	EXPECT_EQ(-ENOENT, ioctl_del(self->fd, key));
 
 	/* A GET's buffer: written at completion (the owner's, on those). */
 	ASSERT_EQ(0, u_set(&self->ring, self->fd, key, val, sizeof(val)));
-	kv_fill(&kv, key, self->hole, 64);
+	kv_str(&kv, key, self->hole, 64);
 	EXPECT_EQ(-EFAULT, u_op(&self->ring, self->fd, KVBENCH_URING_GET, &kv));
-	kv_fill(&kv, key, (void *)(unsigned long)KVB_KERNEL_PTR, 64);
+	kv_str(&kv, key, (void *)(unsigned long)KVB_KERNEL_PTR, 64);
 	EXPECT_EQ(-EFAULT, u_op(&self->ring, self->fd, KVBENCH_URING_GET, &kv));
 	EXPECT_EQ(0, u_del(&self->ring, self->fd, key));
 }
@@ -486,7 +448,7 @@ TEST_F(uring, many_in_flight)
 
 	for (i = 0; i < n; i++) {
 		snprintf(keys[i], sizeof(keys[i]), KEY_PREFIX "many/%u", i);
-		kv_fill(&kv[i], keys[i], keys[i], strlen(keys[i]) + 1);
+		kv_str(&kv[i], keys[i], keys[i], strlen(keys[i]) + 1);
 		ring_cmd(&self->ring, self->fd, KVBENCH_URING_SET, ptr(&kv[i]),
 			 0, 0, i, 0, 0);
 	}
@@ -502,7 +464,7 @@ TEST_F(uring, many_in_flight)
 
 	/* GETs, each into its own buffer, then DELs of the same keys. */
 	for (i = 0; i < n; i++) {
-		kv_fill(&kv[i], keys[i], out[i], sizeof(out[i]));
+		kv_str(&kv[i], keys[i], out[i], sizeof(out[i]));
 		ring_cmd(&self->ring, self->fd, KVBENCH_URING_GET, ptr(&kv[i]),
 			 0, 0, i, 0, 0);
 	}
@@ -519,7 +481,7 @@ TEST_F(uring, many_in_flight)
 	for (i = 0; i < n; i++) {
 		EXPECT_STREQ(keys[i], out[i]);
 		EXPECT_EQ(strlen(keys[i]) + 1, kv[i].value_len);
-		kv_fill(&kv[i], keys[i], NULL, 0);
+		kv_str(&kv[i], keys[i], NULL, 0);
 		ring_cmd(&self->ring, self->fd, KVBENCH_URING_DEL, ptr(&kv[i]),
 			 0, 0, i, 0, 0);
 	}
@@ -568,7 +530,7 @@ TEST_F(uring, sqe_read_once)
 	for (i = 0; i < N || inflight; ) {
 		if (i < N && inflight < 2 * SQES) {
 			snprintf(keys[i], sizeof(keys[i]), KEY_PREFIX "once/%u", i);
-			kv_fill(&kv[i], keys[i], keys[i], strlen(keys[i]) + 1);
+			kv_str(&kv[i], keys[i], keys[i], strlen(keys[i]) + 1);
 			ring_cmd(&small, self->fd, KVBENCH_URING_SET,
 				 ptr(&kv[i]), 0, 0, i, 0, 0);
 			ASSERT_EQ(0, ring_submit(&small, 0));
@@ -588,7 +550,7 @@ TEST_F(uring, sqe_read_once)
 	ring_exit(&small);
 
 	for (i = 0; i < N; i++) {
-		kv_fill(&get, keys[i], out, sizeof(out));
+		kv_str(&get, keys[i], out, sizeof(out));
 		if (ioctl(self->fd, KVBENCH_IOC_GET, &get) ||
 		    get.value_len != strlen(keys[i]) + 1 ||
 		    strcmp(out, keys[i])) {
@@ -633,10 +595,10 @@ TEST_F(uring, exit_with_commands_in_flight)
 				_exit(1);
 			for (i = 0; i < RING_ENTRIES; i++) {
 				if (i & 1)
-					kv_fill(&ckv[i], key, cout[i],
-						sizeof(cout[i]));
+					kv_str(&ckv[i], key, cout[i],
+					       sizeof(cout[i]));
 				else
-					kv_fill(&ckv[i], key, "alive", 6);
+					kv_str(&ckv[i], key, "alive", 6);
 				ring_cmd(&r, cfd, i & 1 ?
 					 KVBENCH_URING_GET : KVBENCH_URING_SET,
 					 ptr(&ckv[i]), 0, 0, i, 0, 0);
@@ -651,7 +613,7 @@ TEST_F(uring, exit_with_commands_in_flight)
 		EXPECT_TRUE((WIFEXITED(status) && !WEXITSTATUS(status)) ||
 			    (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL));
 	}
-	kv_fill(&kv, key, out, sizeof(out));
+	kv_str(&kv, key, out, sizeof(out));
 	EXPECT_EQ(0, u_op(&self->ring, self->fd, KVBENCH_URING_GET, &kv));
 	EXPECT_STREQ("alive", out);
 	/*
@@ -690,34 +652,6 @@ static void *hog_fn(void *arg)
 	while (!atomic_load(stop))
 		;
 	return NULL;
-}
-
-/* The owner threads of the backend in use (comm "kvbench-owner..."). */
-static unsigned int owner_pids(pid_t *pid, unsigned int max)
-{
-	char path[300], comm[32];
-	unsigned int n = 0;
-	struct dirent *d;
-	DIR *proc;
-	FILE *f;
-
-	proc = opendir("/proc");
-	if (!proc)
-		return 0;
-	while (n < max && (d = readdir(proc))) {
-		if (d->d_name[0] < '0' || d->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) &&
-		    !strncmp(comm, "kvbench-owner", 13))
-			pid[n++] = atoi(d->d_name);
-		fclose(f);
-	}
-	closedir(proc);
-	return n;
 }
 
 /* Hold h->pid[0..n-1] off: 0, or why they could not be held. */
@@ -762,7 +696,7 @@ static const char *hold_off(struct owner_hold *h)
 static const char *owners_hold(struct owner_hold *h)
 {
 	memset(h, 0, sizeof(*h));
-	h->n = owner_pids(h->pid, 16);
+	h->n = kvb_owner_pids(h->pid, 16);
 	if (!h->n)
 		return "no owner thread found";
 	return hold_off(h);
@@ -974,7 +908,7 @@ static void *fair_getter_fn(void *arg)
 		getrusage(RUSAGE_THREAD, &ru0);
 		seen = atomic_load(g->submitted);
 		value = 0;
-		kv_fill(&kv, FAIR_KEY, &value, sizeof(value));
+		kv_str(&kv, FAIR_KEY, &value, sizeof(value));
 		if (ioctl(fd, KVBENCH_IOC_GET, &kv) && errno != ENOENT) {
 			g->bad = -errno;
 			break;
@@ -1028,7 +962,7 @@ TEST_F_TIMEOUT(uring, ioctl_share_beside_parked, 120)
 
 	for (i = 0; i < FAIR_IN_FLIGHT; i++) {
 		vals[i] = ++sent;
-		kv_fill(&kv[i], FAIR_KEY, &vals[i], sizeof(vals[i]));
+		kv_str(&kv[i], FAIR_KEY, &vals[i], sizeof(vals[i]));
 		atomic_store(&submitted, sent);
 		ring_cmd(&self->ring, self->fd, KVBENCH_URING_SET, ptr(&kv[i]),
 			 0, 0, i, 0, 0);
@@ -1043,7 +977,7 @@ TEST_F_TIMEOUT(uring, ioctl_share_beside_parked, 120)
 		if (sent < FAIR_SETS) {
 			i = cqe.user_data;
 			vals[i] = ++sent;
-			kv_fill(&kv[i], FAIR_KEY, &vals[i], sizeof(vals[i]));
+			kv_str(&kv[i], FAIR_KEY, &vals[i], sizeof(vals[i]));
 			/* Seen submitted before it can run. */
 			atomic_store(&submitted, sent);
 			ring_cmd(&self->ring, self->fd, KVBENCH_URING_SET,
@@ -1195,7 +1129,7 @@ TEST_F(uring, get_ecanceled_submitter_exits)
 	for (round = 0; round < ROUNDS && !canceled; round++) {
 		for (i = 0; i < N; i++) {
 			memset(out[i], fill, sizeof(out[i]));
-			kv_fill(&kv[i], key, out[i], sizeof(out[i]));
+			kv_str(&kv[i], key, out[i], sizeof(out[i]));
 		}
 		atomic_store(&x.submitted, false);
 		started = false;
@@ -1283,7 +1217,7 @@ TEST_F_TIMEOUT(uring, get_ring_closed_before_answer, 120)
 		ASSERT_LE(0, fd);
 		ASSERT_EQ(0, ring_init(&r, 4, IORING_SETUP_CQE32));
 		memset(out, fill, sizeof(out));
-		kv_fill(&kv, key, out, sizeof(out));
+		kv_str(&kv, key, out, sizeof(out));
 		why = queue_hold(variant->backend, &hold, &holder);
 		if (!why) {
 			ring_cmd(&r, fd, KVBENCH_URING_GET, ptr(&kv), 0, 0, 1,
@@ -1340,7 +1274,7 @@ static void *load_thread(void *arg)
 		for (i = 0; i < n; i++) {
 			snprintf(keys[i], sizeof(keys[i]), KEY_PREFIX "load/%u",
 				 i % 16);
-			kv_fill(&kv[i], keys[i], op == KVBENCH_URING_GET ?
+			kv_str(&kv[i], keys[i], op == KVBENCH_URING_GET ?
 				out[i] : keys[i], op == KVBENCH_URING_DEL ? 0 :
 				sizeof(out[i]));
 			ring_cmd(&r, l->fd, op, ptr(&kv[i]), 0, 0, i, 0, 0);
@@ -1363,7 +1297,11 @@ static void *load_thread(void *arg)
 	return NULL;
 }
 
-/* Switches while commands are queued to owners: none lost or doubled. */
+/*
+ * Switches while commands are queued to owners: none lost or doubled. to[]
+ * is a path from owner backends to the others and back; a backend of the
+ * module's list that it does not name is visited from kthread and back.
+ */
 TEST_F(uring, switch_under_load)
 {
 	static const char * const to[] = {
@@ -1371,8 +1309,9 @@ TEST_F(uring, switch_under_load)
 		"kthread",
 	};
 	struct load l = { .fd = self->fd };
+	struct kvb_list backends;
+	unsigned int i, j, round;
 	pthread_t t;
-	unsigned int i, round;
 	char key[32];
 
 	unsigned long long base, entries;
@@ -1385,12 +1324,26 @@ TEST_F(uring, switch_under_load)
 		ioctl_del(self->fd, key);
 	}
 	ASSERT_EQ(0, sysfs_read_u64(KVB_ATTR("entries"), &base));
+	ASSERT_EQ(0, kvb_backends_read(&backends));
 	ASSERT_EQ(0, pthread_create(&t, NULL, load_thread, &l));
-	for (round = 0; round < 3; round++)
+	for (round = 0; round < 3; round++) {
 		for (i = 0; i < ARRAY_SIZE(to); i++) {
 			EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), to[i]));
 			usleep(2000);
 		}
+		for (i = 0; i < backends.n; i++) {
+			for (j = 0; j < ARRAY_SIZE(to); j++)
+				if (!strcmp(backends.name[i], to[j]))
+					break;
+			if (j < ARRAY_SIZE(to))
+				continue;
+			EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"),
+						 backends.name[i]));
+			usleep(2000);
+			EXPECT_EQ(0, sysfs_write(KVB_ATTR("backend"), "kthread"));
+			usleep(2000);
+		}
+	}
 	/*
 	 * Back to back, between the owner backends: a switch then finds
 	 * commands still queued to the old owners more often.
@@ -1406,7 +1359,7 @@ TEST_F(uring, switch_under_load)
 	/* Every entry the map counts can be found, and no more. */
 	for (i = 0; i < 16; i++) {
 		snprintf(key, sizeof(key), KEY_PREFIX "load/%u", i);
-		kv_fill(&kv, key, out, sizeof(out));
+		kv_str(&kv, key, out, sizeof(out));
 		if (!ioctl(self->fd, KVBENCH_IOC_GET, &kv))
 			found++;
 	}
@@ -1480,10 +1433,6 @@ static const char * const ev_keys[EV_KEYS] = {
 	KEY_PREFIX "ev/a", KEY_PREFIX "ev/bb",
 };
 
-static const char * const ev_tracefs[] = {
-	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-};
-
 FIXTURE(op_event) {
 	int fd;
 	char orig_backend[64];
@@ -1493,34 +1442,16 @@ FIXTURE(op_event) {
 	bool mounted;
 };
 
-/* Write @val to the instance's file @file. */
-static int ev_write(const char *inst, const char *file, const char *val)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", inst, file);
-	return sysfs_write(path, val);
-}
-
 FIXTURE_SETUP(op_event)
 {
 	char path[256];
-	size_t i;
+	const char *why;
 
 	self->fd = -1;
-	for (i = 0; i < ARRAY_SIZE(ev_tracefs) && !self->tracefs[0]; i++) {
-		snprintf(path, sizeof(path), "%s/instances", ev_tracefs[i]);
-		if (!access(path, F_OK))
-			snprintf(self->tracefs, sizeof(self->tracefs), "%s",
-				 ev_tracefs[i]);
-	}
-	if (!self->tracefs[0]) {
-		if (mount("nodev", ev_tracefs[0], "tracefs", 0, NULL))
-			SKIP(return, "no tracefs (CONFIG_TRACING?)");
-		self->mounted = true;
-		snprintf(self->tracefs, sizeof(self->tracefs), "%s",
-			 ev_tracefs[0]);
-	}
+	why = tracefs_find(self->tracefs, sizeof(self->tracefs),
+			   &self->mounted);
+	if (why)
+		SKIP(return, "%s", why);
 	snprintf(path, sizeof(path), "%s/events/kvbench/kvbench_op",
 		 self->tracefs);
 	if (access(path, F_OK))
@@ -1537,9 +1468,9 @@ FIXTURE_SETUP(op_event)
 		self->inst[0] = '\0';
 		ASSERT_TRUE(false);
 	}
-	ASSERT_EQ(0, ev_write(self->inst, "buffer_size_kb", "256"));
-	ASSERT_EQ(0, ev_write(self->inst, "events/kvbench/kvbench_op/enable",
-			      "1"));
+	ASSERT_EQ(0, sysfs_write_at(self->inst, "buffer_size_kb", "256"));
+	ASSERT_EQ(0, sysfs_write_at(self->inst, "events/kvbench/kvbench_op/enable",
+				    "1"));
 	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backend"), self->orig_backend,
 				sizeof(self->orig_backend)));
 	self->fd = open(KVB_DEV, O_RDWR);
@@ -1559,8 +1490,8 @@ FIXTURE_TEARDOWN(op_event)
 		close(self->fd);
 	}
 	if (self->inst[0]) {
-		EXPECT_EQ(0, ev_write(self->inst,
-				      "events/kvbench/kvbench_op/enable", "0"));
+		EXPECT_EQ(0, sysfs_write_at(self->inst,
+					    "events/kvbench/kvbench_op/enable", "0"));
 		EXPECT_EQ(0, rmdir(self->inst));
 	}
 	if (self->record_cmd[0]) {
@@ -1590,8 +1521,8 @@ static void *ev_writer_fn(void *arg)
 
 	while (!atomic_load(&w->stop)) {
 		for (i = 0; i < 2 * EV_KEYS; i++) {
-			kv_fill(&kv, ev_keys[i % EV_KEYS], val,
-				i < EV_KEYS ? sizeof(val) : 0);
+			kv_str(&kv, ev_keys[i % EV_KEYS], val,
+			       i < EV_KEYS ? sizeof(val) : 0);
 			ret = ioctl(w->fd, i < EV_KEYS ? KVBENCH_IOC_SET :
 				    KVBENCH_IOC_DEL, &kv) ? errno : 0;
 			if (ret && ret != ENOENT)
@@ -1638,34 +1569,12 @@ bad:
 static int ev_scan(const char *inst, unsigned int *bad)
 {
 	char path[256], *buf, *line, *next, *p;
-	size_t len = 0, size = 1 << 20;
-	int fd, sets = 0;
-	ssize_t n;
+	int sets = 0;
 
 	snprintf(path, sizeof(path), "%s/trace", inst);
-	fd = open(path, O_RDONLY);
-	buf = malloc(size);
-	if (fd < 0 || !buf) {
-		if (fd >= 0)
-			close(fd);
-		free(buf);
+	buf = read_all(path, 1 << 20);
+	if (!buf)
 		return -1;
-	}
-	for (;;) {
-		if (size - len < 4096) {
-			p = realloc(buf, size * 2);
-			if (!p)
-				break;
-			buf = p;
-			size *= 2;
-		}
-		n = read(fd, buf + len, size - 1 - len);
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
 	for (line = buf; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (!next)
@@ -1681,22 +1590,16 @@ static int ev_scan(const char *inst, unsigned int *bad)
 	return sets;
 }
 
-/* Nanoseconds of CLOCK_MONOTONIC. */
-static unsigned long long ev_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 TEST_F_TIMEOUT(op_event, set_del_freed_items, 120)
 {
 	static struct kvbench_kv kv[EV_BATCH];
 	static char val[EV_URING_LEN];
-	char backends[256], path[256], *name, *save = NULL;
-	unsigned long long ms = 400, end, rounds;
-	unsigned int i, bad, ran = 0;
+	unsigned long long ms = 400, rounds;
+	unsigned int i, b, bad, ran = 0;
+	struct kvb_list backends;
+	const char *name;
+	char path[256];
+	long long end;
 	struct ev_writer w;
 	const char *env;
 	struct ring r;
@@ -1707,16 +1610,15 @@ TEST_F_TIMEOUT(op_event, set_del_freed_items, 120)
 	env = getenv("KVBENCH_OP_EVENT_MS");
 	if (env)
 		ms = strtoull(env, NULL, 10);
-	ASSERT_EQ(0, sysfs_read(KVB_ATTR("backends"), backends,
-				sizeof(backends)));
+	ASSERT_EQ(0, kvb_backends_read(&backends));
 	ASSERT_EQ(0, ring_init(&r, 2 * EV_BATCH, IORING_SETUP_CQE32));
 	/* SET a, SET bb, DEL a, DEL bb, SET a...: no command waits for another. */
 	for (i = 0; i < EV_BATCH; i++)
-		kv_fill(&kv[i], ev_keys[i % EV_KEYS], val,
-			i % (2 * EV_KEYS) < EV_KEYS ? sizeof(val) : 0);
+		kv_str(&kv[i], ev_keys[i % EV_KEYS], val,
+		       i % (2 * EV_KEYS) < EV_KEYS ? sizeof(val) : 0);
 
-	for (name = strtok_r(backends, " ", &save); name;
-	     name = strtok_r(NULL, " ", &save)) {
+	for (b = 0; b < backends.n; b++) {
+		name = backends.name[b];
 		ASSERT_EQ(0, sysfs_write(KVB_ATTR("backend"), name));
 		/* Empty the buffer: opened for writing with O_TRUNC. */
 		snprintf(path, sizeof(path), "%s/trace", self->inst);
@@ -1726,8 +1628,8 @@ TEST_F_TIMEOUT(op_event, set_del_freed_items, 120)
 		memset(&w, 0, sizeof(w));
 		w.fd = self->fd;
 		ASSERT_EQ(0, pthread_create(&t, NULL, ev_writer_fn, &w));
-		end = ev_now_ns() + ms * 1000000ULL;
-		for (rounds = 0; !rounds || ev_now_ns() < end; rounds++) {
+		end = now_ns(CLOCK_MONOTONIC) + (long long)ms * 1000000;
+		for (rounds = 0; !rounds || now_ns(CLOCK_MONOTONIC) < end; rounds++) {
 			for (i = 0; i < EV_BATCH; i++)
 				ring_cmd(&r, self->fd,
 					 i % (2 * EV_KEYS) < EV_KEYS ?

@@ -21,7 +21,7 @@
 #include <linux/io_uring.h>
 #include <linux/kvbench.h>
 
-#include "kvbench_sysfs.h"
+#include "kvbench_helpers.h"
 
 struct ring {
 	int fd;

@@ -16,7 +16,9 @@ A Makefile counts by its recipe lines and its $(shell ...) calls, with make's
 variables taken as expansions.
 
 Not commands: shell builtins and keywords, the functions the same file
-defines (or a kselftest library it sources, SOURCED_LIBS), words with an expansion ("$VM", $(CC)) and relative paths
+defines (or a kselftest library it sources, SOURCED_LIBS, or a file of its
+own directory that it sources, such as selftests/kvbench/lib.sh), words
+with an expansion ("$VM", $(CC)) and relative paths
 (./kvbench, tools/...): they are the repository's own. An absolute path
 (/bin/busybox) counts as its last component. A command run through a
 function of ours (check.sh's `build NAME make ...`) is not seen.
@@ -69,6 +71,10 @@ SOURCED_LIBS = {
         ktap_print_totals'''.split()),
 }
 SOURCE_CMD = re.compile(r'(?:^|[;&|(]|\bthen|\bdo)\s*(?:\.|source)\s+\S', re.M)
+# The file a source command names, e.g. lib.sh of . "$dir/lib.sh".
+SOURCED_FILE = re.compile(
+    r'(?:^|[;&|(]|\bthen|\bdo)\s*(?:\.|source)\s+"?(?:[^"\s;]*/)?([^"/\s;]+)"?',
+    re.M)
 
 BUILTINS = set('''
     : . [ alias bg bind break builtin caller cd command compgen complete
@@ -706,6 +712,12 @@ def main(argv):
             for lib, names in SOURCED_LIBS.items():
                 if lib in text:
                     funcs |= names
+            # A library of the script's own directory: its functions.
+            for name in SOURCED_FILE.findall(text):
+                lib = os.path.join(root, os.path.dirname(path), name)
+                if name not in SOURCED_LIBS and os.path.isfile(lib):
+                    with open(lib) as f:
+                        funcs |= Script(f.read()).parse().funcs
         check(path, sc.calls, funcs, guest)
         for body, line in sc.guest:
             check_script(path, body, line, True)
