@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 #include <pthread.h>
 #include <linux/types.h>
 
@@ -30,6 +31,22 @@
 #define KVB_NOISY_PCT		10
 /* A case whose slowest thread ran below this share of the fastest's: starved. */
 #define KVB_STARVED		0.5
+
+/*
+ * util/clock.c: the one clock of the tool, CLOCK_MONOTONIC in ns: the
+ * engine's windows and latency samples, the rows that time their own
+ * (io_uring), the backend statistics' window, the owner's spin. Inline:
+ * a latency sample holds one read, whose cost kvb_clock_cost() measures.
+ */
+static inline __u64 kvb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+double kvb_clock_cost(void);
 
 /* Exit codes, as for any Unix tool. */
 #define KVB_EXIT_OK		0
@@ -661,7 +678,6 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 		 unsigned int batch, int multi, enum kvb_fd fdmode,
 		 struct kvb_result *res);
 void kvb_result_free(struct kvb_result *r);
-__u64 kvb_now_ns(void);
 
 /* output.c */
 void kvb_compute_ratios(struct kvb_result *r, int n);

@@ -124,7 +124,6 @@ int kvb_sysfs_read(const char *dir, struct kvb_sysfs_snap *s, char *err,
 		   size_t errlen)
 {
 	struct dirent **names = NULL;
-	struct timespec ts;
 	int dirfd, n, i;
 
 	memset(s, 0, sizeof(*s));
@@ -170,8 +169,7 @@ int kvb_sysfs_read(const char *dir, struct kvb_sysfs_snap *s, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->time = ts.tv_sec + ts.tv_nsec / 1e9;
+	s->time = kvb_now_ns() / 1e9;
 	return 0;
 }
 

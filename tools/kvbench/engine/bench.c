@@ -91,20 +91,6 @@ struct worker {
 	long vcsw;		/* voluntary context switches, measured part */
 };
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* The clock of the latency samples, for the rows that time their own. */
-__u64 kvb_now_ns(void)
-{
-	return now_ns();
-}
-
 static __u64 ptr(const void *p)
 {
 	return (__u64)(unsigned long)p;
@@ -202,7 +188,7 @@ static void queue_step(struct worker *w, struct counts *c, int op,
 		return;
 	account(c, d.op, d.result);
 	if (d.queued_ns)
-		record(w, now_ns() - d.queued_ns);
+		record(w, kvb_now_ns() - d.queued_ns);
 }
 
 /*
@@ -216,7 +202,7 @@ static void step(struct worker *w, struct counts *c, int timed)
 	struct run *r = w->run;
 	const struct kvb_params *p = r->b->p;
 	/* a step is timed whole, but a queued op from queue to completion */
-	__u64 t0 = timed && !r->queue ? now_ns() : 0;
+	__u64 t0 = timed && !r->queue ? kvb_now_ns() : 0;
 	unsigned int vlen = p->value_size, i;
 	__u64 x = 0;
 	int op, wop = KVB_W_READ;
@@ -240,7 +226,7 @@ static void step(struct worker *w, struct counts *c, int timed)
 		else
 			account(c, op, r->ops->op(&w->ctx, op, key, w->val, &vlen));
 		if (timed)
-			record(w, now_ns() - t0);
+			record(w, kvb_now_ns() - t0);
 		return;
 	}
 	for (i = 0; i < r->batch; i++) {
@@ -268,7 +254,7 @@ static void step(struct worker *w, struct counts *c, int timed)
 	for (i = 0; i < r->batch; i++)
 		account(c, w->ops[i].op, w->ops[i].result);
 	if (timed)
-		record(w, (now_ns() - t0) / r->batch);
+		record(w, (kvb_now_ns() - t0) / r->batch);
 }
 
 static void *worker_fn(void *arg)
@@ -295,7 +281,7 @@ static void *worker_fn(void *arg)
 	 */
 	if (getrusage(RUSAGE_THREAD, &ru0))
 		ru0.ru_nvcsw = 0;
-	t0 = now_ns();
+	t0 = kvb_now_ns();
 	if (!every)
 		every = 1;
 	for (;;) {
@@ -308,7 +294,7 @@ static void *worker_fn(void *arg)
 			left = every;
 		step(w, &c, timed);
 	}
-	t1 = now_ns();
+	t1 = kvb_now_ns();
 	if (getrusage(RUSAGE_THREAD, &ru1))
 		ru1.ru_nvcsw = ru0.ru_nvcsw;
 
@@ -328,10 +314,10 @@ static void *worker_fn(void *arg)
 static void wait_phase(struct run *r, double sec, unsigned int threads,
 		       int until_done)
 {
-	__u64 end = now_ns() + (__u64)(sec * 1e9);
+	__u64 end = kvb_now_ns() + (__u64)(sec * 1e9);
 
 	while (!atomic_load(&kvb_interrupted)) {
-		__u64 now = now_ns(), left;
+		__u64 now = kvb_now_ns(), left;
 		struct timespec ts;
 
 		if (until_done) {
@@ -1367,7 +1353,7 @@ static __u64 draw_seed(void)
 	__u64 v = 0;
 
 	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
-		v = now_ns() ^ ((__u64)getpid() << 32);
+		v = kvb_now_ns() ^ ((__u64)getpid() << 32);
 	return v & (KVB_SEED_LIMIT - 1);
 }
 
@@ -1726,20 +1712,6 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	return 0;
 }
 
-/* What one CLOCK_MONOTONIC read costs: each latency sample holds one. */
-static double clock_cost(void)
-{
-	__u64 t0, sink = 0;
-	int i;
-
-	for (i = 0; i < 1000; i++)	/* fault in the vDSO, warm the caches */
-		sink += now_ns();
-	t0 = now_ns();
-	for (i = 0; i < 10000; i++)
-		sink += now_ns();
-	return sink ? (now_ns() - t0) / 10000.0 : 0;
-}
-
 static int get_cpus(struct kvb_params *p)
 {
 	cpu_set_t set;
@@ -1970,7 +1942,7 @@ static int within_budget(struct kvb_session *s, double cost)
 
 	if (p->budget <= 0 || s->skipped)
 		return !s->skipped;
-	return (now_ns() - s->t0) / 1e9 + cost <= p->budget;
+	return (kvb_now_ns() - s->t0) / 1e9 + cost <= p->budget;
 }
 
 /*
@@ -2195,7 +2167,7 @@ static void run_rounds(struct kvb_session *s, int nodev, const char *nodev_why)
 
 	for (r = 0; r < p->repeat && !atomic_load(&kvb_interrupted); r++) {
 		if (r && p->budget > 0 &&
-		    (now_ns() - s->t0) / 1e9 + round_s > p->budget) {
+		    (kvb_now_ns() - s->t0) / 1e9 + round_s > p->budget) {
 			s->rounds_cut = p->repeat - r;
 			break;
 		}
@@ -2305,7 +2277,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 		free_params(&p);
 		return KVB_EXIT_OK;
 	}
-	p.clock_ns = clock_cost();
+	p.clock_ns = kvb_clock_cost();
 	if (!p.seed_given)
 		p.seed = draw_seed();
 	kvb_prov_collect(&prov, p.sys_module, argc, argv);
@@ -2376,7 +2348,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 			p.workloads ? "the workloads' distributions" : kvb_dist_name(p.dist),
 			(unsigned long long)p.seed);
 
-	s.t0 = now_ns();
+	s.t0 = kvb_now_ns();
 	if (s.shuffled)
 		run_rounds(&s, nodev, nodev_why);
 	for (ti = 0; !s.shuffled && ti < p.ntargets && !atomic_load(&kvb_interrupted); ti++) {
@@ -2411,12 +2383,12 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	if (s.skipped)
 		fprintf(stderr,
 			"kvbench: the budget of %g s ran out after %.0f s: %d of %d cases skipped, from '%s' on\n",
-			p.budget, (now_ns() - s.t0) / 1e9, s.skipped, s.total,
+			p.budget, (kvb_now_ns() - s.t0) / 1e9, s.skipped, s.total,
 			s.first_skipped);
 	if (s.rounds_cut)
 		fprintf(stderr,
 			"kvbench: the budget of %g s would run out in the next round, after %.0f s: %u of %u rounds run, every case %u run%s\n",
-			p.budget, (now_ns() - s.t0) / 1e9, s.rounds_done, p.repeat,
+			p.budget, (kvb_now_ns() - s.t0) / 1e9, s.rounds_done, p.repeat,
 			s.rounds_done, s.rounds_done == 1 ? "" : "s");
 	kvb_prov_after(&prov);
 	ret = save_reports(&s, 1);
