@@ -785,7 +785,6 @@ extern const char kvb_git_describe[];
 void kvb_prov_collect(struct kvb_prov *pv, const char *sys_module,
 		      int argc, char **argv);
 void kvb_prov_free(struct kvb_prov *pv);
-int kvb_read_line(const char *path, char *buf, size_t len);
 int kvb_module_params(struct kvb_prov *pv, const char *dir);
 struct utsname;
 double kvb_stat_busy_pct(const char *a, const char *b, double *steal);
@@ -797,10 +796,9 @@ void kvb_prov_after(struct kvb_prov *pv);
 void kvb_bstats_begin(const char *sysfs, struct kvb_bstats *before);
 void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
 		    struct kvb_bstats *out);
-void kvb_json_str(FILE *f, const char *s);
 void kvb_print_version(FILE *f);
 
-/* json.c: the reader of the tool's own JSON reports */
+/* util/json.c: the reader of the tool's own JSON reports, and the string writer */
 enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 
 struct jnode {
@@ -819,6 +817,11 @@ void kvb_json_free(struct jnode *n);
 /* obj's member key when it has that type, else NULL */
 const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
 				 enum jtype type);
+/* the writer's string: quotes, backslashes and control characters escaped */
+void kvb_json_str(FILE *f, const char *s);
+
+/* util/file.c: a file's first line (-errno), or all of it (NULL, err) */
+int kvb_read_line(const char *path, char *buf, size_t len);
 char *kvb_slurp(const char *path, char *err, size_t errlen);
 
 /*

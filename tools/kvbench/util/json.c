@@ -3,6 +3,7 @@
  * kvbench: a small strict JSON reader for the tool's own reports (compare,
  * report, plot). It knows nothing beyond RFC 8259: no comments, no trailing
  * commas, no NaN. A document is parsed into a tree of struct jnode.
+ * And the writer's one string escape, kvb_json_str().
  */
 #include <errno.h>
 #include <math.h>
@@ -330,44 +331,19 @@ const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
 	return NULL;
 }
 
-/* The whole file at path, NUL-terminated; NULL with a message in err. */
-char *kvb_slurp(const char *path, char *err, size_t errlen)
+/* A JSON string: quotes, backslashes and control characters escaped. */
+void kvb_json_str(FILE *f, const char *s)
 {
-	FILE *f = fopen(path, "re");
-	size_t cap = 65536, len = 0, got;
-	char *buf = NULL, *nb;
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
 
-	if (!f) {
-		snprintf(err, errlen, "%s", strerror(errno));
-		return NULL;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
 	}
-	for (;;) {
-		nb = realloc(buf, cap + 1);
-		if (!nb) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
-		}
-		buf = nb;
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (len < cap)
-			break;
-		cap *= 2;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "read error");
-		goto fail;
-	}
-	fclose(f);
-	buf[len] = 0;
-	if (strlen(buf) != len) {
-		snprintf(err, errlen, "a NUL byte: not JSON");
-		free(buf);
-		return NULL;
-	}
-	return buf;
-fail:
-	free(buf);
-	fclose(f);
-	return NULL;
+	fputc('"', f);
 }
