@@ -183,7 +183,8 @@ struct kvb_done {
  * One row of the target table: the benchmark's engine (bench.c) calls
  * through it and has no branch per target. Rows are defined where they are
  * implemented: nop and the kernel backends in device.c, the userspace maps
- * in umap.c, bpf-htab in bpf.c; params.c lists them by name.
+ * in umap.c, bpf-htab in bpf.c; target.c lists them by name, and pairs a
+ * device's row with its io_uring row (uring.c).
  * Operations return 0 or a negative errno, like the ioctls; -ENOENT from a
  * GET or DEL is a miss. Optional ones may be NULL.
  */
@@ -232,8 +233,6 @@ struct kvb_target_ops {
 	 */
 	int (*queue)(struct kvb_ctx *c, int op, const char *key, int timed,
 		     struct kvb_done *done);
-	/* The same target through io_uring (--io uring), or NULL */
-	const struct kvb_target_ops *uring;
 };
 
 struct kvb_target {
@@ -481,10 +480,54 @@ struct kvb_outcome {
 	int nskips;
 };
 
-/* params.c */
+/* util/parse.c: counts, durations, lists; 0, or -1 with a message in err */
+int kvb_fail(char *err, size_t errlen, const char *fmt, ...);
+typedef int (*kvb_item_fn)(const char *item, void *arg, char *err,
+			   size_t errlen);
+int kvb_each_item(const char *s, kvb_item_fn fn, void *arg, char *err,
+		  size_t errlen);
 int kvb_parse_ulist(const char *s, unsigned int lo, unsigned int hi,
 		    unsigned int max_value, struct kvb_ulist *out,
 		    char *err, size_t errlen);
+int kvb_parse_seconds(const char *s, double *sec, char *err, size_t errlen);
+int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
+		    unsigned long long *out, char *err, size_t errlen);
+
+/* engine/workload.c: the --workload presets */
+const struct kvb_workload *kvb_workload_by_name(const char *name);
+void kvb_workload_list(char *buf, size_t len);
+
+/* engine/names.c: what a case varies, as the reports name it */
+void kvb_target_name(char *buf, size_t len, const char *base, enum kvb_io io,
+		     unsigned int qd, int sqpoll);
+void kvb_target_rename(struct kvb_target *t, const char *base);
+const char *kvb_io_name(enum kvb_io io);
+void kvb_call_name(unsigned int batch, int multi, char *buf, size_t len);
+const char *kvb_fd_name(enum kvb_fd fd);
+const char *kvb_kind_name(enum kvb_kind kind);
+const char *kvb_dist_name(enum kvb_dist dist);
+void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len);
+
+/*
+ * engine/target.c: the target table, every target -b knows by name, in
+ * the order "all" runs them; any other lower-case name may be a kernel
+ * backend the module offers (kvb_check_backends() says whether).
+ */
+struct kvb_target_row {
+	const char *name;
+	const struct kvb_target_ops *ops;
+};
+
+extern const struct kvb_target_row kvb_target_table[];
+extern const int kvb_ntarget_table;
+extern const char * const kvb_target_groups[];
+extern const int kvb_ntarget_groups;
+int kvb_target_by_name(const char *name, struct kvb_target *t);
+int kvb_expand_io(struct kvb_target **targets, int *n, unsigned int ios,
+		  const struct kvb_ulist *qds, int sqpoll, char *err,
+		  size_t errlen);
+
+/* cli/params.c: the bench options' own parsers */
 int kvb_parse_mix(const char *s, struct kvb_mix *mix, char *err, size_t errlen);
 int kvb_parse_order(const char *s, enum kvb_order *order, char *err, size_t errlen);
 int kvb_parse_mixes(const char *s, struct kvb_mix **mixes, int *n,
@@ -493,11 +536,6 @@ int kvb_parse_dist(const char *s, enum kvb_dist *dist, double *theta,
 		   char *err, size_t errlen);
 int kvb_parse_workloads(const char *s, struct kvb_mix **mixes, int *n,
 			char *err, size_t errlen);
-const char *kvb_dist_name(enum kvb_dist dist);
-const struct kvb_workload *kvb_workload_by_name(const char *name);
-int kvb_parse_seconds(const char *s, double *sec, char *err, size_t errlen);
-int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
-		    unsigned long long *out, char *err, size_t errlen);
 int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
 		      char *err, size_t errlen);
 int kvb_check_backends(const char *list, const char *sysfs, char *err,
@@ -505,18 +543,6 @@ int kvb_check_backends(const char *list, const char *sysfs, char *err,
 int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,
 		      char *err, size_t errlen);
 int kvb_parse_io(const char *s, unsigned int *ios, char *err, size_t errlen);
-int kvb_expand_io(struct kvb_target **targets, int *n, unsigned int ios,
-		  const struct kvb_ulist *qds, int sqpoll, char *err,
-		  size_t errlen);
-void kvb_target_name(char *buf, size_t len, const char *base, enum kvb_io io,
-		     unsigned int qd, int sqpoll);
-void kvb_target_rename(struct kvb_target *t, const char *base);
-const char *kvb_io_name(enum kvb_io io);
-void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len);
-void kvb_call_name(unsigned int batch, int multi, char *buf, size_t len);
-const char *kvb_fd_name(enum kvb_fd fd);
-const char *kvb_kind_name(enum kvb_kind kind);
-int kvb_target_by_name(const char *name, struct kvb_target *t);
 
 /* stats.c */
 __u64 kvb_rand(__u64 *state);
