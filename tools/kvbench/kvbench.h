@@ -426,6 +426,7 @@ struct kvb_result {
 	enum kvb_io io;
 	unsigned int qd;	/* 0 unless io is KVB_IO_URING */
 	int sqpoll;
+	unsigned int submit_batch;	/* io_uring: SQEs per submission; 0 */
 	unsigned int runs;
 	double *run_ops;	/* ops/s of each run */
 	unsigned int *run_round;	/* the round of each run, from 0 */
@@ -460,6 +461,7 @@ struct kvb_result {
 	 * the other targets, or a module without the parameter
 	 */
 	unsigned int hash_bits;
+	int hash_bits_fit;	/* hash_bits is the size --keys asks for */
 	double cost_vs_nop;	/* ns/op over nop's ns/op, NAN when n/a */
 	double tput_vs_rwlock;	/* ops/s over rwlock's ops/s, NAN when n/a */
 	int interrupted;

@@ -682,6 +682,8 @@ static int case_init(const struct kvb_params *p, const struct kvb_target *t,
 	res->io = t->io;
 	res->qd = t->io == KVB_IO_URING ? t->qd : 0;
 	res->sqpoll = t->sqpoll;
+	if (t->io == KVB_IO_URING)
+		res->submit_batch = kvb_uring_submit_batch(t->qd, t->sqpoll);
 	res->p50 = NAN;
 	res->p99 = NAN;
 	res->p999 = NAN;
@@ -1990,8 +1992,10 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 				  c.fdmode, r);
 		if (!rc && (t->ops->flags & KVB_T_BSTATS))
 			kvb_bstats_end(p->sysfs, &before, &r->bstats);
-		if (!rc)
+		if (!rc) {
 			r->hash_bits = hash_bits;
+			r->hash_bits_fit = hash_bits == kvb_hash_bits_for(p->keys);
+		}
 		if (rc) {
 			if (!p->quiet && interactive())
 				fputc('\n', stderr);
@@ -2221,6 +2225,7 @@ static void run_rounds(struct kvb_session *s, int nodev, const char *nodev_why)
 				bstats_add(&res->bstats, &after, res->runs == 1);
 			}
 			res->hash_bits = hash_bits;
+			res->hash_bits_fit = hash_bits == kvb_hash_bits_for(p->keys);
 			case_summarize(p, res, &x->acc);
 			progress_run(p, r, k, n, x->label, res);
 			s->nres += res->runs == 1;

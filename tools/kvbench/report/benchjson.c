@@ -195,7 +195,7 @@ static void print_io(FILE *f, const struct kvb_result *x)
 	fprintf(f, ",\n      \"sqpoll\": %s,\n      \"submit_batch\": ",
 		x->sqpoll ? "true" : "false");
 	if (uring)
-		fprintf(f, "%u,\n", kvb_uring_submit_batch(x->qd, x->sqpoll));
+		fprintf(f, "%u,\n", x->submit_batch);
 	else
 		fputs("null,\n", f);
 }
