@@ -715,18 +715,20 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 int kvb_oversubscribed(const struct kvb_params *p);
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
 
-/* plot.c: the figure, drawn by gnuplot from a JSON report */
+/* gnuplot.c: what both figures need of gnuplot */
 enum kvb_plot_fmt { KVB_PLOT_PNG, KVB_PLOT_SVG, KVB_PLOT_JPEG };
 
-struct kvb_rmodel;
 int kvb_plot_format(const char *file, char *err, size_t errlen);
 int kvb_plot_check(const char *file, char *err, size_t errlen);
-int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
-		    char *err, size_t errlen);
-int kvb_plot_json(const char *file, const char *json, const char *what);
 int kvb_run_gnuplot(const char *text, size_t len, char *err, size_t errlen);
 const char *kvb_plot_term(enum kvb_plot_fmt fmt);
 void kvb_gnuplot_str(FILE *g, const char *s);
+
+/* plot.c: the figure, drawn by gnuplot from a JSON report */
+struct kvb_rmodel;
+int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
+		    char *err, size_t errlen);
+int kvb_plot_json(const char *file, const char *json, const char *what);
 /* forest.c: the verdict's figure, a forest plot per workload group */
 int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
 		      char *err, size_t errlen);
