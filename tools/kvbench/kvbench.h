@@ -694,7 +694,6 @@ struct kvb_bench {
 };
 
 void kvb_params_defaults(struct kvb_params *p);
-int kvb_bench_main(int argc, char **argv, const char *device);
 struct kvb_bench *kvb_bench_new(const struct kvb_params *p);
 void kvb_bench_free(struct kvb_bench *b);
 /*
@@ -706,6 +705,92 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 		 unsigned int batch, int multi, enum kvb_fd fdmode,
 		 struct kvb_result *res);
 void kvb_result_free(struct kvb_result *r);
+void kvb_close_fd(struct kvb_bench *b);
+
+/*
+ * A case's runs one at a time, as the session runs them: what the case
+ * gathers over its runs besides its result (every timed op's histogram,
+ * each run's fairness), its result begun with room for --repeat runs,
+ * a run added (0; 1: no operation, interrupted; else kvb_run_case()'s
+ * error), the figures from the runs so far, its errors said.
+ */
+struct kvb_case_acc {
+	struct kvb_hist *all;
+	double *tmin, *tmax, *tratio;
+	int first_err;
+};
+
+void kvb_case_acc_free(struct kvb_case_acc *a);
+int kvb_case_init(const struct kvb_params *p, const struct kvb_target *t,
+		  const struct kvb_mix *mix, unsigned int threads,
+		  unsigned int batch, int multi, enum kvb_fd fdmode,
+		  struct kvb_result *res, struct kvb_case_acc *a);
+int kvb_case_run(struct kvb_bench *b, const struct kvb_target *t,
+		 const struct kvb_mix *mix, unsigned int round,
+		 struct kvb_result *res, struct kvb_case_acc *a);
+void kvb_case_summarize(const struct kvb_params *p, struct kvb_result *res,
+			const struct kvb_case_acc *a);
+void kvb_case_errors(const struct kvb_target *t, const struct kvb_result *res,
+		     const struct kvb_case_acc *a);
+
+/* engine/plan.c: one case of a target; threads vary fastest */
+struct kvb_case {
+	const struct kvb_mix *mix;
+	unsigned int threads;
+	unsigned int batch;
+	int multi;		/* batch keys per packed call, not a BATCH */
+	enum kvb_fd fdmode;
+};
+
+int kvb_cases_of(const struct kvb_params *p, const struct kvb_target *t);
+void kvb_case_at(const struct kvb_params *p, const struct kvb_target *t,
+		 int i, struct kvb_case *c);
+int kvb_count_cases(const struct kvb_params *p);
+double kvb_case_seconds(const struct kvb_params *p, const struct kvb_target *t,
+			const struct kvb_case *c, unsigned int repeat);
+double kvb_target_seconds(const struct kvb_params *p,
+			  const struct kvb_target *t, unsigned int repeat);
+double kvb_plan_seconds(const struct kvb_params *p, unsigned int repeat);
+void kvb_fit_budget(struct kvb_params *p, FILE *note);
+
+/* engine/session.c: one invocation's plan, and what has become of it */
+struct kvb_session {
+	const struct kvb_params *p;
+	struct kvb_bench *b;
+	struct kvb_result *res;	/* room for every case of the plan */
+	int nres;		/* cases measured */
+	int total;		/* cases planned */
+	int failed;		/* cases that failed or could not run */
+	int skipped;		/* cases the budget left out */
+	int unavailable;	/* cases of targets this machine cannot run */
+	char first_skipped[160];
+	struct kvb_skip *skips;	/* every case that did not run, and why */
+	int nskips;
+	__u64 t0;		/* when the first case started */
+	int nodev;		/* the device cannot be opened: nodev_why */
+	char nodev_why[160];
+	int write_err;		/* a report could not be written */
+	/*
+	 * --order shuffled: res[] has a slot per case of the plan, in its
+	 * order, filled round by round; view[] the cases with a run so far
+	 * (what the reports show). Sequential: view is res.
+	 */
+	int shuffled;
+	struct kvb_result *view;
+	int nview;
+	unsigned int rounds_done;	/* rounds run to their end */
+	unsigned int rounds_cut;	/* rounds the budget left out */
+	/* after every run that added to res[]: the caller's reports */
+	int (*on_case)(struct kvb_session *s);
+};
+
+int kvb_session_init(struct kvb_session *s, struct kvb_params *p);
+void kvb_session_free(struct kvb_session *s);
+int kvb_session_device(struct kvb_session *s);
+void kvb_session_run(struct kvb_session *s);
+
+/* cli/bench.c: kvbench bench */
+int kvb_bench_main(int argc, char **argv, const char *device);
 
 /* output.c */
 void kvb_compute_ratios(struct kvb_result *r, int n);

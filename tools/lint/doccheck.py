@@ -777,7 +777,7 @@ def self_test():
     repo = os.path.normpath(os.path.join(
         os.path.dirname(os.path.abspath(__file__)), '..', '..'))
     cases = [
-        ('an undocumented option', '%s/engine/bench.c' % TOOL_DIR,
+        ('an undocumented option', '%s/cli/bench.c' % TOOL_DIR,
          '"  -q, --quiet ', '"      --frobnicate      undocumented\\n"\n\t"  -q, --quiet ',
          'bench --help lists --frobnicate'),
         ('a documented option that does not exist', TOOL_DOC,
