@@ -300,298 +300,363 @@ static int rmw_refused(const struct kvb_params *p, char *err, size_t errlen)
 	return 0;
 }
 
-static int parse_bench(int argc, char **argv, struct kvb_params *p)
-{
-	static const struct option opts[] = {
-		{ "backends", required_argument, NULL, 'b' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "no-pin", no_argument, NULL, 'P' },
-		{ "mix", required_argument, NULL, 'm' },
-		{ "workload", required_argument, NULL, 'W' },
-		{ "keys", required_argument, NULL, 'k' },
-		{ "keep-hash-bits", no_argument, NULL, 'H' },
-		{ "key-size", required_argument, NULL, 'K' },
-		{ "value-size", required_argument, NULL, 'V' },
-		{ "dist", required_argument, NULL, 'Z' },
-		{ "batch", required_argument, NULL, 'B' },
-		{ "multi", required_argument, NULL, 'M' },
-		{ "fd", required_argument, NULL, 'F' },
-		{ "io", required_argument, NULL, 'I' },
-		{ "qd", required_argument, NULL, 'Q' },
-		{ "sqpoll", no_argument, NULL, 'G' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ "warmup", required_argument, NULL, 'w' },
-		{ "ops", required_argument, NULL, 'n' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "plot", required_argument, NULL, 'L' },
-		{ "json", required_argument, NULL, 'J' },
-		{ "csv", required_argument, NULL, 'C' },
-		{ "owner-spin", required_argument, NULL, 'O' },
-		{ "sample-every", required_argument, NULL, 'E' },
-		{ "device", required_argument, NULL, 'd' },
-		{ "sysfs", required_argument, NULL, 'S' },
-		{ "budget", required_argument, NULL, 'U' },
-		{ "dry-run", no_argument, NULL, 'N' },
-		{ "cpus", required_argument, NULL, 'c' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "noisy", required_argument, NULL, 'y' },
-		{ "order", required_argument, NULL, 'R' },
-		{ "no-settle", no_argument, NULL, 'T' },
-		{ "after", required_argument, NULL, 'A' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *targets = "nop,current", *threads = "pow2", *mixes = "get,set";
-	const char *batches = NULL, *fdmodes = "per-thread", *multis = NULL;
-	const char *qds = NULL, *workloads = NULL;
-	int mix_given = 0, dist_given = 0, threads_given = 0;
-	int keys_given = 0, ksize_given = 0, vsize_given = 0;
-	unsigned long long v;
-	char err[512], opt[32];
-	int c, idx, i, digits = 1, duration_given = 0;
-	unsigned long n, cpus = 0;
+/* The options: getopt_long()'s table, the short ones in parse_bench(). */
+static const struct option bench_opts[] = {
+	{ "backends", required_argument, NULL, 'b' },
+	{ "threads", required_argument, NULL, 't' },
+	{ "no-pin", no_argument, NULL, 'P' },
+	{ "mix", required_argument, NULL, 'm' },
+	{ "workload", required_argument, NULL, 'W' },
+	{ "keys", required_argument, NULL, 'k' },
+	{ "keep-hash-bits", no_argument, NULL, 'H' },
+	{ "key-size", required_argument, NULL, 'K' },
+	{ "value-size", required_argument, NULL, 'V' },
+	{ "dist", required_argument, NULL, 'Z' },
+	{ "batch", required_argument, NULL, 'B' },
+	{ "multi", required_argument, NULL, 'M' },
+	{ "fd", required_argument, NULL, 'F' },
+	{ "io", required_argument, NULL, 'I' },
+	{ "qd", required_argument, NULL, 'Q' },
+	{ "sqpoll", no_argument, NULL, 'G' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "warmup", required_argument, NULL, 'w' },
+	{ "ops", required_argument, NULL, 'n' },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "plot", required_argument, NULL, 'L' },
+	{ "json", required_argument, NULL, 'J' },
+	{ "csv", required_argument, NULL, 'C' },
+	{ "owner-spin", required_argument, NULL, 'O' },
+	{ "sample-every", required_argument, NULL, 'E' },
+	{ "device", required_argument, NULL, 'd' },
+	{ "sysfs", required_argument, NULL, 'S' },
+	{ "budget", required_argument, NULL, 'U' },
+	{ "dry-run", no_argument, NULL, 'N' },
+	{ "cpus", required_argument, NULL, 'c' },
+	{ "seed", required_argument, NULL, 's' },
+	{ "noisy", required_argument, NULL, 'y' },
+	{ "order", required_argument, NULL, 'R' },
+	{ "no-settle", no_argument, NULL, 'T' },
+	{ "after", required_argument, NULL, 'A' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
-	/* getopt's own messages: "option '--keys' requires an argument" */
-	argv[0] = "kvbench bench";
-	opterr = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "b:t:m:W:k:D:w:n:r:f:o:d:qh", opts, &idx)) != -1) {
-		if (c == '?' || c == ':') {
-			fprintf(stderr, "Try 'kvbench bench --help' for more information.\n");
-			return KVB_EXIT_USAGE;
-		}
-		for (i = 0; opts[i].name; i++)
-			if (opts[i].val == c)
-				break;
-		snprintf(opt, sizeof(opt), "--%s", opts[i].name ? opts[i].name : "?");
-		switch (c) {
-		case 'b':
-			targets = optarg;
-			break;
-		case 't':
-			threads = optarg;
-			threads_given = 1;
-			break;
-		case 'P':
-			p->pin = 0;
-			break;
-		case 'm':
-			mixes = optarg;
-			mix_given = 1;
-			break;
-		case 'W':
-			workloads = optarg;
-			break;
-		case 'k':
-			if (kvb_parse_count(optarg, 1, 1UL << 28, &v, err, sizeof(err)))
-				return bench_usage(opt, err);
-			p->keys = v;
-			keys_given = 1;
-			break;
-		case 'H':
-			p->keep_hash_bits = 1;
-			break;
-		case 'K':
-			if (kvb_parse_count(optarg, 1, KVBENCH_KEY_MAX, &v, err, sizeof(err)))
-				return bench_usage(opt, err);
-			p->key_size = v;
-			ksize_given = 1;
-			break;
-		case 'V':
-			if (kvb_parse_count(optarg, 0, KVB_MAX_VALUE, &v, err, sizeof(err)))
-				return bench_usage(opt, err);
-			p->value_size = v;
-			vsize_given = 1;
-			break;
-		case 'Z':
-			if (kvb_parse_dist(optarg, &p->dist, &p->theta, err, sizeof(err)))
-				return bench_usage(opt, err);
-			dist_given = 1;
-			break;
-		case 'B':
-			batches = optarg;
-			break;
-		case 'M':
-			multis = optarg;
-			break;
-		case 'F':
-			fdmodes = optarg;
-			break;
-		case 'I':
-			if (kvb_parse_io(optarg, &p->ios, err, sizeof(err)))
-				return bench_usage(opt, err);
-			break;
-		case 'Q':
-			qds = optarg;
-			break;
-		case 'G':
-			p->sqpoll = 1;
-			break;
-		case 'D':
-			if (kvb_parse_seconds(optarg, &p->duration, err, sizeof(err)))
-				return bench_usage(opt, err);
-			if (p->duration <= 0)
-				return bench_usage(opt, "must be more than 0");
-			duration_given = 1;
-			break;
-		case 'w':
-			if (kvb_parse_seconds(optarg, &p->warmup, err, sizeof(err)))
-				return bench_usage(opt, err);
-			break;
-		case 'n':
-			if (kvb_parse_count(optarg, 1, 1ULL << 50, &p->ops, err, sizeof(err)))
-				return bench_usage(opt, err);
-			break;
-		case 'r':
-			if (kvb_parse_count(optarg, 1, 1000, &v, err, sizeof(err)))
-				return bench_usage(opt, err);
-			p->repeat = v;
-			break;
-		case 'f':
-			if (!strcmp(optarg, "table"))
-				p->format = KVB_TABLE;
-			else if (!strcmp(optarg, "json"))
-				p->format = KVB_JSON;
-			else if (!strcmp(optarg, "csv"))
-				p->format = KVB_CSV;
-			else
-				return bench_usage(opt, "must be table, json or csv");
-			break;
-		case 'o':
-			p->output = optarg;
-			break;
-		case 'L':
-			/* a figure that cannot be drawn is said before the run */
-			if (kvb_plot_check(optarg, err, sizeof(err)))
-				return bench_usage(opt, err);
-			p->plot = optarg;
-			break;
-		case 'J':
-			p->json = optarg;
-			break;
-		case 'C':
-			p->csv = optarg;
-			break;
-		case 'E':
-			if (kvb_parse_count(optarg, 0, 1U << 30, &v, err, sizeof(err)))
-				return bench_usage(opt, err);
-			p->sample_every = v;
-			break;
-		case 'O':
-			if (kvb_parse_count(optarg, 0, 1000000, &v, err, sizeof(err)))
-				return bench_usage(opt, err);
-			p->owner_spin = v;
-			break;
-		case 'd':
-			p->device = optarg;
-			break;
-		case 'S':
-			p->sysfs = optarg;
-			break;
-		case 'U':
-			if (kvb_parse_seconds(optarg, &p->budget, err, sizeof(err)))
-				return bench_usage(opt, err);
-			if (p->budget <= 0)
-				return bench_usage(opt, "must be more than 0");
-			break;
-		case 'N':
-			p->dry_run = 1;
-			break;
-		case 'c':
-			if (kvb_parse_count(optarg, 1, KVB_MAX_THREADS, &v, err, sizeof(err)))
-				return bench_usage(opt, err);
-			cpus = v;
-			break;
-		case 's':
-			if (parse_seed(optarg, &p->seed))
-				return bench_usage(opt,
-						   "must be a whole number from 0 to 2^53 - 1");
-			p->seed_given = 1;
-			break;
-		case 'y':
-			if (parse_pct(optarg, &p->noisy_pct))
-				return bench_usage(opt,
-						   "must be a percentage, 0 or more (10, 5.5, 10%)");
-			break;
-		case 'R':
-			if (kvb_parse_order(optarg, &p->order, err, sizeof(err)))
-				return bench_usage(opt, err);
-			break;
-		case 'T':
-			p->no_settle = 1;
-			break;
-		case 'A':
-			if (kvb_parse_mix(optarg, &p->after, err, sizeof(err)))
-				return bench_usage(opt, err);
-			p->after_given = 1;
-			break;
-		case 'q':
-			p->quiet = 1;
-			break;
-		case 'h':
-			fputs(bench_help, stdout);
-			return -1;
-		}
+/* The options that name what runs, kept as given until every option is read. */
+struct bench_args {
+	const char *targets, *threads, *mixes, *batches, *fdmodes, *multis;
+	const char *qds, *workloads;
+	int mix_given, dist_given, threads_given;
+	int keys_given, ksize_given, vsize_given, duration_given;
+	unsigned long cpus;
+};
+
+/*
+ * A count option into *v, within lo..hi: 0, or the usage error's exit
+ * status (said).
+ */
+static int count_opt(const char *opt, unsigned long long lo,
+		     unsigned long long hi, unsigned long long *v)
+{
+	char err[256];
+
+	if (kvb_parse_count(optarg, lo, hi, v, err, sizeof(err)))
+		return bench_usage(opt, err);
+	return 0;
+}
+
+/* A duration option into *sec, more than 0 when positive is set. */
+static int seconds_opt(const char *opt, double *sec, int positive)
+{
+	char err[256];
+
+	if (kvb_parse_seconds(optarg, sec, err, sizeof(err)))
+		return bench_usage(opt, err);
+	if (positive && *sec <= 0)
+		return bench_usage(opt, "must be more than 0");
+	return 0;
+}
+
+/*
+ * The options of what runs: targets, threads, workloads, keys and values,
+ * calls and io. 0 when c was one of them and is taken, 1 when it is none
+ * of them, else the usage error's exit status.
+ */
+static int opt_cases(int c, const char *opt, struct kvb_params *p,
+		     struct bench_args *a)
+{
+	unsigned long long v = 0;
+	char err[512];
+	int ret = 0;
+
+	switch (c) {
+	case 'b':
+		a->targets = optarg;
+		break;
+	case 't':
+		a->threads = optarg;
+		a->threads_given = 1;
+		break;
+	case 'm':
+		a->mixes = optarg;
+		a->mix_given = 1;
+		break;
+	case 'W':
+		a->workloads = optarg;
+		break;
+	case 'k':
+		ret = count_opt(opt, 1, 1UL << 28, &v);
+		p->keys = v;
+		a->keys_given = 1;
+		break;
+	case 'H':
+		p->keep_hash_bits = 1;
+		break;
+	case 'K':
+		ret = count_opt(opt, 1, KVBENCH_KEY_MAX, &v);
+		p->key_size = v;
+		a->ksize_given = 1;
+		break;
+	case 'V':
+		ret = count_opt(opt, 0, KVB_MAX_VALUE, &v);
+		p->value_size = v;
+		a->vsize_given = 1;
+		break;
+	case 'Z':
+		if (kvb_parse_dist(optarg, &p->dist, &p->theta, err, sizeof(err)))
+			return bench_usage(opt, err);
+		a->dist_given = 1;
+		break;
+	case 'B':
+		a->batches = optarg;
+		break;
+	case 'M':
+		a->multis = optarg;
+		break;
+	case 'F':
+		a->fdmodes = optarg;
+		break;
+	case 'I':
+		if (kvb_parse_io(optarg, &p->ios, err, sizeof(err)))
+			return bench_usage(opt, err);
+		break;
+	case 'Q':
+		a->qds = optarg;
+		break;
+	case 'G':
+		p->sqpoll = 1;
+		break;
+	default:
+		return 1;
 	}
-	if (optind < argc)
-		return bench_usage(NULL, "unexpected arguments (bench takes options only)");
+	return ret;
+}
+
+/*
+ * The options of how it runs: the runs' length and number, their order,
+ * what comes before each, sampling, pinning, the budget. As opt_cases().
+ */
+static int opt_runs(int c, const char *opt, struct kvb_params *p,
+		    struct bench_args *a)
+{
+	unsigned long long v = 0;
+	char err[512];
+	int ret = 0;
+
+	switch (c) {
+	case 'P':
+		p->pin = 0;
+		break;
+	case 'D':
+		ret = seconds_opt(opt, &p->duration, 1);
+		a->duration_given = 1;
+		break;
+	case 'w':
+		ret = seconds_opt(opt, &p->warmup, 0);
+		break;
+	case 'n':
+		ret = count_opt(opt, 1, 1ULL << 50, &p->ops);
+		break;
+	case 'r':
+		ret = count_opt(opt, 1, 1000, &v);
+		p->repeat = v;
+		break;
+	case 'E':
+		ret = count_opt(opt, 0, 1U << 30, &v);
+		p->sample_every = v;
+		break;
+	case 'O':
+		ret = count_opt(opt, 0, 1000000, &v);
+		p->owner_spin = v;
+		break;
+	case 'U':
+		ret = seconds_opt(opt, &p->budget, 1);
+		break;
+	case 'c':
+		ret = count_opt(opt, 1, KVB_MAX_THREADS, &v);
+		a->cpus = v;
+		break;
+	case 's':
+		if (parse_seed(optarg, &p->seed))
+			return bench_usage(opt, "must be a whole number from 0 to 2^53 - 1");
+		p->seed_given = 1;
+		break;
+	case 'y':
+		if (parse_pct(optarg, &p->noisy_pct))
+			return bench_usage(opt, "must be a percentage, 0 or more (10, 5.5, 10%)");
+		break;
+	case 'R':
+		if (kvb_parse_order(optarg, &p->order, err, sizeof(err)))
+			return bench_usage(opt, err);
+		break;
+	case 'T':
+		p->no_settle = 1;
+		break;
+	case 'A':
+		if (kvb_parse_mix(optarg, &p->after, err, sizeof(err)))
+			return bench_usage(opt, err);
+		p->after_given = 1;
+		break;
+	default:
+		return 1;
+	}
+	return ret;
+}
+
+/* The options of where it goes: the reports, the device, the plan. As opt_cases(). */
+static int opt_output(int c, const char *opt, struct kvb_params *p)
+{
+	char err[512];
+
+	switch (c) {
+	case 'f':
+		if (!strcmp(optarg, "table"))
+			p->format = KVB_TABLE;
+		else if (!strcmp(optarg, "json"))
+			p->format = KVB_JSON;
+		else if (!strcmp(optarg, "csv"))
+			p->format = KVB_CSV;
+		else
+			return bench_usage(opt, "must be table, json or csv");
+		break;
+	case 'o':
+		p->output = optarg;
+		break;
+	case 'L':
+		/* a figure that cannot be drawn is said before the run */
+		if (kvb_plot_check(optarg, err, sizeof(err)))
+			return bench_usage(opt, err);
+		p->plot = optarg;
+		break;
+	case 'J':
+		p->json = optarg;
+		break;
+	case 'C':
+		p->csv = optarg;
+		break;
+	case 'd':
+		p->device = optarg;
+		break;
+	case 'S':
+		p->sysfs = optarg;
+		break;
+	case 'N':
+		p->dry_run = 1;
+		break;
+	case 'q':
+		p->quiet = 1;
+		break;
+	case 'h':
+		fputs(bench_help, stdout);
+		return -1;
+	default:
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * --workload instead of --mix: its presets, and YCSB's record for what is
+ * not given (-k 1000, --key-size 24, --value-size 1000); the seed's case
+ * alone runs a thread per CPU. Else the --mix list.
+ */
+static int parse_mixes(struct kvb_params *p, struct bench_args *a)
+{
+	char err[512];
+	int i;
+
+	if (!a->workloads) {
+		if (kvb_parse_mixes(a->mixes, &p->mixes, &p->nmixes, err, sizeof(err)))
+			return bench_usage("--mix", err);
+		return 0;
+	}
+	if (a->mix_given)
+		return bench_usage("--workload",
+				   "-m/--mix and --workload exclude each other: a workload is its own mix");
+	if (a->dist_given)
+		return bench_usage("--dist",
+				   "--workload fixes the key distribution (ycsb-a, b, c, f: YCSB's scrambled zipfian, 0.99; ycsb-d: latest; seed: uniform)");
+	if (kvb_parse_workloads(a->workloads, &p->mixes, &p->nmixes, err, sizeof(err)))
+		return bench_usage("--workload", err);
+	p->workloads = 1;
+	/* YCSB's record: "user" + up to 19 digits, 10 fields of 100 B */
+	if (!a->keys_given)
+		p->keys = 1000;
+	if (!a->ksize_given)
+		p->key_size = 24;
+	if (!a->vsize_given)
+		p->value_size = 1000;
+	/* the seed's case alone: as many threads as CPUs, as it ran */
+	for (i = 0; i < p->nmixes && p->mixes[i].wl->all_cpus; i++)
+		;
+	if (!a->threads_given && i == p->nmixes)
+		a->threads = "max";
+	return 0;
+}
+
+/*
+ * What the options make together, once all are read: the targets, the
+ * mixes, the lists, and what excludes what.
+ */
+static int parse_plan(struct kvb_params *p, struct bench_args *a)
+{
+	char err[512];
+	int digits = 1, ret;
+	unsigned long n;
+
 	/* Neither silently wins: each says how long a run is. */
-	if (p->ops && duration_given)
+	if (p->ops && a->duration_given)
 		return bench_usage("--ops",
 				   "a run is either --ops N operations per thread or --duration SEC, not both");
 	/* A plan may be for another machine; a run only uses CPUs it has. */
-	if (cpus && !p->dry_run && cpus > (unsigned long)p->ncpus) {
+	if (a->cpus && !p->dry_run && a->cpus > (unsigned long)p->ncpus) {
 		snprintf(err, sizeof(err), "this process may run on %d CPUs, not %lu",
-			 p->ncpus, cpus);
+			 p->ncpus, a->cpus);
 		return bench_usage("--cpus", err);
 	}
-	if (cpus)
-		p->ncpus = cpus;
-
-	if (kvb_parse_targets(targets, &p->targets, &p->ntargets, err, sizeof(err)) ||
-	    kvb_check_backends(targets, p->sysfs, err, sizeof(err)))
+	if (a->cpus)
+		p->ncpus = a->cpus;
+	if (kvb_parse_targets(a->targets, &p->targets, &p->ntargets, err, sizeof(err)) ||
+	    kvb_check_backends(a->targets, p->sysfs, err, sizeof(err)))
 		return bench_usage("--backends", err);
-	if (workloads) {
-		if (mix_given)
-			return bench_usage("--workload",
-					   "-m/--mix and --workload exclude each other: a workload is its own mix");
-		if (dist_given)
-			return bench_usage("--dist",
-					   "--workload fixes the key distribution (ycsb-a, b, c, f: YCSB's scrambled zipfian, 0.99; ycsb-d: latest; seed: uniform)");
-		if (kvb_parse_workloads(workloads, &p->mixes, &p->nmixes, err, sizeof(err)))
-			return bench_usage("--workload", err);
-		p->workloads = 1;
-		/* YCSB's record: "user" + up to 19 digits, 10 fields of 100 B */
-		if (!keys_given)
-			p->keys = 1000;
-		if (!ksize_given)
-			p->key_size = 24;
-		if (!vsize_given)
-			p->value_size = 1000;
-		/* the seed's case alone: as many threads as CPUs, as it ran */
-		for (i = 0; i < p->nmixes && p->mixes[i].wl->all_cpus; i++)
-			;
-		if (!threads_given && i == p->nmixes)
-			threads = "max";
-	} else if (kvb_parse_mixes(mixes, &p->mixes, &p->nmixes, err, sizeof(err))) {
-		return bench_usage("--mix", err);
-	}
-	if (kvb_parse_ulist(threads, 1, KVB_MAX_THREADS, p->ncpus, &p->threads,
+	ret = parse_mixes(p, a);
+	if (ret)
+		return ret;
+	if (kvb_parse_ulist(a->threads, 1, KVB_MAX_THREADS, p->ncpus, &p->threads,
 			    err, sizeof(err)))
 		return bench_usage("--threads", err);
-	p->multi_only = multis && !batches;
-	if (kvb_parse_ulist(batches ? batches : "1", 1, KVBENCH_BATCH_MAX,
+	p->multi_only = a->multis && !a->batches;
+	if (kvb_parse_ulist(a->batches ? a->batches : "1", 1, KVBENCH_BATCH_MAX,
 			    KVBENCH_BATCH_MAX, &p->batches, err, sizeof(err)))
 		return bench_usage("--batch", err);
-	if (multis && kvb_parse_ulist(multis, 1, KVBENCH_BATCH_MAX, KVBENCH_BATCH_MAX,
-				      &p->multis, err, sizeof(err)))
+	if (a->multis && kvb_parse_ulist(a->multis, 1, KVBENCH_BATCH_MAX, KVBENCH_BATCH_MAX,
+					 &p->multis, err, sizeof(err)))
 		return bench_usage("--multi", err);
-	if (kvb_parse_fdmodes(fdmodes, &p->fdmodes, err, sizeof(err)))
+	if (kvb_parse_fdmodes(a->fdmodes, &p->fdmodes, err, sizeof(err)))
 		return bench_usage("--fd", err);
-	if (parse_io(p, qds))
+	if (parse_io(p, a->qds))
 		return KVB_EXIT_USAGE;
 	if (rmw_refused(p, err, sizeof(err)))
 		return bench_usage("--workload", err);
@@ -603,6 +668,43 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		return bench_usage("--key-size", err);
 	}
 	return 0;
+}
+
+/* 0; -1 after --help; else the usage error's exit status (said). */
+static int parse_bench(int argc, char **argv, struct kvb_params *p)
+{
+	struct bench_args a = {
+		.targets = "nop,current", .threads = "pow2", .mixes = "get,set",
+		.fdmodes = "per-thread",
+	};
+	char opt[32];
+	int c, i, ret;
+
+	/* getopt's own messages: "option '--keys' requires an argument" */
+	argv[0] = "kvbench bench";
+	opterr = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "b:t:m:W:k:D:w:n:r:f:o:d:qh", bench_opts,
+				NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			fprintf(stderr, "Try 'kvbench bench --help' for more information.\n");
+			return KVB_EXIT_USAGE;
+		}
+		for (i = 0; bench_opts[i].name; i++)
+			if (bench_opts[i].val == c)
+				break;
+		snprintf(opt, sizeof(opt), "--%s", bench_opts[i].name ? bench_opts[i].name : "?");
+		ret = opt_cases(c, opt, p, &a);
+		if (ret == 1)
+			ret = opt_runs(c, opt, p, &a);
+		if (ret == 1)
+			ret = opt_output(c, opt, p);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		return bench_usage(NULL, "unexpected arguments (bench takes options only)");
+	return parse_plan(p, &a);
 }
 
 static int get_cpus(struct kvb_params *p)
