@@ -430,31 +430,17 @@ struct run_out {
 	unsigned long long vcsw;	/* the threads' voluntary switches */
 };
 
-static int run_once(struct kvb_bench *b, const struct kvb_target *t,
-		    const struct kvb_mix *mix, unsigned int threads,
-		    unsigned int batch, int multi, enum kvb_fd fdmode,
-		    struct run_out *out)
+/* The state the threads of a run share: the calls, the mix, a workload's chooser. */
+static struct run *run_new(struct kvb_bench *b, const struct kvb_target_ops *ops,
+			   const struct kvb_mix *mix, unsigned int batch, int multi)
 {
 	const struct kvb_params *p = b->p;
-	const struct kvb_target_ops *ops = t->ops;
-	struct kvb_ctx mc = { .b = b, .t = t, .fd = -1, .klen = p->key_size };
-	struct worker *w = NULL;
-	struct run *r;
 	double total = mix->get + mix->set + mix->del;
-	pthread_attr_t attr;
-	sigset_t block, old;
-	unsigned int i, created = 0;
-	int ret = -1;
-	int err;
-	char *pval;
+	struct run *r = aligned_alloc(64, (sizeof(*r) + 63) & ~63UL);
 
-	memset(out, 0, sizeof(*out));
-	r = aligned_alloc(64, (sizeof(*r) + 63) & ~63UL);
-	pval = malloc(p->value_size + 1);
-	if (!r || !pval)
-		goto out_free;
+	if (!r)
+		return NULL;
 	memset(r, 0, sizeof(*r));
-	memset(pval, 'v', p->value_size + 1);
 	r->b = b;
 	r->ops = ops;
 	r->batch = batch;
@@ -473,33 +459,89 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		r->wl = 1;
 		kvb_chooser_init(&r->ch, mix, p->keys, b->wlz[wi], &r->newest);
 	}
+	return r;
+}
 
-	if (ops->setup && ops->setup(b, &mc.run, threads))
-		goto out_nomem;
+/* The main thread's context and the row's state for the run, ended. */
+static void main_end(const struct run *r, struct kvb_ctx *mc)
+{
+	if (r->ops->thread_fini)
+		r->ops->thread_fini(mc);
+	if (r->ops->teardown)
+		r->ops->teardown(mc->run);
+}
+
+/*
+ * The main thread's part before the workers: the row's state for the run
+ * (->setup), its own context (the shared fd), the map filled, the call
+ * probed. 0, and main_end() is to come; else, ended, -1 when this case
+ * cannot run, -2 when no case of the target can.
+ */
+static int main_begin(const struct run *r, const struct kvb_target *t,
+		      struct kvb_ctx *mc, unsigned int threads, int multi,
+		      char *pval)
+{
+	struct kvb_bench *b = r->b;
+	const struct kvb_target_ops *ops = r->ops;
+	int err;
+
+	if (ops->setup && ops->setup(b, &mc->run, threads)) {
+		fprintf(stderr, "kvbench: out of memory\n");
+		return -1;
+	}
 	if (ops->flags & KVB_T_RUN_MAP)
 		b->filled = 0;
-	/* -2: no case of this target can run; -1: not this one. */
-	ret = -2;
-	err = ops->thread_init(&mc, KVB_FD_SHARED);
+	err = ops->thread_init(mc, KVB_FD_SHARED);
 	if (err == -ENOMEM)
-		goto out_nomem_main;
-	if (err)
-		goto out_main;
-	if ((ops->flags & KVB_T_MIXES) && !b->filled && prefill(b, t, &mc, pval))
-		goto out_main;
-	if (probe(t, &mc, batch, multi, pval)) {
-		if (r->call)
-			ret = -1;
-		goto out_main;
+		fprintf(stderr, "kvbench: out of memory\n");
+	if (err ||
+	    ((ops->flags & KVB_T_MIXES) && !b->filled && prefill(b, t, mc, pval))) {
+		main_end(r, mc);
+		return -2;
 	}
-	ret = -1;
+	if (probe(t, mc, r->batch, multi, pval)) {
+		main_end(r, mc);
+		return r->call ? -1 : -2;
+	}
+	return 0;
+}
 
-	w = aligned_alloc(64, ((sizeof(*w) * threads) + 63) & ~63UL);
-	if (!w)
-		goto out_nomem_main;
+/* Every worker's context ended (begun or not) and its buffers freed. */
+static void workers_free(const struct run *r, struct worker *w,
+			 unsigned int threads)
+{
+	unsigned int i;
+
+	for (i = 0; i < threads; i++) {
+		if (r->ops->thread_fini)
+			r->ops->thread_fini(&w[i].ctx);
+		free(w[i].val);
+		free(w[i].hist);
+		free(w[i].ops);
+	}
+	free(w);
+}
+
+/*
+ * The workers, each with its context (the row's ->thread_init: its fd and
+ * state), its seed, value buffer, histogram and batch; NULL when one
+ * cannot begin (out of memory said), every one ended.
+ */
+static struct worker *workers_new(struct run *r, const struct kvb_ctx *mc,
+				  unsigned int threads, enum kvb_fd fdmode)
+{
+	const struct kvb_params *p = r->b->p;
+	struct worker *w = aligned_alloc(64, ((sizeof(*w) * threads) + 63) & ~63UL);
+	unsigned int i;
+	int err;
+
+	if (!w) {
+		fprintf(stderr, "kvbench: out of memory\n");
+		return NULL;
+	}
 	memset(w, 0, sizeof(*w) * threads);
 	for (i = 0; i < threads; i++) {
-		w[i].ctx = mc;
+		w[i].ctx = *mc;
 		w[i].ctx.fd = -1;
 		w[i].ctx.priv = NULL;
 	}
@@ -509,22 +551,37 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		w[i].rng = kvb_thread_seed(p->seed, i);
 		w[i].val = malloc(p->value_size + 1);
 		w[i].hist = malloc(sizeof(*w[i].hist));
-		w[i].ops = r->call ? calloc(batch, sizeof(*w[i].ops)) : NULL;
-		if (!w[i].val || !w[i].hist || (r->call && !w[i].ops))
-			goto out_nomem_workers;
-		kvb_hist_init(w[i].hist);
-		memset(w[i].val, 'v', p->value_size + 1);
-		err = ops->thread_init(&w[i].ctx, fdmode);
-		if (err == -ENOMEM)
-			goto out_nomem_workers;
-		if (err)
-			goto out_workers;
+		w[i].ops = r->call ? calloc(r->batch, sizeof(*w[i].ops)) : NULL;
+		err = !w[i].val || !w[i].hist || (r->call && !w[i].ops) ? -ENOMEM : 0;
+		if (!err) {
+			kvb_hist_init(w[i].hist);
+			memset(w[i].val, 'v', p->value_size + 1);
+			err = r->ops->thread_init(&w[i].ctx, fdmode);
+		}
+		if (err) {
+			if (err == -ENOMEM)
+				fprintf(stderr, "kvbench: out of memory\n");
+			workers_free(r, w, threads);
+			return NULL;
+		}
 	}
+	return w;
+}
 
-	/* the pre-fill and the previous run leave work behind: done now */
-	settle(b, t);
-	pthread_barrier_init(&r->barrier, NULL, threads + 1);
-	atomic_store(&r->phase, p->warmup > 0 ? PH_WARMUP : PH_MEASURE);
+/*
+ * The workers' threads, pinned one per CPU, each past the start barrier.
+ * Returns how many were created; when not all, the barrier is released
+ * with stand-ins and the run stopped at once.
+ */
+static unsigned int workers_start(struct run *r, struct worker *w,
+				  unsigned int threads)
+{
+	const struct kvb_params *p = r->b->p;
+	unsigned int i, created = 0;
+	pthread_attr_t attr;
+	sigset_t block, old;
+	int err;
+
 	pthread_attr_init(&attr);
 	/* Ctrl-C goes to this thread, which sleeps in wait_phase(). */
 	sigemptyset(&block);
@@ -555,8 +612,26 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		for (i = created; i < threads; i++)
 			pthread_barrier_wait(&r->barrier);
 	}
-
 	pthread_barrier_wait(&r->barrier);
+	return created;
+}
+
+/*
+ * The run itself: the work earlier ones left behind settled, the workers
+ * started, the warm-up and the timed part waited for, the workers joined.
+ * 0, or -1 when not every thread could be created.
+ */
+static int workers_run(struct run *r, const struct kvb_target *t,
+		       struct worker *w, unsigned int threads)
+{
+	const struct kvb_params *p = r->b->p;
+	unsigned int i, created;
+
+	/* the pre-fill and the previous run leave work behind: done now */
+	settle(r->b, t);
+	pthread_barrier_init(&r->barrier, NULL, threads + 1);
+	atomic_store(&r->phase, p->warmup > 0 ? PH_WARMUP : PH_MEASURE);
+	created = workers_start(r, w, threads);
 	if (created == threads) {
 		if (p->warmup > 0) {
 			wait_phase(r, p->warmup, threads, 0);
@@ -568,18 +643,26 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	for (i = 0; i < created; i++)
 		pthread_join(w[i].thread, NULL);
 	pthread_barrier_destroy(&r->barrier);
-	if (created < threads)
-		goto out_workers;
+	return created == threads ? 0 : -1;
+}
+
+/* What the workers counted and timed, added up for the run. 0; -1 (said). */
+static int collect(const struct worker *w, unsigned int threads,
+		   struct run_out *out)
+{
+	unsigned int i;
 
 	out->interrupted = atomic_load(&kvb_interrupted);
 	out->hist = malloc(sizeof(*out->hist));
-	if (!out->hist)
-		goto out_nomem_workers;
+	if (!out->hist) {
+		fprintf(stderr, "kvbench: out of memory\n");
+		return -1;
+	}
 	kvb_hist_init(out->hist);
 	out->thr_min = NAN;
 	out->thr_max = NAN;
 	for (i = 0; i < threads; i++) {
-		struct worker *x = &w[i];
+		const struct worker *x = &w[i];
 		double rate = x->elapsed > 0 ? x->c.ops / x->elapsed : 0;
 
 		kvb_hist_merge(out->hist, x->hist);
@@ -596,33 +679,45 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 		out->ops_per_sec += rate;
 		out->seconds += x->elapsed / threads;
 	}
-	if (mix->del)
-		b->filled = 0;
-	ret = 0;
-	goto out_workers;
+	return 0;
+}
 
-out_nomem_workers:
-	fprintf(stderr, "kvbench: out of memory\n");
-out_workers:
-	for (i = 0; i < threads; i++) {
-		if (ops->thread_fini)
-			ops->thread_fini(&w[i].ctx);
-		free(w[i].val);
-		free(w[i].hist);
-		free(w[i].ops);
+/*
+ * One run of a case: 0 with its figures in out; -1 when it could not run,
+ * -2 when no case of the target can (said).
+ */
+static int run_once(struct kvb_bench *b, const struct kvb_target *t,
+		    const struct kvb_mix *mix, unsigned int threads,
+		    unsigned int batch, int multi, enum kvb_fd fdmode,
+		    struct run_out *out)
+{
+	const struct kvb_params *p = b->p;
+	struct kvb_ctx mc = { .b = b, .t = t, .fd = -1, .klen = p->key_size };
+	struct worker *w;
+	struct run *r;
+	char *pval;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	r = run_new(b, t->ops, mix, batch, multi);
+	pval = malloc(p->value_size + 1);
+	if (!r || !pval)
+		goto out_free;
+	memset(pval, 'v', p->value_size + 1);
+	ret = main_begin(r, t, &mc, threads, multi, pval);
+	if (ret)
+		goto out_free;
+	ret = -1;
+	w = workers_new(r, &mc, threads, fdmode);
+	if (w) {
+		if (!workers_run(r, t, w, threads) && !collect(w, threads, out)) {
+			if (mix->del)
+				b->filled = 0;
+			ret = 0;
+		}
+		workers_free(r, w, threads);
 	}
-	free(w);
-	goto out_main;
-out_nomem_main:
-	fprintf(stderr, "kvbench: out of memory\n");
-out_main:
-	if (ops->thread_fini)
-		ops->thread_fini(&mc);
-	if (ops->teardown)
-		ops->teardown(mc.run);
-	goto out_free;
-out_nomem:
-	fprintf(stderr, "kvbench: out of memory\n");
+	main_end(r, &mc);
 out_free:
 	free(pval);
 	free(r);
