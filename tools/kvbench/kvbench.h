@@ -54,6 +54,9 @@ double kvb_clock_cost(void);
 #define KVB_EXIT_USAGE		2
 #define KVB_EXIT_INTR		130
 
+/* util/usage.c: "kvbench CMD: OPT: MSG", where the help is; KVB_EXIT_USAGE */
+int kvb_usage(const char *cmd, const char *opt, const char *msg);
+
 enum kvb_kind {
 	KVB_NOP,		/* KVBENCH_IOC_NOP: the syscall floor */
 	KVB_KERNEL,		/* a kernel backend, selected through sysfs */

@@ -150,13 +150,6 @@ static const char bench_help[] =
 	"failed or could not run, 2 on usage errors, 130 after Ctrl-C (which\n"
 	"stops at once and prints what was measured).\n";
 
-static int bench_usage(const char *opt, const char *msg)
-{
-	fprintf(stderr, "kvbench bench: %s%s%s\n", opt ? opt : "", opt ? ": " : "", msg);
-	fprintf(stderr, "Try 'kvbench bench --help' for more information.\n");
-	return KVB_EXIT_USAGE;
-}
-
 static void print_threads(FILE *f, const struct kvb_ulist *l)
 {
 	int i;
@@ -260,16 +253,16 @@ static int parse_io(struct kvb_params *p, const char *qds)
 	char err[256];
 
 	if (!uring && qds)
-		return bench_usage("--qd",
-				   "needs --io uring (or both): the ioctls have one call in flight per thread");
+		return kvb_usage("bench", "--qd",
+				 "needs --io uring (or both): the ioctls have one call in flight per thread");
 	if (!uring && p->sqpoll)
-		return bench_usage("--sqpoll", "needs --io uring (or both)");
+		return kvb_usage("bench", "--sqpoll", "needs --io uring (or both)");
 	if (kvb_parse_ulist(qds ? qds : "1", 1, KVB_MAX_QD, KVB_MAX_QD, &p->qds,
 			    err, sizeof(err)))
-		return bench_usage("--qd", err);
+		return kvb_usage("bench", "--qd", err);
 	if (kvb_expand_io(&p->targets, &p->ntargets, p->ios, &p->qds, p->sqpoll,
 			  err, sizeof(err)))
-		return bench_usage("--io", err);
+		return kvb_usage("bench", "--io", err);
 	return 0;
 }
 
@@ -363,7 +356,7 @@ static int count_opt(const char *opt, unsigned long long lo,
 	char err[256];
 
 	if (kvb_parse_count(optarg, lo, hi, v, err, sizeof(err)))
-		return bench_usage(opt, err);
+		return kvb_usage("bench", opt, err);
 	return 0;
 }
 
@@ -373,9 +366,9 @@ static int seconds_opt(const char *opt, double *sec, int positive)
 	char err[256];
 
 	if (kvb_parse_seconds(optarg, sec, err, sizeof(err)))
-		return bench_usage(opt, err);
+		return kvb_usage("bench", opt, err);
 	if (positive && *sec <= 0)
-		return bench_usage(opt, "must be more than 0");
+		return kvb_usage("bench", opt, "must be more than 0");
 	return 0;
 }
 
@@ -426,7 +419,7 @@ static int opt_cases(int c, const char *opt, struct kvb_params *p,
 		break;
 	case 'Z':
 		if (kvb_parse_dist(optarg, &p->dist, &p->theta, err, sizeof(err)))
-			return bench_usage(opt, err);
+			return kvb_usage("bench", opt, err);
 		a->dist_given = 1;
 		break;
 	case 'B':
@@ -440,7 +433,7 @@ static int opt_cases(int c, const char *opt, struct kvb_params *p,
 		break;
 	case 'I':
 		if (kvb_parse_io(optarg, &p->ios, err, sizeof(err)))
-			return bench_usage(opt, err);
+			return kvb_usage("bench", opt, err);
 		break;
 	case 'Q':
 		a->qds = optarg;
@@ -500,23 +493,24 @@ static int opt_runs(int c, const char *opt, struct kvb_params *p,
 		break;
 	case 's':
 		if (parse_seed(optarg, &p->seed))
-			return bench_usage(opt, "must be a whole number from 0 to 2^53 - 1");
+			return kvb_usage("bench", opt, "must be a whole number from 0 to 2^53 - 1");
 		p->seed_given = 1;
 		break;
 	case 'y':
 		if (parse_pct(optarg, &p->noisy_pct))
-			return bench_usage(opt, "must be a percentage, 0 or more (10, 5.5, 10%)");
+			return kvb_usage("bench", opt,
+					 "must be a percentage, 0 or more (10, 5.5, 10%)");
 		break;
 	case 'R':
 		if (kvb_parse_order(optarg, &p->order, err, sizeof(err)))
-			return bench_usage(opt, err);
+			return kvb_usage("bench", opt, err);
 		break;
 	case 'T':
 		p->no_settle = 1;
 		break;
 	case 'A':
 		if (kvb_parse_mix(optarg, &p->after, err, sizeof(err)))
-			return bench_usage(opt, err);
+			return kvb_usage("bench", opt, err);
 		p->after_given = 1;
 		break;
 	default:
@@ -539,7 +533,7 @@ static int opt_output(int c, const char *opt, struct kvb_params *p)
 		else if (!strcmp(optarg, "csv"))
 			p->format = KVB_CSV;
 		else
-			return bench_usage(opt, "must be table, json or csv");
+			return kvb_usage("bench", opt, "must be table, json or csv");
 		break;
 	case 'o':
 		p->output = optarg;
@@ -547,7 +541,7 @@ static int opt_output(int c, const char *opt, struct kvb_params *p)
 	case 'L':
 		/* a figure that cannot be drawn is said before the run */
 		if (kvb_plot_check(optarg, err, sizeof(err)))
-			return bench_usage(opt, err);
+			return kvb_usage("bench", opt, err);
 		p->plot = optarg;
 		break;
 	case 'J':
@@ -589,17 +583,17 @@ static int parse_mixes(struct kvb_params *p, struct bench_args *a)
 
 	if (!a->workloads) {
 		if (kvb_parse_mixes(a->mixes, &p->mixes, &p->nmixes, err, sizeof(err)))
-			return bench_usage("--mix", err);
+			return kvb_usage("bench", "--mix", err);
 		return 0;
 	}
 	if (a->mix_given)
-		return bench_usage("--workload",
-				   "-m/--mix and --workload exclude each other: a workload is its own mix");
+		return kvb_usage("bench", "--workload",
+				 "-m/--mix and --workload exclude each other: a workload is its own mix");
 	if (a->dist_given)
-		return bench_usage("--dist",
-				   "--workload fixes the key distribution (ycsb-a, b, c, f: YCSB's scrambled zipfian, 0.99; ycsb-d: latest; seed: uniform)");
+		return kvb_usage("bench", "--dist",
+				 "--workload fixes the key distribution (ycsb-a, b, c, f: YCSB's scrambled zipfian, 0.99; ycsb-d: latest; seed: uniform)");
 	if (kvb_parse_workloads(a->workloads, &p->mixes, &p->nmixes, err, sizeof(err)))
-		return bench_usage("--workload", err);
+		return kvb_usage("bench", "--workload", err);
 	p->workloads = 1;
 	/* YCSB's record: "user" + up to 19 digits, 10 fields of 100 B */
 	if (!a->keys_given)
@@ -628,44 +622,44 @@ static int parse_plan(struct kvb_params *p, struct bench_args *a)
 
 	/* Neither silently wins: each says how long a run is. */
 	if (p->ops && a->duration_given)
-		return bench_usage("--ops",
-				   "a run is either --ops N operations per thread or --duration SEC, not both");
+		return kvb_usage("bench", "--ops",
+				 "a run is either --ops N operations per thread or --duration SEC, not both");
 	/* A plan may be for another machine; a run only uses CPUs it has. */
 	if (a->cpus && !p->dry_run && a->cpus > (unsigned long)p->ncpus) {
 		snprintf(err, sizeof(err), "this process may run on %d CPUs, not %lu",
 			 p->ncpus, a->cpus);
-		return bench_usage("--cpus", err);
+		return kvb_usage("bench", "--cpus", err);
 	}
 	if (a->cpus)
 		p->ncpus = a->cpus;
 	if (kvb_parse_targets(a->targets, &p->targets, &p->ntargets, err, sizeof(err)) ||
 	    kvb_check_backends(a->targets, p->sysfs, err, sizeof(err)))
-		return bench_usage("--backends", err);
+		return kvb_usage("bench", "--backends", err);
 	ret = parse_mixes(p, a);
 	if (ret)
 		return ret;
 	if (kvb_parse_ulist(a->threads, 1, KVB_MAX_THREADS, p->ncpus, &p->threads,
 			    err, sizeof(err)))
-		return bench_usage("--threads", err);
+		return kvb_usage("bench", "--threads", err);
 	p->multi_only = a->multis && !a->batches;
 	if (kvb_parse_ulist(a->batches ? a->batches : "1", 1, KVBENCH_BATCH_MAX,
 			    KVBENCH_BATCH_MAX, &p->batches, err, sizeof(err)))
-		return bench_usage("--batch", err);
+		return kvb_usage("bench", "--batch", err);
 	if (a->multis && kvb_parse_ulist(a->multis, 1, KVBENCH_BATCH_MAX, KVBENCH_BATCH_MAX,
 					 &p->multis, err, sizeof(err)))
-		return bench_usage("--multi", err);
+		return kvb_usage("bench", "--multi", err);
 	if (kvb_parse_fdmodes(a->fdmodes, &p->fdmodes, err, sizeof(err)))
-		return bench_usage("--fd", err);
+		return kvb_usage("bench", "--fd", err);
 	if (parse_io(p, a->qds))
 		return KVB_EXIT_USAGE;
 	if (rmw_refused(p, err, sizeof(err)))
-		return bench_usage("--workload", err);
+		return kvb_usage("bench", "--workload", err);
 	for (n = p->keys - 1; n >= 10; n /= 10)
 		digits++;
 	if ((unsigned int)digits > p->key_size) {
 		snprintf(err, sizeof(err), "%u bytes cannot hold %lu distinct keys (need %d)",
 			 p->key_size, p->keys, digits);
-		return bench_usage("--key-size", err);
+		return kvb_usage("bench", "--key-size", err);
 	}
 	return 0;
 }
@@ -686,10 +680,8 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "b:t:m:W:k:D:w:n:r:f:o:d:qh", bench_opts,
 				NULL)) != -1) {
-		if (c == '?' || c == ':') {
-			fprintf(stderr, "Try 'kvbench bench --help' for more information.\n");
-			return KVB_EXIT_USAGE;
-		}
+		if (c == '?' || c == ':')
+			return kvb_usage("bench", NULL, NULL);
 		for (i = 0; bench_opts[i].name; i++)
 			if (bench_opts[i].val == c)
 				break;
@@ -703,7 +695,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			return ret;
 	}
 	if (optind < argc)
-		return bench_usage(NULL, "unexpected arguments (bench takes options only)");
+		return kvb_usage("bench", NULL, "unexpected arguments (bench takes options only)");
 	return parse_plan(p, &a);
 }
 

@@ -326,13 +326,6 @@ static const char stats_help[] =
 	"Exit status: 0 (also after Ctrl-C ends --watch), 1 when the directory\n"
 	"cannot be read (module not loaded?), 2 on usage errors.\n";
 
-static int stats_usage(const char *opt, const char *msg)
-{
-	fprintf(stderr, "kvbench stats: %s%s%s\n", opt ? opt : "", opt ? ": " : "", msg);
-	fprintf(stderr, "Try 'kvbench stats --help' for more information.\n");
-	return KVB_EXIT_USAGE;
-}
-
 /* Sleep sec seconds or until Ctrl-C. */
 static void pause_for(double sec)
 {
@@ -369,26 +362,25 @@ int kvb_stats_main(int argc, char **argv)
 			break;
 		case 'W':
 			if (kvb_parse_seconds(optarg, &watch, err, sizeof(err)))
-				return stats_usage("--watch", err);
+				return kvb_usage("stats", "--watch", err);
 			if (watch < 0.01)
-				return stats_usage("--watch", "must be at least 10ms");
+				return kvb_usage("stats", "--watch", "must be at least 10ms");
 			break;
 		case 'C':
 			if (kvb_parse_count(optarg, 1, 1ULL << 40, &count, err, sizeof(err)))
-				return stats_usage("--count", err);
+				return kvb_usage("stats", "--count", err);
 			break;
 		case 'h':
 			fputs(stats_help, stdout);
 			return KVB_EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'kvbench stats --help' for more information.\n");
-			return KVB_EXIT_USAGE;
+			return kvb_usage("stats", NULL, NULL);
 		}
 	}
 	if (optind < argc)
-		return stats_usage(NULL, "unexpected arguments (stats takes options only)");
+		return kvb_usage("stats", NULL, "unexpected arguments (stats takes options only)");
 	if (count && !watch)
-		return stats_usage("--count", "only with --watch");
+		return kvb_usage("stats", "--count", "only with --watch");
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_stop;

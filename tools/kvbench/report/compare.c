@@ -1227,13 +1227,6 @@ static const char compare_help[] =
 	"Exit status: 0; 1 when a report cannot be read or no case is in both;\n"
 	"2 on usage errors and when the reports differ (without --force).\n";
 
-static int compare_usage(const char *msg)
-{
-	fprintf(stderr, "kvbench compare: %s\n", msg);
-	fprintf(stderr, "Try 'kvbench compare --help' for more information.\n");
-	return KVB_EXIT_USAGE;
-}
-
 /* Compare the loaded reports (n NULL: --base) into f. */
 static int compare_loaded(FILE *f, FILE *ferr, struct cmp_report *o, struct cmp_report *n,
 			  const struct kvb_cmp_opts *opt, char *err, size_t errlen)
@@ -1303,19 +1296,20 @@ int kvb_compare_main(int argc, char **argv)
 			errno = 0;
 			opt.alpha = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(opt.alpha > 0 && opt.alpha < 1))
-				return compare_usage("--alpha: must be a number between 0 and 1");
+				return kvb_usage("compare", "--alpha",
+						 "must be a number between 0 and 1");
 			break;
 		case 'm':
 			if (kvb_parse_margin(optarg, &opt.margin, err, sizeof(err))) {
 				char msg[300];
 
 				snprintf(msg, sizeof(msg), "--margin: %s", err);
-				return compare_usage(msg);
+				return kvb_usage("compare", NULL, msg);
 			}
 			break;
 		case 'B':
 			if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= KVB_BASE_MAX)
-				return compare_usage(base_usage);
+				return kvb_usage("compare", NULL, base_usage);
 			opt.base = optarg;
 			break;
 		case 'F':
@@ -1331,13 +1325,12 @@ int kvb_compare_main(int argc, char **argv)
 			fputs(compare_help, stdout);
 			return KVB_EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'kvbench compare --help' for more information.\n");
-			return KVB_EXIT_USAGE;
+			return kvb_usage("compare", NULL, NULL);
 		}
 	}
 	want = opt.base ? 1 : 2;
 	if (argc - optind != want)
-		return compare_usage(opt.base ? base_one : two_reports);
+		return kvb_usage("compare", NULL, opt.base ? base_one : two_reports);
 	if (load_report(argv[optind], &o))
 		return KVB_EXIT_FAIL;
 	if (!opt.base && load_report(argv[optind + 1], &n)) {

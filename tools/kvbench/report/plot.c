@@ -1372,13 +1372,6 @@ static const char plot_help[] =
 	"Exit status: 0 drawn, 1 the report cannot be read or drawn, 2 on usage\n"
 	"errors (an unknown extension, a format this gnuplot cannot write).\n";
 
-static int plot_usage(const char *msg)
-{
-	fprintf(stderr, "kvbench plot: %s\n", msg);
-	fprintf(stderr, "Try 'kvbench plot --help' for more information.\n");
-	return KVB_EXIT_USAGE;
-}
-
 /* kvbench plot REPORT.json OUT */
 int kvb_plot_main(int argc, char **argv)
 {
@@ -1397,19 +1390,18 @@ int kvb_plot_main(int argc, char **argv)
 			forest = 1;
 			continue;
 		}
-		if (c != 'h') {
-			fprintf(stderr, "Try 'kvbench plot --help' for more information.\n");
-			return KVB_EXIT_USAGE;
-		}
+		if (c != 'h')
+			return kvb_usage("plot", NULL, NULL);
 		fputs(plot_help, stdout);
 		return KVB_EXIT_OK;
 	}
 	if (argc - optind != 2)
-		return plot_usage("takes 2 arguments: REPORT.json OUT.png|OUT.svg|OUT.jpg");
+		return kvb_usage("plot", NULL,
+				 "takes 2 arguments: REPORT.json OUT.png|OUT.svg|OUT.jpg");
 	in = argv[optind];
 	out = argv[optind + 1];
 	if (kvb_plot_check(out, err, sizeof(err)))
-		return plot_usage(err);
+		return kvb_usage("plot", NULL, err);
 	text = kvb_slurp(in, err, sizeof(err));
 	if (!text) {
 		fprintf(stderr, "kvbench: %s: %s\n", in, err);
