@@ -78,6 +78,39 @@ static void list_unavailable(struct kvb_session *s, const struct kvb_target *t,
 	s->unavailable += ncase;
 }
 
+/* A case the budget left out; the first is named at the end. */
+static void budget_skip(struct kvb_session *s, const char *label)
+{
+	char why[64];
+
+	if (!s->skipped++)
+		snprintf(s->first_skipped, sizeof(s->first_skipped), "%s", label);
+	snprintf(why, sizeof(why), "the --budget of %g s ran out", s->p->budget);
+	add_skip(s, label, why);
+}
+
+/*
+ * Before a case, or a run of it: the backend's statistics; returns the
+ * hash_bits the kernel target's map was built at (0 for the others).
+ */
+static unsigned int case_begin(const struct kvb_params *p,
+			       const struct kvb_target *t,
+			       struct kvb_bstats *before)
+{
+	if (t->ops->flags & KVB_T_BSTATS)
+		kvb_bstats_begin(p->sysfs, before);
+	/* the size its map was built at, for the report */
+	return t->ops->kind == KVB_KERNEL ? kvb_module_hash_bits(p->sys_module) : 0;
+}
+
+/* The hash_bits a case ran at, and whether it is the size --keys asks for. */
+static void case_hash_bits(const struct kvb_params *p, struct kvb_result *r,
+			   unsigned int hash_bits)
+{
+	r->hash_bits = hash_bits;
+	r->hash_bits_fit = hash_bits == kvb_hash_bits_for(p->keys);
+}
+
 /* Does a case of this cost still fit the budget? Once not, none does. */
 static int within_budget(struct kvb_session *s, double cost)
 {
@@ -102,20 +135,14 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 		struct kvb_result *r = &s->res[s->nres];
 		int idx = s->nres + s->failed + s->skipped + s->unavailable + 1;
 		struct kvb_bstats before;
-		unsigned int hash_bits = 0;
+		unsigned int hash_bits;
 		struct kvb_case c;
 		char label[160];
 
 		kvb_case_at(p, t, i, &c);
 		case_label(t, &c, label, sizeof(label));
 		if (!within_budget(s, kvb_case_seconds(p, t, &c, p->repeat))) {
-			char b[64];
-
-			if (!s->skipped++)
-				snprintf(s->first_skipped, sizeof(s->first_skipped),
-					 "%s", label);
-			snprintf(b, sizeof(b), "the --budget of %g s ran out", p->budget);
-			add_skip(s, label, b);
+			budget_skip(s, label);
 			continue;
 		}
 		if (skip) {
@@ -124,19 +151,13 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 			continue;
 		}
 		progress(p, idx, s->total, NULL, label);
-		if (t->ops->flags & KVB_T_BSTATS)
-			kvb_bstats_begin(p->sysfs, &before);
-		/* the size its map was built at, for the report */
-		if (t->ops->kind == KVB_KERNEL)
-			hash_bits = kvb_module_hash_bits(p->sys_module);
+		hash_bits = case_begin(p, t, &before);
 		rc = kvb_run_case(s->b, t, c.mix, c.threads, c.batch, c.multi,
 				  c.fdmode, r);
 		if (!rc && (t->ops->flags & KVB_T_BSTATS))
 			kvb_bstats_end(p->sysfs, &before, &r->bstats);
-		if (!rc) {
-			r->hash_bits = hash_bits;
-			r->hash_bits_fit = hash_bits == kvb_hash_bits_for(p->keys);
-		}
+		if (!rc)
+			case_hash_bits(p, r, hash_bits);
 		if (rc) {
 			if (!p->quiet && interactive())
 				fputc('\n', stderr);
@@ -267,30 +288,16 @@ static int begin_run(struct kvb_session *s, struct kvb_slot *sl,
 }
 
 /*
- * --order shuffled: p->repeat rounds, each running every case of the plan
- * once, in kvb_round_order()'s order for (seed, round), so that a case's
- * runs are spread over the whole run and the host's drift over minutes
- * lands in every case's spread alike instead of in one case's figures.
- * Rounds begin only while a whole one fits the budget: a cut leaves every
- * case with the same number of runs. Without a budget for one round, the
- * first skips the cases that do not fit, as its order comes to them.
+ * The slots of a shuffled run, one a case in the plan's order, each with
+ * its result begun; the device's fail when it is missing.
  */
-static void run_rounds(struct kvb_session *s, int nodev, const char *nodev_why)
+static void slots_init(struct kvb_session *s, struct kvb_target *tg,
+		       struct kvb_slot *sl)
 {
 	const struct kvb_params *p = s->p;
-	int nt = p->ntargets, n = s->total, i, k, ti, rc;
-	struct kvb_target *tg = calloc(nt ? nt : 1, sizeof(*tg));
-	struct kvb_slot *sl = calloc(n ? n : 1, sizeof(*sl));
-	unsigned int *order = calloc(n ? n : 1, sizeof(*order));
-	double round_s = kvb_plan_seconds(p, 1);
-	unsigned int r;
+	int ti, k, i = 0;
 
-	if (!tg || !sl || !order) {
-		fprintf(stderr, "kvbench: out of memory\n");
-		s->failed += n;
-		goto out;
-	}
-	for (ti = 0, i = 0; ti < nt; ti++) {
+	for (ti = 0; ti < p->ntargets; ti++) {
 		tg[ti] = p->targets[ti];
 		for (k = 0; k < kvb_cases_of(p, &tg[ti]); k++, i++) {
 			struct kvb_slot *x = &sl[i];
@@ -306,10 +313,87 @@ static void run_rounds(struct kvb_session *s, int nodev, const char *nodev_why)
 			}
 		}
 	}
-	for (ti = 0; ti < nt; ti++)
-		if (nodev && (tg[ti].ops->flags & KVB_T_DEVICE))
-			fail_target(s, sl, ti, nodev_why);
+	for (ti = 0; ti < p->ntargets; ti++)
+		if (s->nodev && (tg[ti].ops->flags & KVB_T_DEVICE))
+			fail_target(s, sl, ti, s->nodev_why);
+}
 
+/* One run of slot idx in round r, the k-th of the round's order. */
+static void run_slot(struct kvb_session *s, struct kvb_slot *sl,
+		     struct kvb_target *tg, int idx, unsigned int r, int k)
+{
+	const struct kvb_params *p = s->p;
+	struct kvb_slot *x = &sl[idx];
+	struct kvb_result *res = &s->res[idx];
+	struct kvb_target *t = &tg[x->target];
+	struct kvb_bstats before, after;
+	unsigned int hash_bits;
+	int rc;
+
+	if (x->dead)
+		return;
+	if (!r && !within_budget(s, kvb_case_seconds(p, t, &x->c, 1))) {
+		budget_skip(s, x->label);
+		x->dead = 1;
+		return;
+	}
+	if (begin_run(s, sl, t, x->target))
+		return;
+	progress_run(p, r, k, s->total, x->label, NULL);
+	hash_bits = case_begin(p, t, &before);
+	rc = kvb_case_run(s->b, t, x->c.mix, r, res, &x->acc);
+	if (rc == 1)
+		return;
+	if (rc) {
+		if (!p->quiet && interactive())
+			fputc('\n', stderr);
+		if (rc == -2) {
+			fail_target(s, sl, x->target,
+				    "the target cannot run here (said on stderr)");
+			return;
+		}
+		x->dead = 1;
+		s->failed++;
+		if (!res->runs)
+			add_skip(s, x->label, "the case failed (said on stderr)");
+		return;
+	}
+	if (t->ops->flags & KVB_T_BSTATS) {
+		kvb_bstats_end(p->sysfs, &before, &after);
+		bstats_add(&res->bstats, &after, res->runs == 1);
+	}
+	case_hash_bits(p, res, hash_bits);
+	kvb_case_summarize(p, res, &x->acc);
+	progress_run(p, r, k, s->total, x->label, res);
+	s->nres += res->runs == 1;
+	s->on_case(s);
+}
+
+/*
+ * --order shuffled: p->repeat rounds, each running every case of the plan
+ * once, in kvb_round_order()'s order for (seed, round), so that a case's
+ * runs are spread over the whole run and the host's drift over minutes
+ * lands in every case's spread alike instead of in one case's figures.
+ * Rounds begin only while a whole one fits the budget: a cut leaves every
+ * case with the same number of runs. Without a budget for one round, the
+ * first skips the cases that do not fit, as its order comes to them.
+ */
+static void run_rounds(struct kvb_session *s)
+{
+	const struct kvb_params *p = s->p;
+	int n = s->total, i, k;
+	struct kvb_target *tg = calloc(p->ntargets ? p->ntargets : 1, sizeof(*tg));
+	struct kvb_slot *sl = calloc(n ? n : 1, sizeof(*sl));
+	unsigned int *order = calloc(n ? n : 1, sizeof(*order));
+	double round_s = kvb_plan_seconds(p, 1);
+	unsigned int r;
+
+	if (!tg || !sl || !order) {
+		fprintf(stderr, "kvbench: out of memory\n");
+		s->failed += n;
+		goto out;
+	}
+	slots_init(s, tg, sl);
 	for (r = 0; r < p->repeat && !atomic_load(&kvb_interrupted); r++) {
 		if (r && p->budget > 0 &&
 		    (kvb_now_ns() - s->t0) / 1e9 + round_s > p->budget) {
@@ -317,61 +401,8 @@ static void run_rounds(struct kvb_session *s, int nodev, const char *nodev_why)
 			break;
 		}
 		kvb_round_order(p->seed, r, order, n);
-		for (k = 0; k < n && !atomic_load(&kvb_interrupted); k++) {
-			struct kvb_slot *x = &sl[order[k]];
-			struct kvb_result *res = &s->res[order[k]];
-			struct kvb_target *t = &tg[x->target];
-			struct kvb_bstats before, after;
-			unsigned int hash_bits = 0;
-
-			if (x->dead)
-				continue;
-			if (!r && !within_budget(s, kvb_case_seconds(p, t, &x->c, 1))) {
-				char b[64];
-
-				if (!s->skipped++)
-					snprintf(s->first_skipped, sizeof(s->first_skipped),
-						 "%s", x->label);
-				snprintf(b, sizeof(b), "the --budget of %g s ran out", p->budget);
-				add_skip(s, x->label, b);
-				x->dead = 1;
-				continue;
-			}
-			if (begin_run(s, sl, t, x->target))
-				continue;
-			progress_run(p, r, k, n, x->label, NULL);
-			if (t->ops->flags & KVB_T_BSTATS)
-				kvb_bstats_begin(p->sysfs, &before);
-			if (t->ops->kind == KVB_KERNEL)
-				hash_bits = kvb_module_hash_bits(p->sys_module);
-			rc = kvb_case_run(s->b, t, x->c.mix, r, res, &x->acc);
-			if (rc == 1)
-				continue;
-			if (rc) {
-				if (!p->quiet && interactive())
-					fputc('\n', stderr);
-				if (rc == -2) {
-					fail_target(s, sl, x->target,
-						    "the target cannot run here (said on stderr)");
-					continue;
-				}
-				x->dead = 1;
-				s->failed++;
-				if (!res->runs)
-					add_skip(s, x->label, "the case failed (said on stderr)");
-				continue;
-			}
-			if (t->ops->flags & KVB_T_BSTATS) {
-				kvb_bstats_end(p->sysfs, &before, &after);
-				bstats_add(&res->bstats, &after, res->runs == 1);
-			}
-			res->hash_bits = hash_bits;
-			res->hash_bits_fit = hash_bits == kvb_hash_bits_for(p->keys);
-			kvb_case_summarize(p, res, &x->acc);
-			progress_run(p, r, k, n, x->label, res);
-			s->nres += res->runs == 1;
-			s->on_case(s);
-		}
+		for (k = 0; k < n && !atomic_load(&kvb_interrupted); k++)
+			run_slot(s, sl, tg, order[k], r, k);
 		if (k == n)
 			s->rounds_done = r + 1;
 	}
@@ -499,7 +530,7 @@ void kvb_session_run(struct kvb_session *s)
 {
 	s->t0 = kvb_now_ns();
 	if (s->shuffled)
-		run_rounds(s, s->nodev, s->nodev_why);
+		run_rounds(s);
 	else
 		run_targets(s);
 	kvb_close_fd(s->b);
