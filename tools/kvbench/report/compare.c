@@ -881,30 +881,11 @@ static void json_only(FILE *f, const struct cmp_report *r)
 	fputs("]", f);
 }
 
-static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *geo)
+/* "rows": a row per case found on both sides */
+static void json_rows(FILE *f, const struct cmp_ctx *x)
 {
-	struct cmp_runs_note rn;
-	int i, g;
+	int i;
 
-	/* "ratio": the Hodges-Lehmann estimate, kvbench report's */
-	fputs("{\n  \"schema\": \"kvbench-compare/1\",\n  \"estimator\": \"hodges-lehmann\",\n", f);
-	if (x->new_path) {
-		fputs("  \"old\": ", f);
-		kvb_json_str(f, x->old_path);
-		fputs(",\n  \"new\": ", f);
-		kvb_json_str(f, x->new_path);
-		fputs(",\n  \"base\": null,\n", f);
-	} else {
-		fputs("  \"old\": ", f);
-		kvb_json_str(f, x->old_path);
-		fputs(",\n  \"new\": null,\n  \"base\": ", f);
-		kvb_json_str(f, x->opt->base);
-		fputs(",\n", f);
-	}
-	fprintf(f, "  \"alpha\": %g,\n  \"forced\": %s,\n", x->opt->alpha,
-		x->diffs->n ? "true" : "false");
-	json_diffs(f, "differences", x->diffs->d, x->diffs->n);
-	json_diffs(f, "not_compared", x->diffs->note, x->diffs->nnote);
 	fputs("  \"rows\": [", f);
 	for (i = 0; i < x->np; i++) {
 		const struct cmp_pair *r = &x->p[i];
@@ -937,7 +918,13 @@ static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g
 		fprintf(f, ", \"significant\": %s }", r->significant ? "true" : "false");
 	}
 	fprintf(f, "%s],\n", x->np ? "\n  " : "");
-	/* two reports: one geomean; --base: one per target */
+}
+
+/* "geomean": two reports' one; "geomean_by_backend": --base's, one per target */
+static void json_geomeans(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *geo)
+{
+	int i, g;
+
 	fputs("  \"geomean\": ", f);
 	if (x->new_path && geo[0].rows)
 		json_geo(f, &geo[0]);
@@ -954,6 +941,33 @@ static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g
 		fputs(" }", f);
 	}
 	fprintf(f, "%s],\n", i ? "\n  " : "");
+}
+
+static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *geo)
+{
+	struct cmp_runs_note rn;
+
+	/* "ratio": the Hodges-Lehmann estimate, kvbench report's */
+	fputs("{\n  \"schema\": \"kvbench-compare/1\",\n  \"estimator\": \"hodges-lehmann\",\n", f);
+	if (x->new_path) {
+		fputs("  \"old\": ", f);
+		kvb_json_str(f, x->old_path);
+		fputs(",\n  \"new\": ", f);
+		kvb_json_str(f, x->new_path);
+		fputs(",\n  \"base\": null,\n", f);
+	} else {
+		fputs("  \"old\": ", f);
+		kvb_json_str(f, x->old_path);
+		fputs(",\n  \"new\": null,\n  \"base\": ", f);
+		kvb_json_str(f, x->opt->base);
+		fputs(",\n", f);
+	}
+	fprintf(f, "  \"alpha\": %g,\n  \"forced\": %s,\n", x->opt->alpha,
+		x->diffs->n ? "true" : "false");
+	json_diffs(f, "differences", x->diffs->d, x->diffs->n);
+	json_diffs(f, "not_compared", x->diffs->note, x->diffs->nnote);
+	json_rows(f, x);
+	json_geomeans(f, x, geo);
 	runs_note(x->p, x->np, x->opt->alpha, &rn);
 	fputs("  \"runs_note\": ", f);
 	if (rn.any) {
