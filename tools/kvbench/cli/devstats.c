@@ -335,58 +335,16 @@ static void pause_for(double sec)
 		;
 }
 
-int kvb_stats_main(int argc, char **argv)
+/*
+ * The statistics once, or every watch seconds (count times, 0: until
+ * Ctrl-C) with the counters' rates since the report before.
+ */
+static int stats_loop(const char *dir, double watch, unsigned long long count)
 {
-	static const struct option opts[] = {
-		{ "sysfs", required_argument, NULL, 'S' },
-		{ "watch", required_argument, NULL, 'W' },
-		{ "count", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct kvb_sysfs_snap prev = { 0 }, cur;
-	const char *dir = KVB_DEFAULT_SYSFS;
-	unsigned long long count = 0, done = 0;
-	double watch = 0;
-	struct sigaction sa;
+	unsigned long long done = 0;
 	char err[512];
-	int c;
 
-	argv[0] = "kvbench stats";
-	opterr = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'S':
-			dir = optarg;
-			break;
-		case 'W':
-			if (kvb_parse_seconds(optarg, &watch, err, sizeof(err)))
-				return kvb_usage("stats", "--watch", err);
-			if (watch < 0.01)
-				return kvb_usage("stats", "--watch", "must be at least 10ms");
-			break;
-		case 'C':
-			if (kvb_parse_count(optarg, 1, 1ULL << 40, &count, err, sizeof(err)))
-				return kvb_usage("stats", "--count", err);
-			break;
-		case 'h':
-			fputs(stats_help, stdout);
-			return KVB_EXIT_OK;
-		default:
-			return kvb_usage("stats", NULL, NULL);
-		}
-	}
-	if (optind < argc)
-		return kvb_usage("stats", NULL, "unexpected arguments (stats takes options only)");
-	if (count && !watch)
-		return kvb_usage("stats", "--count", "only with --watch");
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	for (;;) {
 		if (kvb_sysfs_read(dir, &cur, err, sizeof(err))) {
 			fprintf(stderr, "kvbench stats: %s\n", err);
@@ -423,4 +381,57 @@ int kvb_stats_main(int argc, char **argv)
 		return KVB_EXIT_FAIL;
 	}
 	return KVB_EXIT_OK;
+}
+
+int kvb_stats_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sysfs", required_argument, NULL, 'S' },
+		{ "watch", required_argument, NULL, 'W' },
+		{ "count", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dir = KVB_DEFAULT_SYSFS;
+	unsigned long long count = 0;
+	double watch = 0;
+	struct sigaction sa;
+	char err[512];
+	int c;
+
+	argv[0] = "kvbench stats";
+	opterr = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S':
+			dir = optarg;
+			break;
+		case 'W':
+			if (kvb_parse_seconds(optarg, &watch, err, sizeof(err)))
+				return kvb_usage("stats", "--watch", err);
+			if (watch < 0.01)
+				return kvb_usage("stats", "--watch", "must be at least 10ms");
+			break;
+		case 'C':
+			if (kvb_parse_count(optarg, 1, 1ULL << 40, &count, err, sizeof(err)))
+				return kvb_usage("stats", "--count", err);
+			break;
+		case 'h':
+			fputs(stats_help, stdout);
+			return KVB_EXIT_OK;
+		default:
+			return kvb_usage("stats", NULL, NULL);
+		}
+	}
+	if (optind < argc)
+		return kvb_usage("stats", NULL, "unexpected arguments (stats takes options only)");
+	if (count && !watch)
+		return kvb_usage("stats", "--count", "only with --watch");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return stats_loop(dir, watch, count);
 }

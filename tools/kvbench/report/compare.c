@@ -1280,7 +1280,9 @@ static const char two_reports[] =
 static const char base_one[] =
 	"--base takes 1 report: kvbench compare --base rwlock RUN.json";
 
-int kvb_compare_main(int argc, char **argv)
+/* The options into *opt and *out: 0, or the exit status (usage, --help). */
+static int compare_opts(int argc, char **argv, struct kvb_cmp_opts *opt,
+			const char **out)
 {
 	static const struct option opts[] = {
 		{ "alpha", required_argument, NULL, 'a' },
@@ -1292,13 +1294,8 @@ int kvb_compare_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct kvb_cmp_opts opt = { .alpha = 0.05 };
-	struct cmp_report o, n;
-	const char *out = NULL;
-	char *end, *buf = NULL, err[256] = "";
-	size_t len = 0;
-	FILE *mem;
-	int c, rows, want;
+	char *end, err[256];
+	int c;
 
 	/* getopt's own messages: "option '--alpha' requires an argument" */
 	argv[0] = "kvbench compare";
@@ -1308,32 +1305,28 @@ int kvb_compare_main(int argc, char **argv)
 		switch (c) {
 		case 'a':
 			errno = 0;
-			opt.alpha = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(opt.alpha > 0 && opt.alpha < 1))
+			opt->alpha = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(opt->alpha > 0 && opt->alpha < 1))
 				return kvb_usage("compare", "--alpha",
 						 "must be a number between 0 and 1");
 			break;
 		case 'm':
-			if (kvb_parse_margin(optarg, &opt.margin, err, sizeof(err))) {
-				char msg[300];
-
-				snprintf(msg, sizeof(msg), "--margin: %s", err);
-				return kvb_usage("compare", NULL, msg);
-			}
+			if (kvb_parse_margin(optarg, &opt->margin, err, sizeof(err)))
+				return kvb_usage("compare", "--margin", err);
 			break;
 		case 'B':
 			if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= KVB_BASE_MAX)
 				return kvb_usage("compare", NULL, base_usage);
-			opt.base = optarg;
+			opt->base = optarg;
 			break;
 		case 'F':
-			opt.force = 1;
+			opt->force = 1;
 			break;
 		case 'J':
-			opt.json = 1;
+			opt->json = 1;
 			break;
 		case 'o':
-			out = optarg;
+			*out = optarg;
 			break;
 		case 'h':
 			fputs(compare_help, stdout);
@@ -1342,9 +1335,24 @@ int kvb_compare_main(int argc, char **argv)
 			return kvb_usage("compare", NULL, NULL);
 		}
 	}
-	want = opt.base ? 1 : 2;
-	if (argc - optind != want)
-		return kvb_usage("compare", NULL, opt.base ? base_one : two_reports);
+	if (argc - optind != (opt->base ? 1 : 2))
+		return kvb_usage("compare", NULL, opt->base ? base_one : two_reports);
+	return -1;
+}
+
+int kvb_compare_main(int argc, char **argv)
+{
+	struct kvb_cmp_opts opt = { .alpha = 0.05 };
+	struct cmp_report o, n;
+	const char *out = NULL;
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	FILE *mem;
+	int rows;
+
+	rows = compare_opts(argc, argv, &opt, &out);
+	if (rows >= 0)
+		return rows;
 	if (load_report(argv[optind], &o))
 		return KVB_EXIT_FAIL;
 	if (!opt.base && load_report(argv[optind + 1], &n)) {
