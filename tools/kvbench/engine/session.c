@@ -23,18 +23,23 @@ static int interactive(void)
 	return isatty(2) && term && *term && strcmp(term, "dumb");
 }
 
-static void progress(const struct kvb_params *p, int idx, int total,
-		     const struct kvb_result *r, const char *label)
+/*
+ * A case's progress line, where it is in the plan ("3/10", "round 1/5,
+ * 2/10"): "..." before it runs (on a terminal only, then overwritten),
+ * and its ops/s after.
+ */
+static void progress(const struct kvb_params *p, const char *where,
+		     const char *label, const double *ops)
 {
 	if (p->quiet)
 		return;
-	if (!r) {
+	if (!ops) {
 		if (interactive())
-			fprintf(stderr, "kvbench: [%d/%d] %s ...", idx, total, label);
+			fprintf(stderr, "kvbench: [%s] %s ...", where, label);
 		return;
 	}
-	fprintf(stderr, "%skvbench: [%d/%d] %s %.0f ops/s\n",
-		interactive() ? "\r\033[K" : "", idx, total, label, r->ops_per_sec);
+	fprintf(stderr, "%skvbench: [%s] %s %.0f ops/s\n",
+		interactive() ? "\r\033[K" : "", where, label, *ops);
 }
 
 static void case_label(const struct kvb_target *t, const struct kvb_case *c,
@@ -134,6 +139,7 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 	for (i = 0; i < ncase && !atomic_load(&kvb_interrupted); i++) {
 		struct kvb_result *r = &s->res[s->nres];
 		int idx = s->nres + s->failed + s->skipped + s->unavailable + 1;
+		char where[32];
 		struct kvb_bstats before;
 		unsigned int hash_bits;
 		struct kvb_case c;
@@ -150,7 +156,8 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 			add_skip(s, label, why);
 			continue;
 		}
-		progress(p, idx, s->total, NULL, label);
+		snprintf(where, sizeof(where), "%d/%d", idx, s->total);
+		progress(p, where, label, NULL);
 		hash_bits = case_begin(p, t, &before);
 		rc = kvb_run_case(s->b, t, c.mix, c.threads, c.batch, c.multi,
 				  c.fdmode, r);
@@ -170,7 +177,7 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 			add_skip(s, label, rc == -2 ? why : "the case failed (said on stderr)");
 			continue;
 		}
-		progress(p, idx, s->total, r, label);
+		progress(p, where, label, &r->ops_per_sec);
 		if (r->errors)
 			s->failed++;
 		s->nres++;
@@ -236,23 +243,6 @@ static void fail_target(struct kvb_session *s, struct kvb_slot *sl, int ti,
 		if (!s->res[i].runs)
 			add_skip(s, sl[i].label, why);
 	}
-}
-
-static void progress_run(const struct kvb_params *p, unsigned int round,
-			 int k, int n, const char *label,
-			 const struct kvb_result *r)
-{
-	if (p->quiet)
-		return;
-	if (!r) {
-		if (interactive())
-			fprintf(stderr, "kvbench: [round %u/%u, %d/%d] %s ...",
-				round + 1, p->repeat, k + 1, n, label);
-		return;
-	}
-	fprintf(stderr, "%skvbench: [round %u/%u, %d/%d] %s %.0f ops/s\n",
-		interactive() ? "\r\033[K" : "", round + 1, p->repeat, k + 1, n,
-		label, r->run_ops[r->runs - 1]);
 }
 
 /*
@@ -328,6 +318,7 @@ static void run_slot(struct kvb_session *s, struct kvb_slot *sl,
 	struct kvb_target *t = &tg[x->target];
 	struct kvb_bstats before, after;
 	unsigned int hash_bits;
+	char where[48];
 	int rc;
 
 	if (x->dead)
@@ -339,7 +330,9 @@ static void run_slot(struct kvb_session *s, struct kvb_slot *sl,
 	}
 	if (begin_run(s, sl, t, x->target))
 		return;
-	progress_run(p, r, k, s->total, x->label, NULL);
+	snprintf(where, sizeof(where), "round %u/%u, %d/%d", r + 1, p->repeat, k + 1,
+		 s->total);
+	progress(p, where, x->label, NULL);
 	hash_bits = case_begin(p, t, &before);
 	rc = kvb_case_run(s->b, t, x->c.mix, r, res, &x->acc);
 	if (rc == 1)
@@ -364,7 +357,7 @@ static void run_slot(struct kvb_session *s, struct kvb_slot *sl,
 	}
 	case_hash_bits(p, res, hash_bits);
 	kvb_case_summarize(p, res, &x->acc);
-	progress_run(p, r, k, s->total, x->label, res);
+	progress(p, where, x->label, &res->run_ops[res->runs - 1]);
 	s->nres += res->runs == 1;
 	s->on_case(s);
 }
