@@ -173,13 +173,12 @@ static int do_nop(int fd, char **args, const struct globals *g)
 	return KVB_EXIT_OK;
 }
 
-struct command;
-
 /*
- * The command table, as perf's: every command by name and how it runs.
- * argv[0] is the command's name; the commands with options of their own
- * parse the rest. A key command (set, get, del, nop) names its arguments
- * and what it does, for its usage, and its operation on the device.
+ * The command table, as perf's: every command by name and how it runs:
+ * main, a command that takes no global option, or run. argv[0] is the
+ * command's name; the commands with options of their own parse the rest.
+ * A key command (set, get, del, nop) names its arguments and what it
+ * does, for its usage, and its operation on the device.
  */
 struct command {
 	const char *name;
@@ -189,6 +188,7 @@ struct command {
 	const char *args;
 	const char *what;
 	int (*op)(int fd, char **args, const struct globals *g);
+	int (*main)(int argc, char **argv);	/* a command of its own options */
 };
 
 /* kvbench get --help: the command's own usage, on stdout. */
@@ -265,38 +265,6 @@ static int run_bench(const struct command *c, int argc, char **argv,
 	return kvb_bench_main(argc, argv, g->device);
 }
 
-static int run_stats(const struct command *c, int argc, char **argv,
-		     const struct globals *g)
-{
-	(void)c;
-	(void)g;
-	return kvb_stats_main(argc, argv);
-}
-
-static int run_plot(const struct command *c, int argc, char **argv,
-		    const struct globals *g)
-{
-	(void)c;
-	(void)g;
-	return kvb_plot_main(argc, argv);
-}
-
-static int run_compare(const struct command *c, int argc, char **argv,
-		       const struct globals *g)
-{
-	(void)c;
-	(void)g;
-	return kvb_compare_main(argc, argv);
-}
-
-static int run_report(const struct command *c, int argc, char **argv,
-		      const struct globals *g)
-{
-	(void)c;
-	(void)g;
-	return kvb_report_main(argc, argv);
-}
-
 static int run_version(const struct command *c, int argc, char **argv,
 		       const struct globals *g)
 {
@@ -321,15 +289,19 @@ static int run_help(const struct command *c, int argc, char **argv,
 }
 
 static const struct command commands[] = {
-	{ "set", run_key, 2, "KEY VALUE", "Store VALUE under KEY", do_set },
-	{ "get", run_key, 1, "KEY", "Print the value of KEY and a newline", do_get },
-	{ "del", run_key, 1, "KEY", "Delete KEY", do_del },
-	{ "nop", run_key, 0, "", "Issue KVBENCH_IOC_NOP (checks the device answers)", do_nop },
+	{ .name = "set", .run = run_key, .op = do_set, .nargs = 2, .args = "KEY VALUE",
+	  .what = "Store VALUE under KEY" },
+	{ .name = "get", .run = run_key, .op = do_get, .nargs = 1, .args = "KEY",
+	  .what = "Print the value of KEY and a newline" },
+	{ .name = "del", .run = run_key, .op = do_del, .nargs = 1, .args = "KEY",
+	  .what = "Delete KEY" },
+	{ .name = "nop", .run = run_key, .op = do_nop, .args = "",
+	  .what = "Issue KVBENCH_IOC_NOP (checks the device answers)" },
 	{ .name = "bench", .run = run_bench },
-	{ .name = "plot", .run = run_plot },
-	{ .name = "stats", .run = run_stats },
-	{ .name = "compare", .run = run_compare },
-	{ .name = "report", .run = run_report },
+	{ .name = "plot", .main = kvb_plot_main },
+	{ .name = "stats", .main = kvb_stats_main },
+	{ .name = "compare", .main = kvb_compare_main },
+	{ .name = "report", .main = kvb_report_main },
 	{ .name = "version", .run = run_version },
 	{ .name = "help", .run = run_help },
 };
@@ -384,7 +356,12 @@ int main(int argc, char **argv)
 	cmd = argv[optind];
 	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(cmd, commands[i].name))
-			return commands[i].run(&commands[i], argc - optind, argv + optind, &g);
-	snprintf(msg, sizeof(msg), "unknown command '%s'", cmd);
-	return kvb_usage(NULL, NULL, msg);
+			break;
+	if (i == ARRAY_SIZE(commands)) {
+		snprintf(msg, sizeof(msg), "unknown command '%s'", cmd);
+		return kvb_usage(NULL, NULL, msg);
+	}
+	if (commands[i].main)
+		return commands[i].main(argc - optind, argv + optind);
+	return commands[i].run(&commands[i], argc - optind, argv + optind, &g);
 }
