@@ -932,7 +932,8 @@ struct jnode {
 int kvb_json_parse(const char *text, struct jnode *root, char *err,
 		   size_t errlen);
 void kvb_json_free(struct jnode *n);
-/* obj's member key when it has that type, else NULL */
+/* obj's member key (of that type), else NULL */
+const struct jnode *kvb_json_member(const struct jnode *obj, const char *key);
 const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
 				 enum jtype type);
 /* the writer's string: quotes, backslashes and control characters escaped */

@@ -83,22 +83,28 @@ struct globals {
 	size_t bufsize;		/* --buffer-size: get's first buffer */
 };
 
-static int do_set(int fd, char **args, const struct globals *g)
+/* One SET (val) or DEL (val NULL) of key; its failure said. */
+static int kv_ioctl(int fd, unsigned long req, const char *cmd,
+		    const char *key, const char *val)
 {
-	const char *key = args[0], *val = args[1];
 	struct kvbench_kv kv = {
 		.key = (__u64)(unsigned long)key,
 		.value = (__u64)(unsigned long)val,
 		.key_len = strlen(key),
-		.value_len = strlen(val),
+		.value_len = val ? strlen(val) : 0,
 	};
 
-	(void)g;
-	if (ioctl(fd, KVBENCH_IOC_SET, &kv)) {
-		op_fail("set", key, errno);
+	if (ioctl(fd, req, &kv)) {
+		op_fail(cmd, key, errno);
 		return KVB_EXIT_FAIL;
 	}
 	return KVB_EXIT_OK;
+}
+
+static int do_set(int fd, char **args, const struct globals *g)
+{
+	(void)g;
+	return kv_ioctl(fd, KVBENCH_IOC_SET, "set", args[0], args[1]);
 }
 
 /* Start small; on ERANGE the module tells us the size it needs. */
@@ -148,18 +154,8 @@ static int do_get(int fd, char **args, const struct globals *g)
 
 static int do_del(int fd, char **args, const struct globals *g)
 {
-	const char *key = args[0];
-	struct kvbench_kv kv = {
-		.key = (__u64)(unsigned long)key,
-		.key_len = strlen(key),
-	};
-
 	(void)g;
-	if (ioctl(fd, KVBENCH_IOC_DEL, &kv)) {
-		op_fail("del", key, errno);
-		return KVB_EXIT_FAIL;
-	}
-	return KVB_EXIT_OK;
+	return kv_ioctl(fd, KVBENCH_IOC_DEL, "del", args[0], NULL);
 }
 
 static int do_nop(int fd, char **args, const struct globals *g)

@@ -99,17 +99,10 @@ static void report_free(struct cmp_report *r)
 	kvb_rmodel_free(&r->m);
 }
 
-/* obj's member key of any type, or NULL */
+/* obj's member key of any type, or NULL (a short name: compare reads many) */
 static const struct jnode *member(const struct jnode *obj, const char *key)
 {
-	int i;
-
-	if (!obj || obj->type != J_OBJ)
-		return NULL;
-	for (i = 0; i < obj->nkids; i++)
-		if (!strcmp(obj->kids[i].key, key))
-			return &obj->kids[i];
-	return NULL;
+	return kvb_json_member(obj, key);
 }
 
 /*

@@ -318,8 +318,7 @@ fail:
 	return -1;
 }
 
-const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
-				 enum jtype type)
+const struct jnode *kvb_json_member(const struct jnode *obj, const char *key)
 {
 	int i;
 
@@ -327,8 +326,16 @@ const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
 		return NULL;
 	for (i = 0; i < obj->nkids; i++)
 		if (!strcmp(obj->kids[i].key, key))
-			return obj->kids[i].type == type ? &obj->kids[i] : NULL;
+			return &obj->kids[i];
 	return NULL;
+}
+
+const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
+				 enum jtype type)
+{
+	const struct jnode *n = kvb_json_member(obj, key);
+
+	return n && n->type == type ? n : NULL;
 }
 
 /* A JSON string: quotes, backslashes and control characters escaped. */
