@@ -3,6 +3,12 @@
  * kvbench(1) internals: option parsing, statistics, the benchmark engine,
  * the userspace baselines and the output formats. The device ABI itself is
  * the uapi header, included as is and never redefined here.
+ *
+ * A section per source file, named by its folder: util/ (the clock,
+ * parsers, JSON, statistics), engine/ (the benchmark and its targets),
+ * report/ (the report model and what reads it), cli/ (the commands). A
+ * file calls only into its own folder and those before it in that list
+ * (layers.sh checks it).
  */
 #ifndef KVBENCH_TOOL_H
 #define KVBENCH_TOOL_H
@@ -254,7 +260,7 @@ extern const struct kvb_target_ops kvb_kernel_ops;
 extern const struct kvb_target_ops kvb_urw_ops;
 extern const struct kvb_target_ops kvb_owner_ops;
 extern const struct kvb_target_ops kvb_bpf_htab_ops;
-/* uring.c: nop and the kernel backends through io_uring */
+/* engine/uring.c: nop and the kernel backends through io_uring */
 extern const struct kvb_target_ops kvb_nop_uring_ops;
 extern const struct kvb_target_ops kvb_kernel_uring_ops;
 
@@ -338,7 +344,7 @@ struct kvb_summary {
 };
 
 /*
- * hist.c: a log-linear latency histogram (HdrHistogram's layout) of
+ * util/hist.c: a log-linear latency histogram (HdrHistogram's layout) of
  * nanoseconds. 2^KVB_HIST_SUB_BITS buckets per power of two: a value read
  * back is within 1 / KVB_HIST_SUB of the exact one (KVB_HIST_PRECISION).
  */
@@ -549,7 +555,7 @@ int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,
 		      char *err, size_t errlen);
 int kvb_parse_io(const char *s, unsigned int *ios, char *err, size_t errlen);
 
-/* stats.c */
+/* util/stats.c */
 __u64 kvb_rand(__u64 *state);
 double kvb_rand_double(__u64 *state);
 void kvb_sort_u32(unsigned int *v, size_t n);
@@ -589,7 +595,7 @@ void kvb_ycsb_weights(double *w, unsigned long n, double theta);
 int kvb_ycsb_zipf_init(struct kvb_zipf *z, unsigned long n, double theta);
 void kvb_zipf_free(struct kvb_zipf *z);
 
-/* umap.c: the in-process map behind both userspace baselines */
+/* engine/umap.c: the in-process map behind both userspace baselines */
 struct kvb_umap;
 
 struct kvb_umap *kvb_umap_new(unsigned long nkeys);
@@ -657,7 +663,7 @@ int kvb_owner_call(struct kvb_owner *o, struct kvb_oreq *r, int op,
 		   const void *key, unsigned int klen,
 		   void *val, unsigned int *vlen);
 
-/* bench.c */
+/* engine/bench.c */
 extern atomic_bool kvb_interrupted;
 
 /* The benchmark's state across cases, as the rows see it. */
@@ -803,7 +809,7 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 int kvb_oversubscribed(const struct kvb_params *p);
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
 
-/* gnuplot.c: what both figures need of gnuplot */
+/* report/gnuplot.c: what both figures need of gnuplot */
 enum kvb_plot_fmt { KVB_PLOT_PNG, KVB_PLOT_SVG, KVB_PLOT_JPEG };
 
 int kvb_plot_format(const char *file, char *err, size_t errlen);
@@ -822,7 +828,7 @@ int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
 		      char *err, size_t errlen);
 int kvb_plot_main(int argc, char **argv);
 
-/* devstats.c: kvbench stats, the device's sysfs files */
+/* cli/devstats.c: kvbench stats, the device's sysfs files */
 struct kvb_sysfs_file {
 	char name[64];
 	char value[256];	/* newlines turned into spaces */
@@ -842,7 +848,7 @@ void kvb_sysfs_print(FILE *out, const char *dir, const struct kvb_sysfs_snap *cu
 void kvb_sysfs_free(struct kvb_sysfs_snap *s);
 int kvb_stats_main(int argc, char **argv);
 
-/* prov.c: what produced a report */
+/* engine/prov.c: what produced a report */
 #define KVB_SYS_MODULE		"/sys/module/kvbench"
 #define KVB_PROV_MAX_PARAMS	32
 
@@ -1104,7 +1110,7 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_outcome *o);
 
 /*
- * agree.c: do two reports of one suite give the same verdict? Per group in
+ * report/agree.c: do two reports of one suite give the same verdict? Per group in
  * both: the same fastest named, or a contradiction (one's fastest marked
  * significantly slower in the other); per target: the same mark.
  */
@@ -1141,8 +1147,7 @@ unsigned int kvb_report_select(const struct kvb_rmodel *r, const struct kvb_vgro
 int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 		    unsigned int threads, int as_json, char *err, size_t errlen);
 
-/* compare.c: kvbench compare OLD.json NEW.json */
-/* compare.c: kvbench compare OLD.json NEW.json, or RUN.json --base B */
+/* report/compare.c: kvbench compare OLD.json NEW.json, or RUN.json --base B */
 struct kvb_cmp_opts {
 	double alpha;		/* significance level */
 	double margin;		/* the verdicts' tie margin; 0: KVB_VERDICT_MARGIN */
@@ -1159,7 +1164,7 @@ int kvb_compare_text(FILE *f, FILE *ferr, const char *old_json,
 		     const char *new_json, const struct kvb_cmp_opts *o,
 		     char *err, size_t errlen);
 
-/* device.c, shared with main.c */
+/* engine/device.c, shared with main.c */
 int kvb_open_device(const char *path);
 void kvb_device_hint(const char *path, int err);
 int kvb_read_backend(const char *sysfs, char *buf, size_t len);
@@ -1169,10 +1174,10 @@ void kvb_restore_backend(struct kvb_bench *b);
 unsigned int kvb_hash_bits_for(unsigned long keys);
 unsigned int kvb_module_hash_bits(const char *sys_module);
 int kvb_size_hash_bits(struct kvb_bench *b);
-/* uring.c: SQEs queued before one submission, at this depth */
+/* engine/uring.c: SQEs queued before one submission, at this depth */
 unsigned int kvb_uring_submit_batch(unsigned int qd, int sqpoll);
 
-/* device.c, the rows' functions that uring.c builds on */
+/* engine/device.c, the rows' functions that uring.c builds on */
 int kvb_dev_begin(struct kvb_bench *b, struct kvb_target *t);
 int kvb_kernel_begin(struct kvb_bench *b, struct kvb_target *t);
 int kvb_dev_thread_init(struct kvb_ctx *c, enum kvb_fd fdmode);
