@@ -726,14 +726,14 @@ static void print_geo(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g,
 	fprintf(f, " %13s %13s %+9.2f%%\n", a, b, (1 / g->ratio - 1) * 100);
 }
 
-static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
+/*
+ * The columns' widths (in x), and the units of ops/s and lat/op (u[]):
+ * old and new share theirs, so that they read side by side.
+ */
+static void table_units(struct cmp_ctx *x, struct cmp_unit u[4])
 {
-	const char *lo = x->new_path ? "old" : "base", *ln = x->new_path ? "new" : "target";
-	struct cmp_unit u[4];
 	double lohi[4][2] = { { INFINITY, 0 }, { INFINITY, 0 }, { INFINITY, 0 }, { INFINITY, 0 } };
-	char h[4][24];
-	struct cmp_runs_note rn;
-	int i, j, g;
+	int i, j;
 
 	x->tw = 16;
 	x->mw = 8;
@@ -749,39 +749,19 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 			lohi[j][1] = fmax(lohi[j][1], v[j]);
 		}
 	}
-	/* old and new share their unit and digits, so that they read side by side */
 	for (j = 0; j < 4; j += 2) {
 		pick_unit(&u[j], fmin(lohi[j][0], lohi[j + 1][0]),
 			  fmax(lohi[j][1], lohi[j + 1][1]), j >= 2);
 		u[j + 1] = u[j];
 	}
-	if (x->new_path)
-		fprintf(f, "kvbench compare: old %s, new %s\n", x->old_path, x->new_path);
-	else
-		fprintf(f, "kvbench compare: %s, every backend against %s\n", x->old_path,
-			x->opt->base);
-	if (x->diffs->n)
-		fprintf(f,
-			"FORCED: the reports differ in %d field%s (listed on stderr and at the end); the deltas include them\n",
-			x->diffs->n + x->diffs->more, x->diffs->n + x->diffs->more == 1 ? "" : "s");
-	snprintf(h[0], sizeof(h[0]), "%s ops/s", lo);
-	snprintf(h[1], sizeof(h[1]), "%s ops/s", ln);
-	snprintf(h[2], sizeof(h[2]), "%s lat/op", lo);
-	snprintf(h[3], sizeof(h[3]), "%s lat/op", ln);
-	fprintf(f, "%-*s %-*s %4s %5s %-10s %18s %18s %10s %13s %13s %10s %6s %5s\n",
-		x->tw, "target", x->mw, "mix", "thr", "batch", "fd", h[0], h[1], "delta", h[2],
-		h[3], "delta", "p", "n");
-	for (g = 0; g < x->ngroups; g++) {
-		for (i = 0; i < x->np; i++)
-			if (x->p[i].group == g)
-				print_row(f, x, &x->p[i], u);
-		/* as benchstat: a mean of one is the row itself */
-		if (geo[g].rows > 1)
-			print_geo(f, x, &geo[g], u);
-	}
-	if (!x->np)
-		fprintf(f, x->new_path ? "(no case is in both reports)\n" :
-			"(no target has a case of the same shape as the base's)\n");
+}
+
+/* Below the table: the legend, too few runs, what differs, what was not compared. */
+static void table_notes(FILE *f, const struct cmp_ctx *x, const char *lo, const char *ln)
+{
+	struct cmp_runs_note rn;
+	int i;
+
 	fprintf(f,
 		"\nMann-Whitney U test over the runs' ops/s, two-sided, exact up to 20 runs in all;\n"
 		"~: no significant difference (p > alpha %.3g). delta: the Hodges-Lehmann estimate\n"
@@ -812,6 +792,44 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 		if (x->diffs->incomplete[i])
 			fprintf(f, "note: %s is from an interrupted run (\"complete\": false)\n",
 				i ? x->new_path : x->old_path);
+}
+
+static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
+{
+	const char *lo = x->new_path ? "old" : "base", *ln = x->new_path ? "new" : "target";
+	struct cmp_unit u[4];
+	char h[4][24];
+	int i, g;
+
+	table_units(x, u);
+	if (x->new_path)
+		fprintf(f, "kvbench compare: old %s, new %s\n", x->old_path, x->new_path);
+	else
+		fprintf(f, "kvbench compare: %s, every backend against %s\n", x->old_path,
+			x->opt->base);
+	if (x->diffs->n)
+		fprintf(f,
+			"FORCED: the reports differ in %d field%s (listed on stderr and at the end); the deltas include them\n",
+			x->diffs->n + x->diffs->more, x->diffs->n + x->diffs->more == 1 ? "" : "s");
+	snprintf(h[0], sizeof(h[0]), "%s ops/s", lo);
+	snprintf(h[1], sizeof(h[1]), "%s ops/s", ln);
+	snprintf(h[2], sizeof(h[2]), "%s lat/op", lo);
+	snprintf(h[3], sizeof(h[3]), "%s lat/op", ln);
+	fprintf(f, "%-*s %-*s %4s %5s %-10s %18s %18s %10s %13s %13s %10s %6s %5s\n",
+		x->tw, "target", x->mw, "mix", "thr", "batch", "fd", h[0], h[1], "delta", h[2],
+		h[3], "delta", "p", "n");
+	for (g = 0; g < x->ngroups; g++) {
+		for (i = 0; i < x->np; i++)
+			if (x->p[i].group == g)
+				print_row(f, x, &x->p[i], u);
+		/* as benchstat: a mean of one is the row itself */
+		if (geo[g].rows > 1)
+			print_geo(f, x, &geo[g], u);
+	}
+	if (!x->np)
+		fprintf(f, x->new_path ? "(no case is in both reports)\n" :
+			"(no target has a case of the same shape as the base's)\n");
+	table_notes(f, x, lo, ln);
 }
 
 /* A number for JSON: null when it is not finite. */
