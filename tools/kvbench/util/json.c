@@ -77,6 +77,40 @@ static int hex4(const char *s, unsigned int *v)
 	return 0;
 }
 
+/*
+ * The escape after a backslash, at *sp, into buf at *len (up to 3 bytes:
+ * UTF-8), *sp past it. 0; 1: a bad escape; 2: a bad or unsupported \u.
+ */
+static unsigned int junescape(const char **sp, char *buf, size_t *len)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const char *s = *sp;
+	unsigned int c = (unsigned char)*s++;
+	const char *at = c ? strchr(from, c) : NULL;
+
+	if (at) {
+		buf[(*len)++] = to[at - from];
+		*sp = s;
+		return 0;
+	}
+	if (c != 'u')
+		return 1;
+	if (hex4(s, &c) || (c >= 0xd800 && c <= 0xdfff) || !c)
+		return 2;
+	*sp = s + 4;
+	if (c < 0x80) {
+		buf[(*len)++] = c;
+	} else if (c < 0x800) {
+		buf[(*len)++] = 0xc0 | (c >> 6);
+		buf[(*len)++] = 0x80 | (c & 0x3f);
+	} else {
+		buf[(*len)++] = 0xe0 | (c >> 12);
+		buf[(*len)++] = 0x80 | ((c >> 6) & 0x3f);
+		buf[(*len)++] = 0x80 | (c & 0x3f);
+	}
+	return 0;
+}
+
 /* A string into *out (malloc'ed, UTF-8); \u escapes of the BMP only. */
 static int jparse_string(struct jparser *jp, char **out)
 {
@@ -115,46 +149,11 @@ static int jparse_string(struct jparser *jp, char **out)
 			buf[len++] = c;
 			continue;
 		}
-		c = (unsigned char)*s++;
-		switch (c) {
-		case '"': case '\\': case '/':
-			buf[len++] = c;
-			break;
-		case 'b':
-			buf[len++] = '\b';
-			break;
-		case 'f':
-			buf[len++] = '\f';
-			break;
-		case 'n':
-			buf[len++] = '\n';
-			break;
-		case 'r':
-			buf[len++] = '\r';
-			break;
-		case 't':
-			buf[len++] = '\t';
-			break;
-		case 'u':
-			if (hex4(s, &c) || (c >= 0xd800 && c <= 0xdfff) || !c) {
-				free(buf);
-				return jfail(jp, "bad or unsupported \\u escape");
-			}
-			s += 4;
-			if (c < 0x80) {
-				buf[len++] = c;
-			} else if (c < 0x800) {
-				buf[len++] = 0xc0 | (c >> 6);
-				buf[len++] = 0x80 | (c & 0x3f);
-			} else {
-				buf[len++] = 0xe0 | (c >> 12);
-				buf[len++] = 0x80 | ((c >> 6) & 0x3f);
-				buf[len++] = 0x80 | (c & 0x3f);
-			}
-			break;
-		default:
+		c = junescape(&s, buf, &len);
+		if (c) {
 			free(buf);
-			return jfail(jp, "bad escape in a string");
+			return jfail(jp, c == 1 ? "bad escape in a string" :
+				     "bad or unsupported \\u escape");
 		}
 	}
 	buf[len] = 0;
