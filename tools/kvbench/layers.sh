@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# layers.sh [--nm FILE] OBJECT...: do the tool's files call only into
-# their own layer and the ones below it, and is there no circle?
+# Usage: [--nm FILE] OBJECT...: do the tool's files call only into their
+# own layer and the ones below it, and is there no circle?
 #
 # The layers are the folders: util/ (0) < engine/ (1) < report/ (2) <
 # cli/ (3) < the top (main.o, 4). From the objects' symbols (nm -A): a
@@ -17,7 +17,7 @@ if [ "$1" = --nm ]; then
 	shift 2
 fi
 if [ -z "$nmout" ] && [ $# -eq 0 ]; then
-	echo "usage: layers.sh [--nm FILE] OBJECT..." >&2
+	echo "usage: $0 [--nm FILE] OBJECT..." >&2
 	exit 2
 fi
 {
