@@ -3,6 +3,12 @@
  * kvbench(1) internals: option parsing, statistics, the benchmark engine,
  * the userspace baselines and the output formats. The device ABI itself is
  * the uapi header, included as is and never redefined here.
+ *
+ * A section per source file, named by its folder: util/ (the clock,
+ * parsers, JSON, statistics), engine/ (the benchmark and its targets),
+ * report/ (the report model and what reads it), cli/ (the commands). A
+ * file calls only into its own folder and those before it in that list
+ * (layers.sh checks it).
  */
 #ifndef KVBENCH_TOOL_H
 #define KVBENCH_TOOL_H
@@ -11,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 #include <pthread.h>
 #include <linux/types.h>
 
@@ -31,11 +38,30 @@
 /* A case whose slowest thread ran below this share of the fastest's: starved. */
 #define KVB_STARVED		0.5
 
+/*
+ * util/clock.c: the one clock of the tool, CLOCK_MONOTONIC in ns: the
+ * engine's windows and latency samples, the rows that time their own
+ * (io_uring), the backend statistics' window, the owner's spin. Inline:
+ * a latency sample holds one read, whose cost kvb_clock_cost() measures.
+ */
+static inline __u64 kvb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+double kvb_clock_cost(void);
+
 /* Exit codes, as for any Unix tool. */
 #define KVB_EXIT_OK		0
 #define KVB_EXIT_FAIL		1
 #define KVB_EXIT_USAGE		2
 #define KVB_EXIT_INTR		130
+
+/* util/usage.c: "kvbench CMD: OPT: MSG", where the help is; KVB_EXIT_USAGE */
+int kvb_usage(const char *cmd, const char *opt, const char *msg);
 
 enum kvb_kind {
 	KVB_NOP,		/* KVBENCH_IOC_NOP: the syscall floor */
@@ -166,7 +192,8 @@ struct kvb_done {
  * One row of the target table: the benchmark's engine (bench.c) calls
  * through it and has no branch per target. Rows are defined where they are
  * implemented: nop and the kernel backends in device.c, the userspace maps
- * in umap.c, bpf-htab in bpf.c; params.c lists them by name.
+ * in umap.c, bpf-htab in bpf.c; target.c lists them by name, and pairs a
+ * device's row with its io_uring row (uring.c).
  * Operations return 0 or a negative errno, like the ioctls; -ENOENT from a
  * GET or DEL is a miss. Optional ones may be NULL.
  */
@@ -215,8 +242,6 @@ struct kvb_target_ops {
 	 */
 	int (*queue)(struct kvb_ctx *c, int op, const char *key, int timed,
 		     struct kvb_done *done);
-	/* The same target through io_uring (--io uring), or NULL */
-	const struct kvb_target_ops *uring;
 };
 
 struct kvb_target {
@@ -235,7 +260,7 @@ extern const struct kvb_target_ops kvb_kernel_ops;
 extern const struct kvb_target_ops kvb_urw_ops;
 extern const struct kvb_target_ops kvb_owner_ops;
 extern const struct kvb_target_ops kvb_bpf_htab_ops;
-/* uring.c: nop and the kernel backends through io_uring */
+/* engine/uring.c: nop and the kernel backends through io_uring */
 extern const struct kvb_target_ops kvb_nop_uring_ops;
 extern const struct kvb_target_ops kvb_kernel_uring_ops;
 
@@ -319,7 +344,7 @@ struct kvb_summary {
 };
 
 /*
- * hist.c: a log-linear latency histogram (HdrHistogram's layout) of
+ * util/hist.c: a log-linear latency histogram (HdrHistogram's layout) of
  * nanoseconds. 2^KVB_HIST_SUB_BITS buckets per power of two: a value read
  * back is within 1 / KVB_HIST_SUB of the exact one (KVB_HIST_PRECISION).
  */
@@ -410,6 +435,7 @@ struct kvb_result {
 	enum kvb_io io;
 	unsigned int qd;	/* 0 unless io is KVB_IO_URING */
 	int sqpoll;
+	unsigned int submit_batch;	/* io_uring: SQEs per submission; 0 */
 	unsigned int runs;
 	double *run_ops;	/* ops/s of each run */
 	unsigned int *run_round;	/* the round of each run, from 0 */
@@ -444,6 +470,7 @@ struct kvb_result {
 	 * the other targets, or a module without the parameter
 	 */
 	unsigned int hash_bits;
+	int hash_bits_fit;	/* hash_bits is the size --keys asks for */
 	double cost_vs_nop;	/* ns/op over nop's ns/op, NAN when n/a */
 	double tput_vs_rwlock;	/* ops/s over rwlock's ops/s, NAN when n/a */
 	int interrupted;
@@ -464,10 +491,54 @@ struct kvb_outcome {
 	int nskips;
 };
 
-/* params.c */
+/* util/parse.c: counts, durations, lists; 0, or -1 with a message in err */
+int kvb_fail(char *err, size_t errlen, const char *fmt, ...);
+typedef int (*kvb_item_fn)(const char *item, void *arg, char *err,
+			   size_t errlen);
+int kvb_each_item(const char *s, kvb_item_fn fn, void *arg, char *err,
+		  size_t errlen);
 int kvb_parse_ulist(const char *s, unsigned int lo, unsigned int hi,
 		    unsigned int max_value, struct kvb_ulist *out,
 		    char *err, size_t errlen);
+int kvb_parse_seconds(const char *s, double *sec, char *err, size_t errlen);
+int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
+		    unsigned long long *out, char *err, size_t errlen);
+
+/* engine/workload.c: the --workload presets */
+const struct kvb_workload *kvb_workload_by_name(const char *name);
+void kvb_workload_list(char *buf, size_t len);
+
+/* engine/names.c: what a case varies, as the reports name it */
+void kvb_target_name(char *buf, size_t len, const char *base, enum kvb_io io,
+		     unsigned int qd, int sqpoll);
+void kvb_target_rename(struct kvb_target *t, const char *base);
+const char *kvb_io_name(enum kvb_io io);
+void kvb_call_name(unsigned int batch, int multi, char *buf, size_t len);
+const char *kvb_fd_name(enum kvb_fd fd);
+const char *kvb_kind_name(enum kvb_kind kind);
+const char *kvb_dist_name(enum kvb_dist dist);
+void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len);
+
+/*
+ * engine/target.c: the target table, every target -b knows by name, in
+ * the order "all" runs them; any other lower-case name may be a kernel
+ * backend the module offers (kvb_check_backends() says whether).
+ */
+struct kvb_target_row {
+	const char *name;
+	const struct kvb_target_ops *ops;
+};
+
+extern const struct kvb_target_row kvb_target_table[];
+extern const int kvb_ntarget_table;
+extern const char * const kvb_target_groups[];
+extern const int kvb_ntarget_groups;
+int kvb_target_by_name(const char *name, struct kvb_target *t);
+int kvb_expand_io(struct kvb_target **targets, int *n, unsigned int ios,
+		  const struct kvb_ulist *qds, int sqpoll, char *err,
+		  size_t errlen);
+
+/* cli/params.c: the bench options' own parsers */
 int kvb_parse_mix(const char *s, struct kvb_mix *mix, char *err, size_t errlen);
 int kvb_parse_order(const char *s, enum kvb_order *order, char *err, size_t errlen);
 int kvb_parse_mixes(const char *s, struct kvb_mix **mixes, int *n,
@@ -476,11 +547,6 @@ int kvb_parse_dist(const char *s, enum kvb_dist *dist, double *theta,
 		   char *err, size_t errlen);
 int kvb_parse_workloads(const char *s, struct kvb_mix **mixes, int *n,
 			char *err, size_t errlen);
-const char *kvb_dist_name(enum kvb_dist dist);
-const struct kvb_workload *kvb_workload_by_name(const char *name);
-int kvb_parse_seconds(const char *s, double *sec, char *err, size_t errlen);
-int kvb_parse_count(const char *s, unsigned long long lo, unsigned long long hi,
-		    unsigned long long *out, char *err, size_t errlen);
 int kvb_parse_targets(const char *s, struct kvb_target **targets, int *n,
 		      char *err, size_t errlen);
 int kvb_check_backends(const char *list, const char *sysfs, char *err,
@@ -488,20 +554,8 @@ int kvb_check_backends(const char *list, const char *sysfs, char *err,
 int kvb_parse_fdmodes(const char *s, struct kvb_ulist *out,
 		      char *err, size_t errlen);
 int kvb_parse_io(const char *s, unsigned int *ios, char *err, size_t errlen);
-int kvb_expand_io(struct kvb_target **targets, int *n, unsigned int ios,
-		  const struct kvb_ulist *qds, int sqpoll, char *err,
-		  size_t errlen);
-void kvb_target_name(char *buf, size_t len, const char *base, enum kvb_io io,
-		     unsigned int qd, int sqpoll);
-void kvb_target_rename(struct kvb_target *t, const char *base);
-const char *kvb_io_name(enum kvb_io io);
-void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len);
-void kvb_call_name(unsigned int batch, int multi, char *buf, size_t len);
-const char *kvb_fd_name(enum kvb_fd fd);
-const char *kvb_kind_name(enum kvb_kind kind);
-int kvb_target_by_name(const char *name, struct kvb_target *t);
 
-/* stats.c */
+/* util/stats.c */
 __u64 kvb_rand(__u64 *state);
 double kvb_rand_double(__u64 *state);
 void kvb_sort_u32(unsigned int *v, size_t n);
@@ -541,7 +595,7 @@ void kvb_ycsb_weights(double *w, unsigned long n, double theta);
 int kvb_ycsb_zipf_init(struct kvb_zipf *z, unsigned long n, double theta);
 void kvb_zipf_free(struct kvb_zipf *z);
 
-/* umap.c: the in-process map behind both userspace baselines */
+/* engine/umap.c: the in-process map behind both userspace baselines */
 struct kvb_umap;
 
 struct kvb_umap *kvb_umap_new(unsigned long nkeys);
@@ -609,7 +663,7 @@ int kvb_owner_call(struct kvb_owner *o, struct kvb_oreq *r, int op,
 		   const void *key, unsigned int klen,
 		   void *val, unsigned int *vlen);
 
-/* bench.c */
+/* engine/bench.c */
 extern atomic_bool kvb_interrupted;
 
 /* The benchmark's state across cases, as the rows see it. */
@@ -649,7 +703,6 @@ struct kvb_bench {
 };
 
 void kvb_params_defaults(struct kvb_params *p);
-int kvb_bench_main(int argc, char **argv, const char *device);
 struct kvb_bench *kvb_bench_new(const struct kvb_params *p);
 void kvb_bench_free(struct kvb_bench *b);
 /*
@@ -661,7 +714,92 @@ int kvb_run_case(struct kvb_bench *b, const struct kvb_target *t,
 		 unsigned int batch, int multi, enum kvb_fd fdmode,
 		 struct kvb_result *res);
 void kvb_result_free(struct kvb_result *r);
-__u64 kvb_now_ns(void);
+void kvb_close_fd(struct kvb_bench *b);
+
+/*
+ * A case's runs one at a time, as the session runs them: what the case
+ * gathers over its runs besides its result (every timed op's histogram,
+ * each run's fairness), its result begun with room for --repeat runs,
+ * a run added (0; 1: no operation, interrupted; else kvb_run_case()'s
+ * error), the figures from the runs so far, its errors said.
+ */
+struct kvb_case_acc {
+	struct kvb_hist *all;
+	double *tmin, *tmax, *tratio;
+	int first_err;
+};
+
+void kvb_case_acc_free(struct kvb_case_acc *a);
+int kvb_case_init(const struct kvb_params *p, const struct kvb_target *t,
+		  const struct kvb_mix *mix, unsigned int threads,
+		  unsigned int batch, int multi, enum kvb_fd fdmode,
+		  struct kvb_result *res, struct kvb_case_acc *a);
+int kvb_case_run(struct kvb_bench *b, const struct kvb_target *t,
+		 const struct kvb_mix *mix, unsigned int round,
+		 struct kvb_result *res, struct kvb_case_acc *a);
+void kvb_case_summarize(const struct kvb_params *p, struct kvb_result *res,
+			const struct kvb_case_acc *a);
+void kvb_case_errors(const struct kvb_target *t, const struct kvb_result *res,
+		     const struct kvb_case_acc *a);
+
+/* engine/plan.c: one case of a target; threads vary fastest */
+struct kvb_case {
+	const struct kvb_mix *mix;
+	unsigned int threads;
+	unsigned int batch;
+	int multi;		/* batch keys per packed call, not a BATCH */
+	enum kvb_fd fdmode;
+};
+
+int kvb_cases_of(const struct kvb_params *p, const struct kvb_target *t);
+void kvb_case_at(const struct kvb_params *p, const struct kvb_target *t,
+		 int i, struct kvb_case *c);
+int kvb_count_cases(const struct kvb_params *p);
+double kvb_case_seconds(const struct kvb_params *p, const struct kvb_target *t,
+			const struct kvb_case *c, unsigned int repeat);
+double kvb_target_seconds(const struct kvb_params *p,
+			  const struct kvb_target *t, unsigned int repeat);
+double kvb_plan_seconds(const struct kvb_params *p, unsigned int repeat);
+void kvb_fit_budget(struct kvb_params *p, FILE *note);
+
+/* engine/session.c: one invocation's plan, and what has become of it */
+struct kvb_session {
+	const struct kvb_params *p;
+	struct kvb_bench *b;
+	struct kvb_result *res;	/* room for every case of the plan */
+	int nres;		/* cases measured */
+	int total;		/* cases planned */
+	int failed;		/* cases that failed or could not run */
+	int skipped;		/* cases the budget left out */
+	int unavailable;	/* cases of targets this machine cannot run */
+	char first_skipped[160];
+	struct kvb_skip *skips;	/* every case that did not run, and why */
+	int nskips;
+	__u64 t0;		/* when the first case started */
+	int nodev;		/* the device cannot be opened: nodev_why */
+	char nodev_why[160];
+	int write_err;		/* a report could not be written */
+	/*
+	 * --order shuffled: res[] has a slot per case of the plan, in its
+	 * order, filled round by round; view[] the cases with a run so far
+	 * (what the reports show). Sequential: view is res.
+	 */
+	int shuffled;
+	struct kvb_result *view;
+	int nview;
+	unsigned int rounds_done;	/* rounds run to their end */
+	unsigned int rounds_cut;	/* rounds the budget left out */
+	/* after every run that added to res[]: the caller's reports */
+	int (*on_case)(struct kvb_session *s);
+};
+
+int kvb_session_init(struct kvb_session *s, struct kvb_params *p);
+void kvb_session_free(struct kvb_session *s);
+int kvb_session_device(struct kvb_session *s);
+void kvb_session_run(struct kvb_session *s);
+
+/* cli/bench.c: kvbench bench */
+int kvb_bench_main(int argc, char **argv, const char *device);
 
 /* output.c */
 void kvb_compute_ratios(struct kvb_result *r, int n);
@@ -671,24 +809,26 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 int kvb_oversubscribed(const struct kvb_params *p);
 void kvb_print_csv(FILE *f, const struct kvb_result *r, int n);
 
-/* plot.c: the figure, drawn by gnuplot from a JSON report */
+/* report/gnuplot.c: what both figures need of gnuplot */
 enum kvb_plot_fmt { KVB_PLOT_PNG, KVB_PLOT_SVG, KVB_PLOT_JPEG };
 
-struct kvb_rmodel;
 int kvb_plot_format(const char *file, char *err, size_t errlen);
 int kvb_plot_check(const char *file, char *err, size_t errlen);
-int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
-		    char *err, size_t errlen);
-int kvb_plot_json(const char *file, const char *json, const char *what);
 int kvb_run_gnuplot(const char *text, size_t len, char *err, size_t errlen);
 const char *kvb_plot_term(enum kvb_plot_fmt fmt);
 void kvb_gnuplot_str(FILE *g, const char *s);
+
+/* plot.c: the figure, drawn by gnuplot from a JSON report */
+struct kvb_rmodel;
+int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
+		    char *err, size_t errlen);
+int kvb_plot_json(const char *file, const char *json, const char *what);
 /* forest.c: the verdict's figure, a forest plot per workload group */
 int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
 		      char *err, size_t errlen);
 int kvb_plot_main(int argc, char **argv);
 
-/* devstats.c: kvbench stats, the device's sysfs files */
+/* cli/devstats.c: kvbench stats, the device's sysfs files */
 struct kvb_sysfs_file {
 	char name[64];
 	char value[256];	/* newlines turned into spaces */
@@ -708,7 +848,7 @@ void kvb_sysfs_print(FILE *out, const char *dir, const struct kvb_sysfs_snap *cu
 void kvb_sysfs_free(struct kvb_sysfs_snap *s);
 int kvb_stats_main(int argc, char **argv);
 
-/* prov.c: what produced a report */
+/* engine/prov.c: what produced a report */
 #define KVB_SYS_MODULE		"/sys/module/kvbench"
 #define KVB_PROV_MAX_PARAMS	32
 
@@ -769,7 +909,6 @@ extern const char kvb_git_describe[];
 void kvb_prov_collect(struct kvb_prov *pv, const char *sys_module,
 		      int argc, char **argv);
 void kvb_prov_free(struct kvb_prov *pv);
-int kvb_read_line(const char *path, char *buf, size_t len);
 int kvb_module_params(struct kvb_prov *pv, const char *dir);
 struct utsname;
 double kvb_stat_busy_pct(const char *a, const char *b, double *steal);
@@ -781,10 +920,9 @@ void kvb_prov_after(struct kvb_prov *pv);
 void kvb_bstats_begin(const char *sysfs, struct kvb_bstats *before);
 void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
 		    struct kvb_bstats *out);
-void kvb_json_str(FILE *f, const char *s);
 void kvb_print_version(FILE *f);
 
-/* json.c: the reader of the tool's own JSON reports */
+/* util/json.c: the reader of the tool's own JSON reports, and the string writer */
 enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 
 struct jnode {
@@ -800,9 +938,15 @@ struct jnode {
 int kvb_json_parse(const char *text, struct jnode *root, char *err,
 		   size_t errlen);
 void kvb_json_free(struct jnode *n);
-/* obj's member key when it has that type, else NULL */
+/* obj's member key (of that type), else NULL */
+const struct jnode *kvb_json_member(const struct jnode *obj, const char *key);
 const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
 				 enum jtype type);
+/* the writer's string: quotes, backslashes and control characters escaped */
+void kvb_json_str(FILE *f, const char *s);
+
+/* util/file.c: a file's first line (-errno), or all of it (NULL, err) */
+int kvb_read_line(const char *path, char *buf, size_t len);
 char *kvb_slurp(const char *path, char *err, size_t errlen);
 
 /*
@@ -966,7 +1110,7 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 		    const struct kvb_outcome *o);
 
 /*
- * agree.c: do two reports of one suite give the same verdict? Per group in
+ * report/agree.c: do two reports of one suite give the same verdict? Per group in
  * both: the same fastest named, or a contradiction (one's fastest marked
  * significantly slower in the other); per target: the same mark.
  */
@@ -1003,8 +1147,7 @@ unsigned int kvb_report_select(const struct kvb_rmodel *r, const struct kvb_vgro
 int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 		    unsigned int threads, int as_json, char *err, size_t errlen);
 
-/* compare.c: kvbench compare OLD.json NEW.json */
-/* compare.c: kvbench compare OLD.json NEW.json, or RUN.json --base B */
+/* report/compare.c: kvbench compare OLD.json NEW.json, or RUN.json --base B */
 struct kvb_cmp_opts {
 	double alpha;		/* significance level */
 	double margin;		/* the verdicts' tie margin; 0: KVB_VERDICT_MARGIN */
@@ -1021,7 +1164,7 @@ int kvb_compare_text(FILE *f, FILE *ferr, const char *old_json,
 		     const char *new_json, const struct kvb_cmp_opts *o,
 		     char *err, size_t errlen);
 
-/* device.c, shared with main.c */
+/* engine/device.c, shared with main.c */
 int kvb_open_device(const char *path);
 void kvb_device_hint(const char *path, int err);
 int kvb_read_backend(const char *sysfs, char *buf, size_t len);
@@ -1031,10 +1174,10 @@ void kvb_restore_backend(struct kvb_bench *b);
 unsigned int kvb_hash_bits_for(unsigned long keys);
 unsigned int kvb_module_hash_bits(const char *sys_module);
 int kvb_size_hash_bits(struct kvb_bench *b);
-/* uring.c: SQEs queued before one submission, at this depth */
+/* engine/uring.c: SQEs queued before one submission, at this depth */
 unsigned int kvb_uring_submit_batch(unsigned int qd, int sqpoll);
 
-/* device.c, the rows' functions that uring.c builds on */
+/* engine/device.c, the rows' functions that uring.c builds on */
 int kvb_dev_begin(struct kvb_bench *b, struct kvb_target *t);
 int kvb_kernel_begin(struct kvb_bench *b, struct kvb_target *t);
 int kvb_dev_thread_init(struct kvb_ctx *c, enum kvb_fd fdmode);

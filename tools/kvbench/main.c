@@ -77,29 +77,45 @@ static int check_key(const char *cmd, const char *key)
 	return 0;
 }
 
-static int do_set(int fd, const char *key, const char *val)
+/* The global options, for the commands that use them. */
+struct globals {
+	const char *device;
+	size_t bufsize;		/* --buffer-size: get's first buffer */
+};
+
+/* One SET (val) or DEL (val NULL) of key; its failure said. */
+static int kv_ioctl(int fd, unsigned long req, const char *cmd,
+		    const char *key, const char *val)
 {
 	struct kvbench_kv kv = {
 		.key = (__u64)(unsigned long)key,
 		.value = (__u64)(unsigned long)val,
 		.key_len = strlen(key),
-		.value_len = strlen(val),
+		.value_len = val ? strlen(val) : 0,
 	};
 
-	if (ioctl(fd, KVBENCH_IOC_SET, &kv)) {
-		op_fail("set", key, errno);
+	if (ioctl(fd, req, &kv)) {
+		op_fail(cmd, key, errno);
 		return KVB_EXIT_FAIL;
 	}
 	return KVB_EXIT_OK;
 }
 
-/* Start small; on ERANGE the module tells us the size it needs. */
-static int do_get(int fd, const char *key, size_t bufsize)
+static int do_set(int fd, char **args, const struct globals *g)
 {
+	(void)g;
+	return kv_ioctl(fd, KVBENCH_IOC_SET, "set", args[0], args[1]);
+}
+
+/* Start small; on ERANGE the module tells us the size it needs. */
+static int do_get(int fd, char **args, const struct globals *g)
+{
+	const char *key = args[0];
 	struct kvbench_kv kv = {
 		.key = (__u64)(unsigned long)key,
 		.key_len = strlen(key),
 	};
+	size_t bufsize = g->bufsize;
 	char *buf = NULL;
 	int tries;
 
@@ -136,22 +152,16 @@ static int do_get(int fd, const char *key, size_t bufsize)
 	return KVB_EXIT_FAIL;
 }
 
-static int do_del(int fd, const char *key)
+static int do_del(int fd, char **args, const struct globals *g)
 {
-	struct kvbench_kv kv = {
-		.key = (__u64)(unsigned long)key,
-		.key_len = strlen(key),
-	};
-
-	if (ioctl(fd, KVBENCH_IOC_DEL, &kv)) {
-		op_fail("del", key, errno);
-		return KVB_EXIT_FAIL;
-	}
-	return KVB_EXIT_OK;
+	(void)g;
+	return kv_ioctl(fd, KVBENCH_IOC_DEL, "del", args[0], NULL);
 }
 
-static int do_nop(int fd)
+static int do_nop(int fd, char **args, const struct globals *g)
 {
+	(void)args;
+	(void)g;
 	if (ioctl(fd, KVBENCH_IOC_NOP)) {
 		fprintf(stderr, "kvbench: nop: %s\n", op_error(errno));
 		return KVB_EXIT_FAIL;
@@ -159,35 +169,33 @@ static int do_nop(int fd)
 	return KVB_EXIT_OK;
 }
 
-static int usage_error(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "kvbench: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry 'kvbench --help' for more information.\n");
-	return KVB_EXIT_USAGE;
-}
-
-static const struct {
+/*
+ * The command table, as perf's: every command by name and how it runs:
+ * main, a command that takes no global option, or run. argv[0] is the
+ * command's name; the commands with options of their own parse the rest.
+ * A key command (set, get, del, nop) names its arguments and what it
+ * does, for its usage, and its operation on the device.
+ */
+struct command {
 	const char *name;
+	int (*run)(const struct command *c, int argc, char **argv,
+		   const struct globals *g);
 	int nargs;
 	const char *args;
 	const char *what;
-} commands[] = {
-	{ "set", 2, "KEY VALUE", "Store VALUE under KEY" },
-	{ "get", 1, "KEY", "Print the value of KEY and a newline" },
-	{ "del", 1, "KEY", "Delete KEY" },
-	{ "nop", 0, "", "Issue KVBENCH_IOC_NOP (checks the device answers)" },
+	int (*op)(int fd, char **args, const struct globals *g);
+	int (*main)(int argc, char **argv);	/* a command of its own options */
 };
 
 /* kvbench get --help: the command's own usage, on stdout. */
-static void command_help(int i)
+static void command_help(const struct command *c)
 {
-	printf("Usage: kvbench [-d DEVICE] %s%s%s\n\n%s.\n", commands[i].name,
-	       commands[i].nargs ? " [--] " : "", commands[i].args, commands[i].what);
-	if (commands[i].nargs)
+	printf("Usage: kvbench [-d DEVICE] %s%s%s\n\n%s.\n", c->name,
+	       c->nargs ? " [--] " : "", c->args, c->what);
+	if (c->nargs)
 		printf("Keys are 1..%d bytes; one that starts with '-' goes after '--'\n"
 		       "(kvbench %s -- -k%s).\n",
-		       KVBENCH_KEY_MAX, commands[i].name, commands[i].nargs > 1 ? " VALUE" : "");
+		       KVBENCH_KEY_MAX, c->name, c->nargs > 1 ? " VALUE" : "");
 	printf("The global options (-d, --buffer-size): 'kvbench --help'.\n");
 }
 
@@ -197,7 +205,7 @@ static void command_help(int i)
  * option where the key goes is a mistake (-1, said). A value may start
  * with '-' (kvbench set t -5).
  */
-static int command_opts(int i, int argc, char **argv)
+static int command_opts(const struct command *c, int argc, char **argv)
 {
 	int j;
 
@@ -207,11 +215,92 @@ static int command_opts(int i, int argc, char **argv)
 	if (argc && argv[0][0] == '-' && argv[0][1] && strcmp(argv[0], "--")) {
 		fprintf(stderr,
 			"kvbench: %s: unknown option '%s' (a key that starts with '-' goes after '--': kvbench %s -- %s)\n",
-			commands[i].name, argv[0], commands[i].name, argv[0]);
+			c->name, argv[0], c->name, argv[0]);
 		return -1;
 	}
 	return 0;
 }
+
+/* set, get, del, nop: the key checked, the device opened, the ioctl. */
+static int run_key(const struct command *c, int argc, char **argv,
+		   const struct globals *g)
+{
+	int ret = command_opts(c, argc - 1, argv + 1), fd;
+
+	if (ret > 0) {
+		command_help(c);
+		return KVB_EXIT_OK;
+	}
+	if (ret < 0)
+		return KVB_EXIT_USAGE;
+	argc--;
+	argv++;
+	if (argc && !strcmp(argv[0], "--")) {
+		argc--;
+		argv++;
+	}
+	if (argc != c->nargs) {
+		fprintf(stderr, "kvbench: %s takes %d argument%s: kvbench %s %s\n",
+			c->name, c->nargs, c->nargs == 1 ? "" : "s", c->name, c->args);
+		return KVB_EXIT_USAGE;
+	}
+	if (c->nargs && check_key(c->name, argv[0]))
+		return KVB_EXIT_USAGE;
+	fd = kvb_open_device(g->device);
+	if (fd < 0)
+		return KVB_EXIT_FAIL;
+	ret = c->op(fd, argv, g);
+	close(fd);
+	return ret;
+}
+
+static int run_bench(const struct command *c, int argc, char **argv,
+		     const struct globals *g)
+{
+	(void)c;
+	return kvb_bench_main(argc, argv, g->device);
+}
+
+static int run_version(const struct command *c, int argc, char **argv,
+		       const struct globals *g)
+{
+	(void)c;
+	(void)argv;
+	(void)g;
+	if (argc > 1)
+		return kvb_usage(NULL, NULL, "version takes no arguments");
+	kvb_print_version(stdout);
+	return KVB_EXIT_OK;
+}
+
+static int run_help(const struct command *c, int argc, char **argv,
+		    const struct globals *g)
+{
+	(void)c;
+	(void)argc;
+	(void)argv;
+	(void)g;
+	fputs(help_text, stdout);
+	return KVB_EXIT_OK;
+}
+
+static const struct command commands[] = {
+	{ .name = "set", .run = run_key, .op = do_set, .nargs = 2, .args = "KEY VALUE",
+	  .what = "Store VALUE under KEY" },
+	{ .name = "get", .run = run_key, .op = do_get, .nargs = 1, .args = "KEY",
+	  .what = "Print the value of KEY and a newline" },
+	{ .name = "del", .run = run_key, .op = do_del, .nargs = 1, .args = "KEY",
+	  .what = "Delete KEY" },
+	{ .name = "nop", .run = run_key, .op = do_nop, .args = "",
+	  .what = "Issue KVBENCH_IOC_NOP (checks the device answers)" },
+	{ .name = "bench", .run = run_bench },
+	{ .name = "plot", .main = kvb_plot_main },
+	{ .name = "stats", .main = kvb_stats_main },
+	{ .name = "compare", .main = kvb_compare_main },
+	{ .name = "report", .main = kvb_report_main },
+	{ .name = "version", .run = run_version },
+	{ .name = "help", .run = run_help },
+};
 
 int main(int argc, char **argv)
 {
@@ -222,14 +311,15 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *device = getenv("KVBENCH_DEVICE");
-	unsigned long long bufsize = 4096;
+	struct globals g = { getenv("KVBENCH_DEVICE"), 4096 };
+	unsigned long long bufsize;
+	char err[256], msg[300];
 	const char *cmd;
-	char err[256];
-	int c, i, fd, ret;
+	size_t i;
+	int c;
 
-	if (!device || !*device)
-		device = KVB_DEFAULT_DEVICE;
+	if (!g.device || !*g.device)
+		g.device = KVB_DEFAULT_DEVICE;
 	/*
 	 * getopt says what is wrong ("option '--device' requires an
 	 * argument"), under the name the user knows.
@@ -239,7 +329,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+d:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
-			device = optarg;
+			g.device = optarg;
 			break;
 		case 'h':
 			fputs(help_text, stdout);
@@ -250,77 +340,24 @@ int main(int argc, char **argv)
 		case 'B':
 			if (kvb_parse_count(optarg, 0, KVB_MAX_VALUE, &bufsize,
 					    err, sizeof(err)))
-				return usage_error("--buffer-size: %s", err);
+				return kvb_usage(NULL, "--buffer-size", err);
+			g.bufsize = bufsize;
 			break;
 		default:
-			fprintf(stderr, "Try 'kvbench --help' for more information.\n");
-			return KVB_EXIT_USAGE;
+			return kvb_usage(NULL, NULL, NULL);
 		}
 	}
 	if (optind >= argc)
-		return usage_error("%s", "missing command");
-	cmd = argv[optind++];
-	if (!strcmp(cmd, "help"))  {
-		fputs(help_text, stdout);
-		return KVB_EXIT_OK;
-	}
-	if (!strcmp(cmd, "stats"))
-		return kvb_stats_main(argc - optind + 1, argv + optind - 1);
-	if (!strcmp(cmd, "version")) {
-		if (optind < argc)
-			return usage_error("%s", "version takes no arguments");
-		kvb_print_version(stdout);
-		return KVB_EXIT_OK;
-	}
-	if (!strcmp(cmd, "report"))
-		return kvb_report_main(argc - optind + 1, argv + optind - 1);
-	if (!strcmp(cmd, "compare"))
-		return kvb_compare_main(argc - optind + 1, argv + optind - 1);
-	if (!strcmp(cmd, "bench"))
-		return kvb_bench_main(argc - optind + 1, argv + optind - 1, device);
-	if (!strcmp(cmd, "plot"))
-		return kvb_plot_main(argc - optind + 1, argv + optind - 1);
-
-	for (i = 0; i < (int)ARRAY_SIZE(commands); i++)
+		return kvb_usage(NULL, NULL, "missing command");
+	cmd = argv[optind];
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(cmd, commands[i].name))
 			break;
-	if (i == (int)ARRAY_SIZE(commands))
-		return usage_error("unknown command '%s'", cmd);
-	ret = command_opts(i, argc - optind, argv + optind);
-	if (ret > 0) {
-		command_help(i);
-		return KVB_EXIT_OK;
+	if (i == ARRAY_SIZE(commands)) {
+		snprintf(msg, sizeof(msg), "unknown command '%s'", cmd);
+		return kvb_usage(NULL, NULL, msg);
 	}
-	if (ret < 0)
-		return KVB_EXIT_USAGE;
-	if (optind < argc && !strcmp(argv[optind], "--"))
-		optind++;
-	if (argc - optind != commands[i].nargs) {
-		fprintf(stderr, "kvbench: %s takes %d argument%s: kvbench %s %s\n",
-			cmd, commands[i].nargs, commands[i].nargs == 1 ? "" : "s",
-			cmd, commands[i].args);
-		return KVB_EXIT_USAGE;
-	}
-	if (commands[i].nargs && check_key(cmd, argv[optind]))
-		return KVB_EXIT_USAGE;
-
-	fd = kvb_open_device(device);
-	if (fd < 0)
-		return KVB_EXIT_FAIL;
-	switch (cmd[0]) {
-	case 's':
-		ret = do_set(fd, argv[optind], argv[optind + 1]);
-		break;
-	case 'g':
-		ret = do_get(fd, argv[optind], bufsize);
-		break;
-	case 'd':
-		ret = do_del(fd, argv[optind]);
-		break;
-	default:
-		ret = do_nop(fd);
-		break;
-	}
-	close(fd);
-	return ret;
+	if (commands[i].main)
+		return commands[i].main(argc - optind, argv + optind);
+	return commands[i].run(&commands[i], argc - optind, argv + optind, &g);
 }

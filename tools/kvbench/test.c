@@ -11,6 +11,7 @@
  *                                          from kvbench bench with results)
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -3667,6 +3668,8 @@ static void test_hash_bits(const char *k)
 	fake_results(r, runs);
 	r[1].hash_bits = 20;
 	r[2].hash_bits = 20;
+	r[1].hash_bits_fit = 1;	/* what the run knew: 20 is for 1 M keys */
+	r[2].hash_bits_fit = 1;
 	buf = report(kvb_print_json, &p, r, 3);
 	ok(buf && json_valid(buf) && count_of(buf, "\"hash_bits\": 20,\n") == 2 &&
 	   count_of(buf, "\"hash_bits\": null,\n") == 1,
@@ -5063,6 +5066,51 @@ static int readme_csv_header(char *buf, size_t len)
 	return -1;
 }
 
+/*
+ * The tool's layers (layers.sh over the objects beside the binary): no
+ * file calls into a higher layer, no two call each other; and the check
+ * finds both in a made-up symbol table.
+ */
+static void test_layers(const char *k)
+{
+	static const char fake[] =
+		"util/a.o:0000000000000000 T kvb_a\n"
+		"util/a.o:                 U kvb_b\n"
+		"engine/b.o:0000000000000000 T kvb_b\n"
+		"engine/b.o:                 U kvb_c\n"
+		"engine/c.o:0000000000000000 T kvb_c\n"
+		"engine/c.o:                 U kvb_b\n";
+	const char *slash = k ? strrchr(k, '/') : NULL;
+	char out[8192], dir[512], obj[600], sh[PATH_MAX], nm[64];
+	FILE *f;
+	int st;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - k) : 1, slash ? k : ".");
+	snprintf(obj, sizeof(obj), "%s/main.o", dir);
+	if (!k || !realpath("layers.sh", sh) || access(obj, R_OK)) {
+		skip("no layers.sh or no objects here (a guest)",
+		     "layers: no file calls up, no circle");
+		skip("no layers.sh here", "layers.sh finds a call up and a circle");
+		return;
+	}
+	st = run(out, sizeof(out),
+		 "cd %s && sh %s main.o util/*.o engine/*.o report/*.o cli/*.o 2>&1", dir, sh);
+	ok(st == 0 && strstr(out, "no call up, no circle"),
+	   "layers: no file calls up (cli > report > engine > util), no circle (%.*s)",
+	   (int)strcspn(out, "\n"), out);
+	snprintf(nm, sizeof(nm), "/tmp/kvbench-test-layers-%d.nm", (int)getpid());
+	f = fopen(nm, "w");
+	if (!f || fputs(fake, f) < 0 || fclose(f)) {
+		skip("cannot write a temporary file", "layers.sh finds a call up and a circle");
+		return;
+	}
+	st = run(out, sizeof(out), "sh %s --nm %s 2>&1", sh, nm);
+	unlink(nm);
+	ok(st == 1 && strstr(out, "layers: util/a calls up into engine/b: kvb_b") &&
+	   strstr(out, "layers: engine/b and engine/c call each other (a circle)"),
+	   "layers.sh finds a call up and a circle, and fails");
+}
+
 /* The command line's loose ends: ranges, --ops with --duration, help, JSON. */
 static void test_hygiene(const char *k)
 {
@@ -5245,6 +5293,7 @@ int main(int argc, char **argv)
 	test_workload_cli(kvbench_bin);
 	test_host_prov();
 	test_hygiene(kvbench_bin);
+	test_layers(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);

@@ -24,7 +24,7 @@ and the command line of tools/kvbench, in both directions too:
 
   options            every option in each --help text (the top level's and
                      each subcommand's: the string arrays of
-                     tools/kvbench/*.c that start "Usage: kvbench") against
+                     tools/kvbench/**/*.c that start "Usage: kvbench") against
                      the option tables of tools/kvbench/README.md (rows whose
                      first cell starts with `-`; the section "## kvbench
                      SUB" documents subcommand SUB, "## Commands" the top
@@ -496,14 +496,26 @@ def c_string_arrays(path, macros):
     return out
 
 
+def tool_sources(repo, ends):
+    """The tool's files ending in one of ends, as paths below TOOL_DIR,
+    its layer folders (util/, engine/, report/, cli/) included."""
+    top = os.path.join(repo, TOOL_DIR)
+    out = []
+    for root, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if d not in ('asan', 'tsan', 'cross')
+                   and not d.startswith('.')]
+        out += [os.path.relpath(os.path.join(root, f), top)
+                for f in files if f.endswith(ends)]
+    return sorted(out)
+
+
 def tool_macros(repo):
     """The tool's string macros (#define NAME "value")."""
     macros = {}
-    for rel in sorted(os.listdir(os.path.join(repo, TOOL_DIR))):
-        if rel.endswith(('.c', '.h')):
-            with open(os.path.join(repo, TOOL_DIR, rel), encoding='utf-8') as f:
-                for m in re.finditer(r'^#define\s+(\w+)\s+"([^"]*)"', f.read(), re.M):
-                    macros[m.group(1)] = m.group(2)
+    for rel in tool_sources(repo, ('.c', '.h')):
+        with open(os.path.join(repo, TOOL_DIR, rel), encoding='utf-8') as f:
+            for m in re.finditer(r'^#define\s+(\w+)\s+"([^"]*)"', f.read(), re.M):
+                macros[m.group(1)] = m.group(2)
     return macros
 
 
@@ -515,9 +527,7 @@ def help_texts(repo):
     """[(command, file, line, text)] of every --help text of the tool."""
     macros = tool_macros(repo)
     out = []
-    for rel in sorted(os.listdir(os.path.join(repo, TOOL_DIR))):
-        if not rel.endswith('.c'):
-            continue
+    for rel in tool_sources(repo, '.c'):
         for name, (text, line) in sorted(c_string_arrays(
                 os.path.join(repo, TOOL_DIR, rel), macros).items()):
             m = re.match(r'Usage: kvbench(?: +(\S+))?', text)
@@ -732,11 +742,10 @@ def check_backends(repo, problems):
                                   encoding='utf-8').read()):
             if m.group(1) != 'kvbench':
                 names.add(m.group(1))
-    for rel in sorted(os.listdir(os.path.join(repo, TOOL_DIR))):
-        if rel.endswith('.c'):
-            with open(os.path.join(repo, TOOL_DIR, rel), encoding='utf-8') as f:
-                names.update(re.findall(r'\{\s*"([a-z][a-z0-9-]*)"\s*,\s*&?kvb_[a-z_]+_ops\s*\}',
-                                        f.read()))
+    for rel in tool_sources(repo, '.c'):
+        with open(os.path.join(repo, TOOL_DIR, rel), encoding='utf-8') as f:
+            names.update(re.findall(r'\{\s*"([a-z][a-z0-9-]*)"\s*,\s*&?kvb_[a-z_]+_ops\s*\}',
+                                    f.read()))
     bench = [(rel, line, t) for cmd, rel, line, t in help_texts(repo)
              if cmd == 'bench']
     row = None
@@ -768,7 +777,7 @@ def self_test():
     repo = os.path.normpath(os.path.join(
         os.path.dirname(os.path.abspath(__file__)), '..', '..'))
     cases = [
-        ('an undocumented option', '%s/bench.c' % TOOL_DIR,
+        ('an undocumented option', '%s/cli/bench.c' % TOOL_DIR,
          '"  -q, --quiet ', '"      --frobnicate      undocumented\\n"\n\t"  -q, --quiet ',
          'bench --help lists --frobnicate'),
         ('a documented option that does not exist', TOOL_DOC,

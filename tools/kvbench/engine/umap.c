@@ -276,14 +276,6 @@ static void answer(struct kvb_oreq *r, int res)
 	pthread_mutex_unlock(&r->lock);
 }
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* Poll *v until it equals want (or, want < 0, is non-zero) for usec us. */
 static int poll_for(atomic_int *v, int want, unsigned int usec)
 {
@@ -300,8 +292,8 @@ static int poll_for(atomic_int *v, int want, unsigned int usec)
 		if (i % 64)
 			continue;
 		if (!end)
-			end = now_ns() + usec * 1000ULL;
-		else if (now_ns() > end)
+			end = kvb_now_ns() + usec * 1000ULL;
+		else if (kvb_now_ns() > end)
 			return 0;
 	}
 }

@@ -72,11 +72,12 @@ static void header_hash_bits(FILE *f, const struct kvb_params *p,
 			     const struct kvb_result *r, int n)
 {
 	unsigned int lo = 0, hi = 0;
-	int i;
+	int i, fit = 0;
 
 	for (i = 0; i < n; i++) {
 		if (!r[i].hash_bits)
 			continue;
+		fit = r[i].hash_bits_fit;
 		if (!lo || r[i].hash_bits < lo)
 			lo = r[i].hash_bits;
 		if (r[i].hash_bits > hi)
@@ -90,7 +91,7 @@ static void header_hash_bits(FILE *f, const struct kvb_params *p,
 			lo, hi);
 	else if (p->keep_hash_bits)
 		fprintf(f, "hash_bits: %u (the module's, --keep-hash-bits)\n", lo);
-	else if (lo == kvb_hash_bits_for(p->keys))
+	else if (fit)
 		fprintf(f,
 			"hash_bits: %u (sized for %lu keys; --keep-hash-bits keeps the module's)\n",
 			lo, p->keys);

@@ -210,13 +210,6 @@ static const char report_help[] =
 	"Exit status: 0, 1 when a report cannot be read, holds no result or no\n"
 	"group to show, 2 on usage errors.\n";
 
-static int report_usage(const char *msg)
-{
-	fprintf(stderr, "kvbench report: %s\n", msg);
-	fprintf(stderr, "Try 'kvbench report --help' for more information.\n");
-	return KVB_EXIT_USAGE;
-}
-
 int kvb_report_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -246,7 +239,7 @@ int kvb_report_main(int argc, char **argv)
 				char msg[300];
 
 				snprintf(msg, sizeof(msg), "--threads: %s", err);
-				return report_usage(msg);
+				return kvb_usage("report", NULL, msg);
 			}
 			o.threads = v;
 			break;
@@ -255,7 +248,7 @@ int kvb_report_main(int argc, char **argv)
 				char msg[300];
 
 				snprintf(msg, sizeof(msg), "--margin: %s", err);
-				return report_usage(msg);
+				return kvb_usage("report", NULL, msg);
 			}
 			break;
 		case 'j':
@@ -265,12 +258,12 @@ int kvb_report_main(int argc, char **argv)
 			fputs(report_help, stdout);
 			return KVB_EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'kvbench report --help' for more information.\n");
-			return KVB_EXIT_USAGE;
+			return kvb_usage("report", NULL, NULL);
 		}
 	}
 	if (optind >= argc)
-		return report_usage("takes one or more reports: kvbench report RUN.json");
+		return kvb_usage("report", NULL,
+				 "takes one or more reports: kvbench report RUN.json");
 	if (o.json)
 		printf("{ \"schema\": \"kvbench-verdict/1\", \"alpha\": %.3g, \"margin\": %.3g,",
 		       KVB_VERDICT_ALPHA, o.margin);

@@ -453,7 +453,6 @@ const struct kvb_target_ops kvb_nop_ops = {
 	.thread_fini = kvb_dev_thread_fini,
 	.op = nop_op,
 	.probe = nop_probe,
-	.uring = &kvb_nop_uring_ops,
 };
 
 const struct kvb_target_ops kvb_kernel_ops = {
@@ -468,5 +467,4 @@ const struct kvb_target_ops kvb_kernel_ops = {
 	.batch = kernel_batch,
 	.multi = kernel_multi,
 	.probe = kernel_probe,
-	.uring = &kvb_kernel_uring_ops,
 };

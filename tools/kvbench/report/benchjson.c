@@ -22,22 +22,6 @@
 
 #include "kvbench.h"
 
-static void jstr(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* JSON has no NaN or infinity: those become null. */
 static void jnum(FILE *f, double v, int prec)
 {
@@ -211,7 +195,7 @@ static void print_io(FILE *f, const struct kvb_result *x)
 	fprintf(f, ",\n      \"sqpoll\": %s,\n      \"submit_batch\": ",
 		x->sqpoll ? "true" : "false");
 	if (uring)
-		fprintf(f, "%u,\n", kvb_uring_submit_batch(x->qd, x->sqpoll));
+		fprintf(f, "%u,\n", x->submit_batch);
 	else
 		fputs("null,\n", f);
 }
@@ -271,9 +255,9 @@ static void print_workloads(FILE *f, const struct kvb_params *p)
 		const struct kvb_workload *w = p->mixes[i].wl;
 
 		fprintf(f, "%s\n      { \"name\": ", i ? "," : "");
-		jstr(f, w->name);
+		kvb_json_str(f, w->name);
 		fprintf(f, ", \"what\": ");
-		jstr(f, w->what);
+		kvb_json_str(f, w->what);
 		fprintf(f,
 			", \"read\": %u, \"update\": %u, \"insert\": %u, \"rmw\": %u, \"dist\": \"%s\", \"theta\": ",
 			w->mix.get, w->mix.set, w->mix.ins, w->mix.rmw, kvb_dist_name(w->dist));
@@ -301,9 +285,9 @@ static void print_results(FILE *f, const struct kvb_params *p,
 		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	fprintf(f, "{\n  \"schema\": \"kvbench-bench/%d\",\n  \"date\": \"%s\",\n  \"kernel\": ",
 		KVB_SCHEMA_VERSION, date);
-	jstr(f, u.release);
+	kvb_json_str(f, u.release);
 	fprintf(f, ",\n  \"machine\": ");
-	jstr(f, u.machine);
+	kvb_json_str(f, u.machine);
 	fprintf(f, ",\n  \"cpus\": %d,\n  \"interrupted\": %s,\n", p->ncpus,
 		o->interrupted ? "true" : "false");
 	/* an interrupted run's report holds only part of the plan */
@@ -312,15 +296,15 @@ static void print_results(FILE *f, const struct kvb_params *p,
 	fprintf(f, "  \"not_run\": [");
 	for (i = 0; i < o->nskips; i++) {
 		fprintf(f, "%s\n    { \"case\": ", i ? "," : "");
-		jstr(f, o->skips[i].label);
+		kvb_json_str(f, o->skips[i].label);
 		fprintf(f, ", \"why\": ");
-		jstr(f, o->skips[i].why);
+		kvb_json_str(f, o->skips[i].why);
 		fprintf(f, " }");
 	}
 	fprintf(f, "%s],\n", o->nskips ? "\n  " : "");
 	print_provenance(f, p);
 	fprintf(f, "  \"params\": {\n    \"device\": ");
-	jstr(f, p->device);
+	kvb_json_str(f, p->device);
 	fprintf(f, ",\n    \"keys\": %lu,\n    \"key_size\": %u,\n    \"value_size\": %u,\n",
 		p->keys, p->key_size, p->value_size);
 	fprintf(f, "    \"dist\": \"%s\",\n    \"theta\": ",
@@ -352,7 +336,7 @@ static void print_results(FILE *f, const struct kvb_params *p,
 		char am[32];
 
 		kvb_mix_name(&p->after, am, sizeof(am));
-		jstr(f, am);
+		kvb_json_str(f, am);
 	} else {
 		fputs("null", f);
 	}
@@ -366,16 +350,16 @@ static void print_results(FILE *f, const struct kvb_params *p,
 
 		kvb_mix_name(&x->mix, m, sizeof(m));
 		fprintf(f, "%s\n    {\n      \"backend\": ", i ? "," : "");
-		jstr(f, x->target);
+		kvb_json_str(f, x->target);
 		fprintf(f, ",\n      \"kind\": \"%s\",\n", kvb_kind_name(x->kind));
 		fprintf(f, "      \"mix\": { \"name\": ");
-		jstr(f, x->kind == KVB_NOP ? "nop" : m);
+		kvb_json_str(f, x->kind == KVB_NOP ? "nop" : m);
 		fprintf(f,
 			", \"get\": %u, \"set\": %u, \"del\": %u, \"insert\": %u, \"rmw\": %u },\n",
 			x->mix.get, x->mix.set, x->mix.del, x->mix.ins, x->mix.rmw);
 		fputs("      \"workload\": ", f);
 		if (x->mix.wl)
-			jstr(f, x->mix.wl->name);
+			kvb_json_str(f, x->mix.wl->name);
 		else
 			fputs("null", f);
 		fprintf(f, ",\n      \"dist\": \"%s\",\n      \"theta\": ",

@@ -36,25 +36,6 @@ void kvb_print_version(FILE *f)
 	fputc('\n', f);
 }
 
-/* The first line of a file, without its newline; -errno on failure. */
-int kvb_read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	int err = 0;
-
-	if (!f)
-		return -errno;
-	if (!fgets(buf, len, f))
-		err = ferror(f) ? -EIO : -ENODATA;
-	fclose(f);
-	if (err) {
-		buf[0] = 0;
-		return err;
-	}
-	buf[strcspn(buf, "\n")] = 0;
-	return 0;
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(*(char * const *)a, *(char * const *)b);
@@ -669,21 +650,4 @@ double kvb_poll_cpus(const struct kvb_bstats *b, double seconds)
 	if (!b->valid || !b->has_poll || !(seconds > 0))
 		return NAN;
 	return b->poll_us / 1e6 / seconds;
-}
-
-/* A JSON string: quotes, backslashes and control characters escaped. */
-void kvb_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }

@@ -3,6 +3,7 @@
  * kvbench: a small strict JSON reader for the tool's own reports (compare,
  * report, plot). It knows nothing beyond RFC 8259: no comments, no trailing
  * commas, no NaN. A document is parsed into a tree of struct jnode.
+ * And the writer's one string escape, kvb_json_str().
  */
 #include <errno.h>
 #include <math.h>
@@ -76,6 +77,40 @@ static int hex4(const char *s, unsigned int *v)
 	return 0;
 }
 
+/*
+ * The escape after a backslash, at *sp, into buf at *len (up to 3 bytes:
+ * UTF-8), *sp past it. 0; 1: a bad escape; 2: a bad or unsupported \u.
+ */
+static unsigned int junescape(const char **sp, char *buf, size_t *len)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const char *s = *sp;
+	unsigned int c = (unsigned char)*s++;
+	const char *at = c ? strchr(from, c) : NULL;
+
+	if (at) {
+		buf[(*len)++] = to[at - from];
+		*sp = s;
+		return 0;
+	}
+	if (c != 'u')
+		return 1;
+	if (hex4(s, &c) || (c >= 0xd800 && c <= 0xdfff) || !c)
+		return 2;
+	*sp = s + 4;
+	if (c < 0x80) {
+		buf[(*len)++] = c;
+	} else if (c < 0x800) {
+		buf[(*len)++] = 0xc0 | (c >> 6);
+		buf[(*len)++] = 0x80 | (c & 0x3f);
+	} else {
+		buf[(*len)++] = 0xe0 | (c >> 12);
+		buf[(*len)++] = 0x80 | ((c >> 6) & 0x3f);
+		buf[(*len)++] = 0x80 | (c & 0x3f);
+	}
+	return 0;
+}
+
 /* A string into *out (malloc'ed, UTF-8); \u escapes of the BMP only. */
 static int jparse_string(struct jparser *jp, char **out)
 {
@@ -114,46 +149,11 @@ static int jparse_string(struct jparser *jp, char **out)
 			buf[len++] = c;
 			continue;
 		}
-		c = (unsigned char)*s++;
-		switch (c) {
-		case '"': case '\\': case '/':
-			buf[len++] = c;
-			break;
-		case 'b':
-			buf[len++] = '\b';
-			break;
-		case 'f':
-			buf[len++] = '\f';
-			break;
-		case 'n':
-			buf[len++] = '\n';
-			break;
-		case 'r':
-			buf[len++] = '\r';
-			break;
-		case 't':
-			buf[len++] = '\t';
-			break;
-		case 'u':
-			if (hex4(s, &c) || (c >= 0xd800 && c <= 0xdfff) || !c) {
-				free(buf);
-				return jfail(jp, "bad or unsupported \\u escape");
-			}
-			s += 4;
-			if (c < 0x80) {
-				buf[len++] = c;
-			} else if (c < 0x800) {
-				buf[len++] = 0xc0 | (c >> 6);
-				buf[len++] = 0x80 | (c & 0x3f);
-			} else {
-				buf[len++] = 0xe0 | (c >> 12);
-				buf[len++] = 0x80 | ((c >> 6) & 0x3f);
-				buf[len++] = 0x80 | (c & 0x3f);
-			}
-			break;
-		default:
+		c = junescape(&s, buf, &len);
+		if (c) {
 			free(buf);
-			return jfail(jp, "bad escape in a string");
+			return jfail(jp, c == 1 ? "bad escape in a string" :
+				     "bad or unsupported \\u escape");
 		}
 	}
 	buf[len] = 0;
@@ -317,8 +317,7 @@ fail:
 	return -1;
 }
 
-const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
-				 enum jtype type)
+const struct jnode *kvb_json_member(const struct jnode *obj, const char *key)
 {
 	int i;
 
@@ -326,48 +325,31 @@ const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
 		return NULL;
 	for (i = 0; i < obj->nkids; i++)
 		if (!strcmp(obj->kids[i].key, key))
-			return obj->kids[i].type == type ? &obj->kids[i] : NULL;
+			return &obj->kids[i];
 	return NULL;
 }
 
-/* The whole file at path, NUL-terminated; NULL with a message in err. */
-char *kvb_slurp(const char *path, char *err, size_t errlen)
+const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
+				 enum jtype type)
 {
-	FILE *f = fopen(path, "re");
-	size_t cap = 65536, len = 0, got;
-	char *buf = NULL, *nb;
+	const struct jnode *n = kvb_json_member(obj, key);
 
-	if (!f) {
-		snprintf(err, errlen, "%s", strerror(errno));
-		return NULL;
+	return n && n->type == type ? n : NULL;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped. */
+void kvb_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
 	}
-	for (;;) {
-		nb = realloc(buf, cap + 1);
-		if (!nb) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
-		}
-		buf = nb;
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (len < cap)
-			break;
-		cap *= 2;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "read error");
-		goto fail;
-	}
-	fclose(f);
-	buf[len] = 0;
-	if (strlen(buf) != len) {
-		snprintf(err, errlen, "a NUL byte: not JSON");
-		free(buf);
-		return NULL;
-	}
-	return buf;
-fail:
-	free(buf);
-	fclose(f);
-	return NULL;
+	fputc('"', f);
 }

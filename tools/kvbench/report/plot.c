@@ -22,11 +22,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/wait.h>
 
 #include "kvbench.h"
 
@@ -58,17 +55,6 @@ static const int shapes[] = { 7, 5, 13, 15, 11 };
 #define RWLOCK_COLOR	"#000000"
 #define NOP_COLOR	"#8C8C8C"
 #define SHADE_COLOR	"#EEEEEE"
-
-static const struct {
-	enum kvb_plot_fmt fmt;
-	const char *ext;
-	const char *term;	/* gnuplot's terminal */
-} formats[] = {
-	{ KVB_PLOT_PNG, ".png", "pngcairo" },
-	{ KVB_PLOT_SVG, ".svg", "svg" },
-	{ KVB_PLOT_JPEG, ".jpg", "jpeg" },
-	{ KVB_PLOT_JPEG, ".jpeg", "jpeg" },
-};
 
 /* How a case called the map: a row of the figure per shape. */
 struct shape {
@@ -125,66 +111,6 @@ struct plot {
 	char rowsline[300];
 	char foot[300];
 };
-
-/* The format a file name asks for; -1 with a message in err. */
-int kvb_plot_format(const char *file, char *err, size_t errlen)
-{
-	const char *dot = strrchr(file, '.');
-	size_t i;
-
-	for (i = 0; dot && i < ARRAY_SIZE(formats); i++)
-		if (!strcasecmp(dot, formats[i].ext))
-			return formats[i].fmt;
-	snprintf(err, errlen, "%s: unknown format '%s': %s", file, dot ? dot : "",
-		 "the name must end in .png, .svg, .jpg or .jpeg");
-	return -1;
-}
-
-const char *kvb_plot_term(enum kvb_plot_fmt fmt)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(formats); i++)
-		if (formats[i].fmt == fmt)
-			return formats[i].term;
-	return "pngcairo";
-}
-
-/*
- * Can this file be drawn here? The format from the name; a JPEG needs
- * gnuplot's libgd terminal, which not every build has: asked of gnuplot
- * now, so that nobody waits for a benchmark whose figure cannot be drawn.
- */
-int kvb_plot_check(const char *file, char *err, size_t errlen)
-{
-	int fmt = kvb_plot_format(file, err, errlen), st;
-
-	if (fmt != KVB_PLOT_JPEG)
-		return fmt < 0 ? -1 : 0;
-	st = system("gnuplot -e 'set terminal jpeg' </dev/null >/dev/null 2>&1");
-	if (st == 0)
-		return 0;
-	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 127)
-		snprintf(err, errlen, "%s: %s", file,
-			 "a JPEG needs gnuplot, which is not installed (apt-get install gnuplot-nox)");
-	else
-		snprintf(err, errlen, "%s: this gnuplot has no jpeg terminal: write .png or .svg",
-			 file);
-	return -1;
-}
-
-/* s inside gnuplot's single quotes: '' is a quote, control bytes go. */
-void kvb_gnuplot_str(FILE *g, const char *s)
-{
-	fputc('\'', g);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("''", g);
-		else if ((unsigned char)*s >= 0x20)
-			fputc(*s, g);
-	}
-	fputc('\'', g);
-}
 
 /* A name safe in a datablock line and a title: no quotes, no blanks. */
 static void clean(char *dst, size_t len, const char *src)
@@ -1364,34 +1290,6 @@ int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
 	return rc;
 }
 
-/* Feed a script to gnuplot; 0, or -1 with a message in err. */
-int kvb_run_gnuplot(const char *text, size_t len, char *err, size_t errlen)
-{
-	struct sigaction ign, old;
-	int status;
-	/* the figure goes to its file ("set output"), never to our stdout */
-	FILE *g = popen("gnuplot >/dev/null", "w");
-
-	if (!g) {
-		snprintf(err, errlen, "cannot run gnuplot: %s", strerror(errno));
-		return -1;
-	}
-	/* a gnuplot that is missing or dies must not kill us with SIGPIPE */
-	memset(&ign, 0, sizeof(ign));
-	ign.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &ign, &old);
-	fwrite(text, 1, len, g);
-	status = pclose(g);
-	sigaction(SIGPIPE, &old, NULL);
-	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		snprintf(err, errlen, "gnuplot failed%s",
-			 status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
-			 " (not installed? apt-get install gnuplot-nox)" : "");
-		return -1;
-	}
-	return 0;
-}
-
 /*
  * Draw the report in json (its text) into file. what names the report in
  * messages. 0, or -1 after a message on stderr.
@@ -1474,13 +1372,6 @@ static const char plot_help[] =
 	"Exit status: 0 drawn, 1 the report cannot be read or drawn, 2 on usage\n"
 	"errors (an unknown extension, a format this gnuplot cannot write).\n";
 
-static int plot_usage(const char *msg)
-{
-	fprintf(stderr, "kvbench plot: %s\n", msg);
-	fprintf(stderr, "Try 'kvbench plot --help' for more information.\n");
-	return KVB_EXIT_USAGE;
-}
-
 /* kvbench plot REPORT.json OUT */
 int kvb_plot_main(int argc, char **argv)
 {
@@ -1499,19 +1390,18 @@ int kvb_plot_main(int argc, char **argv)
 			forest = 1;
 			continue;
 		}
-		if (c != 'h') {
-			fprintf(stderr, "Try 'kvbench plot --help' for more information.\n");
-			return KVB_EXIT_USAGE;
-		}
+		if (c != 'h')
+			return kvb_usage("plot", NULL, NULL);
 		fputs(plot_help, stdout);
 		return KVB_EXIT_OK;
 	}
 	if (argc - optind != 2)
-		return plot_usage("takes 2 arguments: REPORT.json OUT.png|OUT.svg|OUT.jpg");
+		return kvb_usage("plot", NULL,
+				 "takes 2 arguments: REPORT.json OUT.png|OUT.svg|OUT.jpg");
 	in = argv[optind];
 	out = argv[optind + 1];
 	if (kvb_plot_check(out, err, sizeof(err)))
-		return plot_usage(err);
+		return kvb_usage("plot", NULL, err);
 	text = kvb_slurp(in, err, sizeof(err));
 	if (!text) {
 		fprintf(stderr, "kvbench: %s: %s\n", in, err);

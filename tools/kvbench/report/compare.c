@@ -99,17 +99,10 @@ static void report_free(struct cmp_report *r)
 	kvb_rmodel_free(&r->m);
 }
 
-/* obj's member key of any type, or NULL */
+/* obj's member key of any type, or NULL (a short name: compare reads many) */
 static const struct jnode *member(const struct jnode *obj, const char *key)
 {
-	int i;
-
-	if (!obj || obj->type != J_OBJ)
-		return NULL;
-	for (i = 0; i < obj->nkids; i++)
-		if (!strcmp(obj->kids[i].key, key))
-			return &obj->kids[i];
-	return NULL;
+	return kvb_json_member(obj, key);
 }
 
 /*
@@ -733,14 +726,14 @@ static void print_geo(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g,
 	fprintf(f, " %13s %13s %+9.2f%%\n", a, b, (1 / g->ratio - 1) * 100);
 }
 
-static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
+/*
+ * The columns' widths (in x), and the units of ops/s and lat/op (u[]):
+ * old and new share theirs, so that they read side by side.
+ */
+static void table_units(struct cmp_ctx *x, struct cmp_unit u[4])
 {
-	const char *lo = x->new_path ? "old" : "base", *ln = x->new_path ? "new" : "target";
-	struct cmp_unit u[4];
 	double lohi[4][2] = { { INFINITY, 0 }, { INFINITY, 0 }, { INFINITY, 0 }, { INFINITY, 0 } };
-	char h[4][24];
-	struct cmp_runs_note rn;
-	int i, j, g;
+	int i, j;
 
 	x->tw = 16;
 	x->mw = 8;
@@ -756,39 +749,19 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 			lohi[j][1] = fmax(lohi[j][1], v[j]);
 		}
 	}
-	/* old and new share their unit and digits, so that they read side by side */
 	for (j = 0; j < 4; j += 2) {
 		pick_unit(&u[j], fmin(lohi[j][0], lohi[j + 1][0]),
 			  fmax(lohi[j][1], lohi[j + 1][1]), j >= 2);
 		u[j + 1] = u[j];
 	}
-	if (x->new_path)
-		fprintf(f, "kvbench compare: old %s, new %s\n", x->old_path, x->new_path);
-	else
-		fprintf(f, "kvbench compare: %s, every backend against %s\n", x->old_path,
-			x->opt->base);
-	if (x->diffs->n)
-		fprintf(f,
-			"FORCED: the reports differ in %d field%s (listed on stderr and at the end); the deltas include them\n",
-			x->diffs->n + x->diffs->more, x->diffs->n + x->diffs->more == 1 ? "" : "s");
-	snprintf(h[0], sizeof(h[0]), "%s ops/s", lo);
-	snprintf(h[1], sizeof(h[1]), "%s ops/s", ln);
-	snprintf(h[2], sizeof(h[2]), "%s lat/op", lo);
-	snprintf(h[3], sizeof(h[3]), "%s lat/op", ln);
-	fprintf(f, "%-*s %-*s %4s %5s %-10s %18s %18s %10s %13s %13s %10s %6s %5s\n",
-		x->tw, "target", x->mw, "mix", "thr", "batch", "fd", h[0], h[1], "delta", h[2],
-		h[3], "delta", "p", "n");
-	for (g = 0; g < x->ngroups; g++) {
-		for (i = 0; i < x->np; i++)
-			if (x->p[i].group == g)
-				print_row(f, x, &x->p[i], u);
-		/* as benchstat: a mean of one is the row itself */
-		if (geo[g].rows > 1)
-			print_geo(f, x, &geo[g], u);
-	}
-	if (!x->np)
-		fprintf(f, x->new_path ? "(no case is in both reports)\n" :
-			"(no target has a case of the same shape as the base's)\n");
+}
+
+/* Below the table: the legend, too few runs, what differs, what was not compared. */
+static void table_notes(FILE *f, const struct cmp_ctx *x, const char *lo, const char *ln)
+{
+	struct cmp_runs_note rn;
+	int i;
+
 	fprintf(f,
 		"\nMann-Whitney U test over the runs' ops/s, two-sided, exact up to 20 runs in all;\n"
 		"~: no significant difference (p > alpha %.3g). delta: the Hodges-Lehmann estimate\n"
@@ -819,6 +792,44 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 		if (x->diffs->incomplete[i])
 			fprintf(f, "note: %s is from an interrupted run (\"complete\": false)\n",
 				i ? x->new_path : x->old_path);
+}
+
+static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
+{
+	const char *lo = x->new_path ? "old" : "base", *ln = x->new_path ? "new" : "target";
+	struct cmp_unit u[4];
+	char h[4][24];
+	int i, g;
+
+	table_units(x, u);
+	if (x->new_path)
+		fprintf(f, "kvbench compare: old %s, new %s\n", x->old_path, x->new_path);
+	else
+		fprintf(f, "kvbench compare: %s, every backend against %s\n", x->old_path,
+			x->opt->base);
+	if (x->diffs->n)
+		fprintf(f,
+			"FORCED: the reports differ in %d field%s (listed on stderr and at the end); the deltas include them\n",
+			x->diffs->n + x->diffs->more, x->diffs->n + x->diffs->more == 1 ? "" : "s");
+	snprintf(h[0], sizeof(h[0]), "%s ops/s", lo);
+	snprintf(h[1], sizeof(h[1]), "%s ops/s", ln);
+	snprintf(h[2], sizeof(h[2]), "%s lat/op", lo);
+	snprintf(h[3], sizeof(h[3]), "%s lat/op", ln);
+	fprintf(f, "%-*s %-*s %4s %5s %-10s %18s %18s %10s %13s %13s %10s %6s %5s\n",
+		x->tw, "target", x->mw, "mix", "thr", "batch", "fd", h[0], h[1], "delta", h[2],
+		h[3], "delta", "p", "n");
+	for (g = 0; g < x->ngroups; g++) {
+		for (i = 0; i < x->np; i++)
+			if (x->p[i].group == g)
+				print_row(f, x, &x->p[i], u);
+		/* as benchstat: a mean of one is the row itself */
+		if (geo[g].rows > 1)
+			print_geo(f, x, &geo[g], u);
+	}
+	if (!x->np)
+		fprintf(f, x->new_path ? "(no case is in both reports)\n" :
+			"(no target has a case of the same shape as the base's)\n");
+	table_notes(f, x, lo, ln);
 }
 
 /* A number for JSON: null when it is not finite. */
@@ -881,30 +892,11 @@ static void json_only(FILE *f, const struct cmp_report *r)
 	fputs("]", f);
 }
 
-static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *geo)
+/* "rows": a row per case found on both sides */
+static void json_rows(FILE *f, const struct cmp_ctx *x)
 {
-	struct cmp_runs_note rn;
-	int i, g;
+	int i;
 
-	/* "ratio": the Hodges-Lehmann estimate, kvbench report's */
-	fputs("{\n  \"schema\": \"kvbench-compare/1\",\n  \"estimator\": \"hodges-lehmann\",\n", f);
-	if (x->new_path) {
-		fputs("  \"old\": ", f);
-		kvb_json_str(f, x->old_path);
-		fputs(",\n  \"new\": ", f);
-		kvb_json_str(f, x->new_path);
-		fputs(",\n  \"base\": null,\n", f);
-	} else {
-		fputs("  \"old\": ", f);
-		kvb_json_str(f, x->old_path);
-		fputs(",\n  \"new\": null,\n  \"base\": ", f);
-		kvb_json_str(f, x->opt->base);
-		fputs(",\n", f);
-	}
-	fprintf(f, "  \"alpha\": %g,\n  \"forced\": %s,\n", x->opt->alpha,
-		x->diffs->n ? "true" : "false");
-	json_diffs(f, "differences", x->diffs->d, x->diffs->n);
-	json_diffs(f, "not_compared", x->diffs->note, x->diffs->nnote);
 	fputs("  \"rows\": [", f);
 	for (i = 0; i < x->np; i++) {
 		const struct cmp_pair *r = &x->p[i];
@@ -937,7 +929,13 @@ static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g
 		fprintf(f, ", \"significant\": %s }", r->significant ? "true" : "false");
 	}
 	fprintf(f, "%s],\n", x->np ? "\n  " : "");
-	/* two reports: one geomean; --base: one per target */
+}
+
+/* "geomean": two reports' one; "geomean_by_backend": --base's, one per target */
+static void json_geomeans(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *geo)
+{
+	int i, g;
+
 	fputs("  \"geomean\": ", f);
 	if (x->new_path && geo[0].rows)
 		json_geo(f, &geo[0]);
@@ -954,6 +952,33 @@ static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *g
 		fputs(" }", f);
 	}
 	fprintf(f, "%s],\n", i ? "\n  " : "");
+}
+
+static void print_json(FILE *f, const struct cmp_ctx *x, const struct cmp_geo *geo)
+{
+	struct cmp_runs_note rn;
+
+	/* "ratio": the Hodges-Lehmann estimate, kvbench report's */
+	fputs("{\n  \"schema\": \"kvbench-compare/1\",\n  \"estimator\": \"hodges-lehmann\",\n", f);
+	if (x->new_path) {
+		fputs("  \"old\": ", f);
+		kvb_json_str(f, x->old_path);
+		fputs(",\n  \"new\": ", f);
+		kvb_json_str(f, x->new_path);
+		fputs(",\n  \"base\": null,\n", f);
+	} else {
+		fputs("  \"old\": ", f);
+		kvb_json_str(f, x->old_path);
+		fputs(",\n  \"new\": null,\n  \"base\": ", f);
+		kvb_json_str(f, x->opt->base);
+		fputs(",\n", f);
+	}
+	fprintf(f, "  \"alpha\": %g,\n  \"forced\": %s,\n", x->opt->alpha,
+		x->diffs->n ? "true" : "false");
+	json_diffs(f, "differences", x->diffs->d, x->diffs->n);
+	json_diffs(f, "not_compared", x->diffs->note, x->diffs->nnote);
+	json_rows(f, x);
+	json_geomeans(f, x, geo);
 	runs_note(x->p, x->np, x->opt->alpha, &rn);
 	fputs("  \"runs_note\": ", f);
 	if (rn.any) {
@@ -1227,13 +1252,6 @@ static const char compare_help[] =
 	"Exit status: 0; 1 when a report cannot be read or no case is in both;\n"
 	"2 on usage errors and when the reports differ (without --force).\n";
 
-static int compare_usage(const char *msg)
-{
-	fprintf(stderr, "kvbench compare: %s\n", msg);
-	fprintf(stderr, "Try 'kvbench compare --help' for more information.\n");
-	return KVB_EXIT_USAGE;
-}
-
 /* Compare the loaded reports (n NULL: --base) into f. */
 static int compare_loaded(FILE *f, FILE *ferr, struct cmp_report *o, struct cmp_report *n,
 			  const struct kvb_cmp_opts *opt, char *err, size_t errlen)
@@ -1273,7 +1291,9 @@ static const char two_reports[] =
 static const char base_one[] =
 	"--base takes 1 report: kvbench compare --base rwlock RUN.json";
 
-int kvb_compare_main(int argc, char **argv)
+/* The options into *opt and *out: 0, or the exit status (usage, --help). */
+static int compare_opts(int argc, char **argv, struct kvb_cmp_opts *opt,
+			const char **out)
 {
 	static const struct option opts[] = {
 		{ "alpha", required_argument, NULL, 'a' },
@@ -1285,13 +1305,8 @@ int kvb_compare_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct kvb_cmp_opts opt = { .alpha = 0.05 };
-	struct cmp_report o, n;
-	const char *out = NULL;
-	char *end, *buf = NULL, err[256] = "";
-	size_t len = 0;
-	FILE *mem;
-	int c, rows, want;
+	char *end, err[256];
+	int c;
 
 	/* getopt's own messages: "option '--alpha' requires an argument" */
 	argv[0] = "kvbench compare";
@@ -1301,43 +1316,54 @@ int kvb_compare_main(int argc, char **argv)
 		switch (c) {
 		case 'a':
 			errno = 0;
-			opt.alpha = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(opt.alpha > 0 && opt.alpha < 1))
-				return compare_usage("--alpha: must be a number between 0 and 1");
+			opt->alpha = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(opt->alpha > 0 && opt->alpha < 1))
+				return kvb_usage("compare", "--alpha",
+						 "must be a number between 0 and 1");
 			break;
 		case 'm':
-			if (kvb_parse_margin(optarg, &opt.margin, err, sizeof(err))) {
-				char msg[300];
-
-				snprintf(msg, sizeof(msg), "--margin: %s", err);
-				return compare_usage(msg);
-			}
+			if (kvb_parse_margin(optarg, &opt->margin, err, sizeof(err)))
+				return kvb_usage("compare", "--margin", err);
 			break;
 		case 'B':
 			if (!*optarg || strchr(optarg, '/') || strlen(optarg) >= KVB_BASE_MAX)
-				return compare_usage(base_usage);
-			opt.base = optarg;
+				return kvb_usage("compare", NULL, base_usage);
+			opt->base = optarg;
 			break;
 		case 'F':
-			opt.force = 1;
+			opt->force = 1;
 			break;
 		case 'J':
-			opt.json = 1;
+			opt->json = 1;
 			break;
 		case 'o':
-			out = optarg;
+			*out = optarg;
 			break;
 		case 'h':
 			fputs(compare_help, stdout);
 			return KVB_EXIT_OK;
 		default:
-			fprintf(stderr, "Try 'kvbench compare --help' for more information.\n");
-			return KVB_EXIT_USAGE;
+			return kvb_usage("compare", NULL, NULL);
 		}
 	}
-	want = opt.base ? 1 : 2;
-	if (argc - optind != want)
-		return compare_usage(opt.base ? base_one : two_reports);
+	if (argc - optind != (opt->base ? 1 : 2))
+		return kvb_usage("compare", NULL, opt->base ? base_one : two_reports);
+	return -1;
+}
+
+int kvb_compare_main(int argc, char **argv)
+{
+	struct kvb_cmp_opts opt = { .alpha = 0.05 };
+	struct cmp_report o, n;
+	const char *out = NULL;
+	char *buf = NULL, err[256] = "";
+	size_t len = 0;
+	FILE *mem;
+	int rows;
+
+	rows = compare_opts(argc, argv, &opt, &out);
+	if (rows >= 0)
+		return rows;
 	if (load_report(argv[optind], &o))
 		return KVB_EXIT_FAIL;
 	if (!opt.base && load_report(argv[optind + 1], &n)) {

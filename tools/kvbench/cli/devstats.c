@@ -124,7 +124,6 @@ int kvb_sysfs_read(const char *dir, struct kvb_sysfs_snap *s, char *err,
 		   size_t errlen)
 {
 	struct dirent **names = NULL;
-	struct timespec ts;
 	int dirfd, n, i;
 
 	memset(s, 0, sizeof(*s));
@@ -170,8 +169,7 @@ int kvb_sysfs_read(const char *dir, struct kvb_sysfs_snap *s, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	s->time = ts.tv_sec + ts.tv_nsec / 1e9;
+	s->time = kvb_now_ns() / 1e9;
 	return 0;
 }
 
@@ -328,13 +326,6 @@ static const char stats_help[] =
 	"Exit status: 0 (also after Ctrl-C ends --watch), 1 when the directory\n"
 	"cannot be read (module not loaded?), 2 on usage errors.\n";
 
-static int stats_usage(const char *opt, const char *msg)
-{
-	fprintf(stderr, "kvbench stats: %s%s%s\n", opt ? opt : "", opt ? ": " : "", msg);
-	fprintf(stderr, "Try 'kvbench stats --help' for more information.\n");
-	return KVB_EXIT_USAGE;
-}
-
 /* Sleep sec seconds or until Ctrl-C. */
 static void pause_for(double sec)
 {
@@ -344,59 +335,16 @@ static void pause_for(double sec)
 		;
 }
 
-int kvb_stats_main(int argc, char **argv)
+/*
+ * The statistics once, or every watch seconds (count times, 0: until
+ * Ctrl-C) with the counters' rates since the report before.
+ */
+static int stats_loop(const char *dir, double watch, unsigned long long count)
 {
-	static const struct option opts[] = {
-		{ "sysfs", required_argument, NULL, 'S' },
-		{ "watch", required_argument, NULL, 'W' },
-		{ "count", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct kvb_sysfs_snap prev = { 0 }, cur;
-	const char *dir = KVB_DEFAULT_SYSFS;
-	unsigned long long count = 0, done = 0;
-	double watch = 0;
-	struct sigaction sa;
+	unsigned long long done = 0;
 	char err[512];
-	int c;
 
-	argv[0] = "kvbench stats";
-	opterr = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'S':
-			dir = optarg;
-			break;
-		case 'W':
-			if (kvb_parse_seconds(optarg, &watch, err, sizeof(err)))
-				return stats_usage("--watch", err);
-			if (watch < 0.01)
-				return stats_usage("--watch", "must be at least 10ms");
-			break;
-		case 'C':
-			if (kvb_parse_count(optarg, 1, 1ULL << 40, &count, err, sizeof(err)))
-				return stats_usage("--count", err);
-			break;
-		case 'h':
-			fputs(stats_help, stdout);
-			return KVB_EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'kvbench stats --help' for more information.\n");
-			return KVB_EXIT_USAGE;
-		}
-	}
-	if (optind < argc)
-		return stats_usage(NULL, "unexpected arguments (stats takes options only)");
-	if (count && !watch)
-		return stats_usage("--count", "only with --watch");
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	for (;;) {
 		if (kvb_sysfs_read(dir, &cur, err, sizeof(err))) {
 			fprintf(stderr, "kvbench stats: %s\n", err);
@@ -433,4 +381,57 @@ int kvb_stats_main(int argc, char **argv)
 		return KVB_EXIT_FAIL;
 	}
 	return KVB_EXIT_OK;
+}
+
+int kvb_stats_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "sysfs", required_argument, NULL, 'S' },
+		{ "watch", required_argument, NULL, 'W' },
+		{ "count", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dir = KVB_DEFAULT_SYSFS;
+	unsigned long long count = 0;
+	double watch = 0;
+	struct sigaction sa;
+	char err[512];
+	int c;
+
+	argv[0] = "kvbench stats";
+	opterr = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'S':
+			dir = optarg;
+			break;
+		case 'W':
+			if (kvb_parse_seconds(optarg, &watch, err, sizeof(err)))
+				return kvb_usage("stats", "--watch", err);
+			if (watch < 0.01)
+				return kvb_usage("stats", "--watch", "must be at least 10ms");
+			break;
+		case 'C':
+			if (kvb_parse_count(optarg, 1, 1ULL << 40, &count, err, sizeof(err)))
+				return kvb_usage("stats", "--count", err);
+			break;
+		case 'h':
+			fputs(stats_help, stdout);
+			return KVB_EXIT_OK;
+		default:
+			return kvb_usage("stats", NULL, NULL);
+		}
+	}
+	if (optind < argc)
+		return kvb_usage("stats", NULL, "unexpected arguments (stats takes options only)");
+	if (count && !watch)
+		return kvb_usage("stats", "--count", "only with --watch");
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return stats_loop(dir, watch, count);
 }
