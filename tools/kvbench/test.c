@@ -2805,6 +2805,14 @@ static void test_compare(void)
 }
 
 /* A test that hay has needle (printed when it has not) */
+/* s ends with tail */
+static int str_ends(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+
+	return a >= b && !strcmp(s + a - b, tail);
+}
+
 static void ok_has(const char *hay, const char *needle, const char *name)
 {
 	ok(!!strstr(hay, needle), "%s", name);
@@ -3067,7 +3075,8 @@ static void test_verdict_margin(void)
 	   g[0].ntied == 2 && g[0].ninconclusive == 1 &&
 	   strstr(buf, "\"fastest\": [\"rcu\", \"rhashtable\"]") &&
 	   strstr(line, "rhashtable is tied with it (within ±5%)") &&
-	   strstr(line, "inconclusive (neither slower nor within ±5%): rwlock"),
+	   strstr(line, "; the next, rwlock: inconclusive (neither slower nor within ±5%), ") &&
+	   strstr(line, "within ±5%), -0.49% [-26.5%, +22.5%]"),
 	   "verdict: tied inside ±5%%, a wide interval inconclusive and not named fastest: '%s'",
 	   line);
 
@@ -3076,6 +3085,57 @@ static void test_verdict_margin(void)
 	ng = kvb_verdict(c, 3, 0.05, 0.5, &g);
 	ok(ng == 1 && g[0].t[1].mark == KVB_V_TIED && g[0].t[2].mark == KVB_V_TIED,
 	   "verdict: a margin of 50%% takes the wide one in");
+	kvb_verdict_free(g, ng);
+}
+
+/*
+ * The verdict line's "the next" is the row under the fastest (the closest
+ * target not tied with it), whatever its mark: an inconclusive target
+ * closer than the first slower one is named as the next, with its interval,
+ * and the closest slower one is named as such.
+ */
+static void test_verdict_next(void)
+{
+	static const double fast[] = { 200, 202, 204, 206, 208 };
+	static const double wide[] = { 150, 185, 195, 205, 215 };
+	static const double slow[] = { 170, 172, 174, 176, 178 };
+	static const double slower[] = { 100, 101, 102, 103, 104 };
+	static const double wide2[] = { 120, 160, 180, 200, 212 };
+	struct kvb_vcase c[4];
+	struct kvb_vgroup *g;
+	char line[1024];
+	int ng;
+
+	vcase(&c[0], "rcu", "get", 2, fast, 5);
+	vcase(&c[1], "rhashtable", "get", 2, slow, 5);
+	vcase(&c[2], "rwlock", "get", 2, wide, 5);
+	vcase(&c[3], "combining", "get", 2, slower, 5);
+	ng = kvb_verdict(c, 4, 0.05, 0.05, &g);
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	ok(ng == 1 && !strcmp(g[0].t[1].c->target, "rwlock") &&
+	   g[0].t[1].mark == KVB_V_INCONCLUSIVE && g[0].t[2].mark == KVB_V_DIFFERENT &&
+	   strstr(line, "get, 2 threads, batch 1: rcu; the next, rwlock: inconclusive (") &&
+	   strstr(line, " (neither slower nor within ±5%), -4.4% [-26.5%, +5.4%]; the ") &&
+	   strstr(line, "; the closest significantly slower, rhashtable: -14.7% [") &&
+	   str_ends(line, " rhashtable: -14.7% [-17.3%, -12.0%], and 1 more"),
+	   "verdict line: the next is the closest row, an inconclusive one: '%s'", line);
+	kvb_verdict_free(g, ng);
+	/* a second inconclusive one, further down: "also inconclusive" */
+	vcase(&c[3], "kthread", "get", 2, wide2, 5);
+	ng = kvb_verdict(c, 4, 0.05, 0.05, &g);
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	ok(ng == 1 && g[0].ninconclusive == 2 &&
+	   strstr(line, "; the next, rwlock: inconclusive (") &&
+	   strstr(line, "; the closest significantly slower, rhashtable: -14.7% [-17.3%, -12.0%]; "
+		  "also inconclusive: kthread") && !strstr(line, "more"),
+	   "verdict line: the other inconclusive ones after the slower: '%s'", line);
+	kvb_verdict_free(g, ng);
+	/* no inconclusive one: the next is the first slower one, as before */
+	ng = kvb_verdict(c, 2, 0.05, 0.05, &g);
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	ok(ng == 1 &&
+	   !strcmp(line, "get, 2 threads, batch 1: rcu; rhashtable: -14.7% [-17.3%, -12.0%]"),
+	   "verdict line: one slower, named: '%s'", line);
 	kvb_verdict_free(g, ng);
 }
 
@@ -3894,7 +3954,10 @@ static void test_report_real(const char *k)
 	ok(strstr(out, "  rwlock            5!  498.236k  0.8396 [0.7533, 1.0016]  ") &&
 	   strstr(out, "0.8396 [0.7533, 1.0016]  0.056  inconclusive\n") &&
 	   strstr(out, "\nverdict: ycsb-b, scrambled-zipf, 2 threads, batch 1: rcu; the next, ") &&
-	   strstr(out, "inconclusive (neither slower nor within ±5%): rwlock\n") &&
+	   strstr(out, "rcu; the next, rwlock: inconclusive (neither slower nor within ±5%), ") &&
+	   strstr(out, "within ±5%), -16.0% [-24.7%, +0.16%]; the closest significantly slower") &&
+	   strstr(out, "the closest significantly slower, rhashtable: -30.1% [-49.4%, -22.9%]") &&
+	   strstr(out, "rhashtable: -30.1% [-49.4%, -22.9%], and 4 more\n") &&
 	   !strstr(out, "is tied with it") && !strstr(out, "  tied\n"),
 	   "report on the real report: an inconclusive target is not tied nor named fastest; [low, high] with the digits that tell 1.0016 from 1");
 	ok(strstr(out, "host: accel tcg, CPUs 0.0% busy before the run (steal unknown), ") &&
@@ -5212,6 +5275,7 @@ int main(int argc, char **argv)
 	test_verdict_stats();
 	test_verdict_groups();
 	test_verdict_margin();
+	test_verdict_next();
 	test_verdict_baselines();
 	test_compare_trust();
 	test_compare_schema();

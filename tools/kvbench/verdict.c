@@ -481,19 +481,31 @@ static size_t names(char *buf, size_t len, const struct kvb_vgroup *g, int mark)
 	return n < len ? n : len - 1;
 }
 
+/* The first target below the fastest from i on with this mark, or g->n */
+static int first_with(const struct kvb_vgroup *g, int i, int mark)
+{
+	while (i < g->n && g->t[i].mark != mark)
+		i++;
+	return i;
+}
+
 /*
  * One line: "ycsb-b, 2 threads, batch 1: rcu; rwlock is tied with it
  * (within ±5%); the next, rhashtable: -30% [-49%, -23%], and 2 more
- * significantly slower; inconclusive: combining". The line names as the
- * fastest the target of the highest median and those shown tied with it;
- * when nothing is shown against it, only that it has the highest median.
+ * significantly slower; inconclusive (neither slower nor within ±5%):
+ * combining". The line names as the fastest the target of the highest
+ * median and those shown tied with it; when nothing is shown against it,
+ * only that it has the highest median. "The next" is the row under them,
+ * the closest target not tied (rows by ratio), whatever its mark: when it
+ * is inconclusive, "the next, rwlock: inconclusive (...), -16% [-25%,
+ * +0.16%]; the closest significantly slower, rhashtable: ...".
  */
 void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 {
 	const struct kvb_vtarget *f = &g->t[0];
 	char who[512], mark[96];
 	size_t n;
-	int i, ndiff = g->n - g->ntied - g->ncannot - g->ninconclusive;
+	int i, next, ndiff = g->n - g->ntied - g->ncannot - g->ninconclusive;
 
 	kvb_verdict_label(buf, len, &g->key);
 	n = strlen(buf);
@@ -510,26 +522,55 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 		n += snprintf(buf + n, len - n, "; %s %s tied with it (within ±%g%%)",
 			      who, g->ntied > 2 ? "are" : "is", g->margin * 100);
 	}
-	for (i = 1; i < g->n && g->t[i].mark != KVB_V_DIFFERENT; i++)
+	/* the closest judged target not tied: slower or inconclusive */
+	for (next = 1; next < g->n && g->t[next].mark != KVB_V_DIFFERENT &&
+	     g->t[next].mark != KVB_V_INCONCLUSIVE; next++)
 		;
+	if (next < g->n && g->t[next].mark == KVB_V_INCONCLUSIVE && n < len) {
+		pct_ci(mark, sizeof(mark), &g->t[next].hl);
+		n += snprintf(buf + n, len - n,
+			      "; the next, %s: inconclusive (neither slower nor within ±%g%%), %s",
+			      g->t[next].c->target, g->margin * 100, mark);
+	}
+	i = first_with(g, 1, KVB_V_DIFFERENT);
 	if (i < g->n && n < len) {
 		kvb_verdict_mark(mark, sizeof(mark), &g->t[i], f->c->n);
-		n += snprintf(buf + n, len - n, "; %s%s: %s", ndiff > 1 ? "the next, " : "",
-			      g->t[i].c->target, mark);
+		if (i != next)
+			n += snprintf(buf + n, len - n,
+				      "; the closest significantly slower, %s: %s",
+				      g->t[i].c->target, mark);
+		else
+			n += snprintf(buf + n, len - n, "; %s%s: %s", ndiff > 1 ? "the next, " : "",
+				      g->t[i].c->target, mark);
 		if (ndiff > 1 && n < len)
-			n += snprintf(buf + n, len - n, ", and %d more significantly slower",
-				      ndiff - 1);
+			n += snprintf(buf + n, len - n, ", and %d more%s", ndiff - 1,
+				      i == next ? " significantly slower" : "");
 	}
-	if (g->ninconclusive && n < len) {
-		names(who, sizeof(who), g, KVB_V_INCONCLUSIVE);
-		n += snprintf(buf + n, len - n,
-			      "; inconclusive (neither slower nor within ±%g%%): %s",
-			      g->margin * 100, who);
+	if (g->ninconclusive > (next < g->n && g->t[next].mark == KVB_V_INCONCLUSIVE) &&
+	    n < len) {
+		if (g->t[next].mark == KVB_V_INCONCLUSIVE) {
+			/* the others, without the next named above */
+			size_t k = 0;
+			int seen = 0, total = g->ninconclusive - 1;
+
+			for (i = next + 1; i < g->n && k < sizeof(who); i++) {
+				if (g->t[i].mark != KVB_V_INCONCLUSIVE)
+					continue;
+				seen++;
+				k += snprintf(who + k, sizeof(who) - k, "%s%s", seen == 1 ? "" :
+					      seen == total ? " and " : ", ", g->t[i].c->target);
+			}
+			n += snprintf(buf + n, len - n, "; also inconclusive: %s", who);
+		} else {
+			names(who, sizeof(who), g, KVB_V_INCONCLUSIVE);
+			n += snprintf(buf + n, len - n,
+				      "; inconclusive (neither slower nor within ±%g%%): %s",
+				      g->margin * 100, who);
+		}
 	}
 	if (g->ncannot && n < len) {
 		names(who, sizeof(who), g, KVB_V_CANNOT);
-		for (i = 1; g->t[i].mark != KVB_V_CANNOT; i++)
-			;
+		i = first_with(g, 1, KVB_V_CANNOT);
 		kvb_verdict_mark(mark, sizeof(mark), &g->t[i], f->c->n);
 		snprintf(buf + n, len - n, "; %s: %s", who, mark);
 	}
