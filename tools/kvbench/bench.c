@@ -949,6 +949,7 @@ void kvb_params_defaults(struct kvb_params *p)
 	p->pin = 1;
 	p->format = KVB_TABLE;
 	p->noisy_pct = KVB_NOISY_PCT;
+	p->margin = KVB_VERDICT_MARGIN;
 	p->ios = 1U << KVB_IO_IOCTL;
 }
 
@@ -1069,6 +1070,9 @@ static const char bench_help[] =
 	"                        printed; the report has it either way)\n"
 	"      --noisy PCT       flag a case noisy (! in the table) when its runs'\n"
 	"                        spread is above PCT percent (default 10)\n"
+	"      --margin PCT      the verdict's tie margin: tied where the interval\n"
+	"                        lies inside +-PCT% of the fastest (default 5);\n"
+	"                        the report records it for 'kvbench report'\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Counts (N) take the suffixes k, M, G (x1000) or Ki, Mi, Gi (x1024);\n"
@@ -1458,6 +1462,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "cpus", required_argument, NULL, 'c' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "noisy", required_argument, NULL, 'y' },
+		{ "margin", required_argument, NULL, 'g' },
 		{ "order", required_argument, NULL, 'R' },
 		{ "no-settle", no_argument, NULL, 'T' },
 		{ "after", required_argument, NULL, 'A' },
@@ -1636,6 +1641,10 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			if (parse_pct(optarg, &p->noisy_pct))
 				return bench_usage(opt,
 						   "must be a percentage, 0 or more (10, 5.5, 10%)");
+			break;
+		case 'g':
+			if (kvb_parse_margin(optarg, &p->margin, err, sizeof(err)))
+				return bench_usage(opt, err);
 			break;
 		case 'R':
 			if (kvb_parse_order(optarg, &p->order, err, sizeof(err)))

@@ -80,13 +80,13 @@ int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
 		      char *err, size_t errlen)
 {
 	struct kvb_vgroup *x = NULL;
-	char why[256];
+	char why[512];
 	int fmt = kvb_plot_format(file, err, errlen), ng, i, k, *sel = NULL, shown = 0, rows = 0;
 	double lo = 1, hi = 1;
 
 	if (fmt < 0)
 		return -1;
-	ng = kvb_rmodel_verdict(m, KVB_VERDICT_ALPHA, KVB_VERDICT_MARGIN, &x);
+	ng = kvb_rmodel_verdict(m, KVB_VERDICT_ALPHA, m->margin, &x);
 	sel = calloc(ng > 0 ? ng : 1, sizeof(*sel));
 	if (ng < 0 || !sel) {
 		snprintf(err, errlen, "out of memory");
@@ -119,8 +119,8 @@ int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
 	kvb_gnuplot_str(g, file);
 	fprintf(g, "\nset multiplot layout %d,1 title ", shown);
 	snprintf(why, sizeof(why),
-		 "ratio to the fastest (Hodges-Lehmann, 95%% CI); %s, accel %s, %d CPUs; !: noisy (%d of %d)",
-		 m->kernel, m->accel, m->cpus, m->noisy, m->nv);
+		 "ratio to the fastest (Hodges-Lehmann, 95%% CI; marks Holm-corrected, tied within ±%g%%); %s, accel %s, %d CPUs; !: noisy (%d of %d)",
+		 m->margin * 100, m->kernel, m->accel, m->cpus, m->noisy, m->nv);
 	kvb_gnuplot_str(g, why);
 	fprintf(g, "\nset logscale x\nset grid xtics\nset xlabel 'ratio to the fastest (log)'\n");
 	for (i = 0, k = 0; i < ng; i++)
@@ -135,3 +135,4 @@ fail:
 	kvb_verdict_free(x, ng);
 	return -1;
 }
+
