@@ -687,6 +687,8 @@ void kvb_gnuplot_str(FILE *g, const char *s);
 /* forest.c: the verdict's figure, a forest plot per workload group */
 int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
 		      char *err, size_t errlen);
+int kvb_ops_script(FILE *g, const char *file, const struct kvb_rmodel *m,
+		   char *err, size_t errlen);
 int kvb_plot_main(int argc, char **argv);
 
 /* devstats.c: kvbench stats, the device's sysfs files */

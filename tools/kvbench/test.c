@@ -3959,6 +3959,63 @@ static void test_forest(const char *k)
 }
 
 /*
+ * plot --ops: the verdict's secondary figure, absolute ops/s per target
+ * per group the report shows, the in-process baselines included.
+ */
+static void test_plot_ops(const char *k)
+{
+	static const char json[] = "../../Documentation/results/bench.json";
+	char err[256] = "", *text, *buf = NULL, out[1024];
+	struct kvb_rmodel m;
+	size_t len = 0;
+	FILE *f;
+	int rc = -1, st;
+
+	text = kvb_slurp(json, err, sizeof(err));
+	if (!text) {
+		skip("not run from tools/kvbench", "plot --ops: ops/s per target, baselines in");
+		skip("not run from tools/kvbench", "kvbench plot --ops draws");
+		return;
+	}
+	f = open_memstream(&buf, &len);
+	if (f && !kvb_rmodel_parse(text, &m, err, sizeof(err))) {
+		rc = kvb_ops_script(f, "o.svg", &m, err, sizeof(err));
+		kvb_rmodel_free(&m);
+	}
+	if (f)
+		fclose(f);
+	/* ycsb-b at 2 threads: rcu's median 598324, its runs; user-rwlock in-process */
+	ok(!rc && buf && strstr(buf, "set terminal svg ") && strstr(buf, "multiplot layout 4,1") &&
+	   count_of(buf, "'user-rwlock! (in-process)'") == 4 &&
+	   count_of(buf, "'user-owner! (in-process)'") == 4 &&
+	   strstr(buf, "\n0 598324 548976 619079 7 0x009E73\n") &&
+	   strstr(buf, "\n2 452659 236101 654442 6 0x56B4E9\n") &&
+	   strstr(buf, "'rwlock! (inconclusive)'") && strstr(buf, "set logscale x") &&
+	   !strstr(buf, "'nop"),
+	   "plot --ops: a panel per group the report shows, ops/s per target, baselines in (%s)",
+	   err);
+	if (getenv("KVB_DEBUG") && buf)
+		fputs(buf, stderr);
+	free(buf);
+	free(text);
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary", "plot --forest --ops: one figure at a time");
+		skip("no kvbench binary", "kvbench plot --ops draws");
+		return;
+	}
+	st = run(out, sizeof(out), "%s plot --forest --ops %s x.png 2>&1", k, json);
+	ok(st == 2 && strstr(out, "one figure at a time"), "plot --forest --ops: exit 2, said");
+	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1")) {
+		skip("no gnuplot", "kvbench plot --ops draws");
+		return;
+	}
+	st = run(out, sizeof(out),
+		 "f=/tmp/kvbench-ops-%d.png; %s plot --ops %s $f 2>&1 && test -s $f; r=$?; rm -f $f; exit $r",
+		 (int)getpid(), k, json);
+	ok(st == 0, "kvbench plot --ops draws the figure (%s)", out);
+}
+
+/*
  * The verdict lines of report text joined back in place: a line that goes
  * on after "verdict: " begins with two spaces (kvb_wrap()).
  */
@@ -5668,6 +5725,7 @@ int main(int argc, char **argv)
 	test_report_ranges();
 	test_forest(kvbench_bin);
 	test_report_mail(kvbench_bin);
+	test_plot_ops(kvbench_bin);
 	test_plot_and_range_defects(kvbench_bin);
 	test_bench_verdict();
 	test_ycsb_zipf();
