@@ -597,7 +597,7 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 	const struct kvb_vtarget *f = &g->t[0];
 	char who[512], mark[96], hn[32];
 	size_t n;
-	int i, next, ndiff = g->n - g->ntied - g->ncannot - g->ninconclusive;
+	int i, next, next_inc, ndiff = g->n - g->ntied - g->ncannot - g->ninconclusive;
 
 	kvb_verdict_label(buf, len, &g->key);
 	n = strlen(buf);
@@ -618,7 +618,8 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 	for (next = 1; next < g->n && g->t[next].mark != KVB_V_DIFFERENT &&
 	     g->t[next].mark != KVB_V_INCONCLUSIVE; next++)
 		;
-	if (next < g->n && g->t[next].mark == KVB_V_INCONCLUSIVE && n < len) {
+	next_inc = next < g->n && g->t[next].mark == KVB_V_INCONCLUSIVE;
+	if (next_inc && n < len) {
 		pct_ci(mark, sizeof(mark), &g->t[next].hl);
 		n += snprintf(buf + n, len - n,
 			      "; the next, %s: inconclusive (neither slower nor within ±%g%%), %s%s",
@@ -639,9 +640,8 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 			n += snprintf(buf + n, len - n, ", and %d more%s", ndiff - 1,
 				      i == next ? " significantly slower" : "");
 	}
-	if (g->ninconclusive > (next < g->n && g->t[next].mark == KVB_V_INCONCLUSIVE) &&
-	    n < len) {
-		if (g->t[next].mark == KVB_V_INCONCLUSIVE) {
+	if (g->ninconclusive > next_inc && n < len) {
+		if (next_inc) {
 			/* the others, without the next named above */
 			size_t k = 0;
 			int seen = 0, total = g->ninconclusive - 1;
