@@ -324,6 +324,7 @@ struct kvb_params {
 	int after_given;
 	int settled;		/* every run began with a settle (the report) */
 	double noisy_pct;	/* --noisy: a spread above this flags a case */
+	double margin;		/* --margin: the verdict's tie margin (0.05) */
 	const struct kvb_prov *prov;	/* what produced the report, or NULL */
 };
 
@@ -826,6 +827,8 @@ int kvb_plot_json(const char *file, const char *json, const char *what);
 /* forest.c: the verdict's figure, a forest plot per workload group */
 int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
 		      char *err, size_t errlen);
+int kvb_ops_script(FILE *g, const char *file, const struct kvb_rmodel *m,
+		   char *err, size_t errlen);
 int kvb_plot_main(int argc, char **argv);
 
 /* cli/devstats.c: kvbench stats, the device's sysfs files */
@@ -1000,6 +1003,7 @@ struct kvb_vtarget {
 	double median;		/* ops/s */
 	struct kvb_hl hl;	/* against the fastest; ratio 1 for itself */
 	double p_floor;		/* the smallest p its runs and the fastest's can give */
+	double p_holm;		/* p adjusted by Holm's step-down over the group's tests */
 	double margin;		/* the group's */
 	int mark;		/* KVB_V_* */
 };
@@ -1014,11 +1018,15 @@ struct kvb_vgroup {
 	int ncannot;		/* those too few runs cannot tell */
 	int ninconclusive;	/* neither a difference nor an equivalence shown */
 	int ncompared;		/* the tests made: every other target but ncannot */
+	double holm_first;	/* Holm's first step: the smallest p must be <= this */
+	double floor_min;	/* the smallest p floor of the tests made; NAN */
+	int holm_binds;		/* floor_min > holm_first: no target can be "slower" */
 };
 
 double kvb_mwu_cdf(unsigned int n, unsigned int m, double u);
 int kvb_mwu_crit(unsigned int n, unsigned int m, double alpha);
 unsigned int kvb_verdict_needs(double alpha);
+void kvb_holm(const double *p, int n, double *adj);
 int kvb_hl_ratio(const double *x, unsigned int n, const double *y,
 		 unsigned int m, double alpha, struct kvb_hl *h);
 void kvb_verdict_dist(char *buf, size_t len, const char *dist, double theta);
@@ -1034,11 +1042,28 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g);
 void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 		      const int *sel, int ind);
 void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g);
-void kvb_verdict_legend(FILE *f, double alpha, double margin, int ntests,
-			double pfloor);
+/* What the legend says of the groups shown (kvb_verdict_tally()) */
+struct kvb_vtally {
+	double margin;		/* the groups' tie margin; NAN when they differ */
+	int ngroups;
+	int ntests;		/* the comparisons the groups make */
+	double pfloor;		/* the lowest p floor that bound a p; NAN */
+	int nbinds;		/* groups where Holm needs a p below the floor */
+	int bind_tests;		/* the first such group: its comparisons, */
+	double bind_floor;	/* the smallest p its runs can give, */
+	double bind_first;	/* the p Holm's first step needs, */
+	unsigned int bind_runs;	/* the fastest's runs, */
+	unsigned int bind_needs;	/* the runs that would do */
+};
+
+void kvb_verdict_tally(struct kvb_vtally *t, const struct kvb_vgroup *g);
+void kvb_verdict_legend(FILE *f, double alpha, const struct kvb_vtally *t);
 #define KVB_VERDICT_ALPHA	0.05
 #define KVB_VERDICT_MARGIN	0.05
 int kvb_parse_margin(const char *s, double *margin, char *err, size_t errlen);
+/* The report's text fits this many columns, for mail */
+#define KVB_MAIL_COLS		80
+void kvb_wrap(FILE *f, const char *first, const char *text, int indent, int width);
 int kvb_verdict_at_floor(const struct kvb_vtarget *t);
 
 /*
@@ -1084,6 +1109,8 @@ struct kvb_rmodel {
 	char cmdline[1024];
 	char order[16];		/* "shuffled", "sequential", "" (not said) */
 	double seed;		/* the order's seed; NAN */
+	double margin;		/* the run's tie margin (params.margin); 5% when not said */
+	int margin_said;	/* params.margin was in the report */
 	int interrupted;
 	struct kvb_rcase *c;	/* every result, in the report's order */
 	int n;
@@ -1125,6 +1152,7 @@ struct kvb_contra {
 };
 
 struct kvb_agree {
+	double margin[2];	/* the tie margins of the two verdicts */
 	int groups;		/* groups of two targets or more in both */
 	int agree;		/* of them, naming the same fastest */
 	int targets;		/* targets in both, in those groups */
@@ -1150,7 +1178,7 @@ int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 /* report/compare.c: kvbench compare OLD.json NEW.json, or RUN.json --base B */
 struct kvb_cmp_opts {
 	double alpha;		/* significance level */
-	double margin;		/* the verdicts' tie margin; 0: KVB_VERDICT_MARGIN */
+	double margin;		/* the verdicts' tie margin; 0: each report's own */
 	int force;		/* compare reports that differ, after a warning */
 	int json;		/* JSON instead of the table */
 	const char *base;	/* one report: every backend against this one */

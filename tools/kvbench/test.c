@@ -2806,6 +2806,14 @@ static void test_compare(void)
 }
 
 /* A test that hay has needle (printed when it has not) */
+/* s ends with tail */
+static int str_ends(const char *s, const char *tail)
+{
+	size_t a = strlen(s), b = strlen(tail);
+
+	return a >= b && !strcmp(s + a - b, tail);
+}
+
 static void ok_has(const char *hay, const char *needle, const char *name)
 {
 	ok(!!strstr(hay, needle), "%s", name);
@@ -3023,7 +3031,7 @@ static void test_verdict_groups(void)
 	   strstr(buf, "\"mark\": \"cannot tell\", \"text\": \"cannot tell: 3 runs, needs 4\""),
 	   "verdict JSON: well-formed, the tied fastest listed, marks and texts");
 	ok_has(buf,
-	       "\"ratio\": 1.0000, \"ci_low\": null, \"ci_high\": null, \"p\": null, \"p_floor\": null,\n          \"noisy\": false, \"mark\": \"fastest\"",
+	       "\"ratio\": 1.0000, \"ci_low\": null, \"ci_high\": null, \"p\": null, \"p_floor\": null, \"p_holm\": null,\n          \"noisy\": false, \"mark\": \"fastest\"",
 	       "verdict JSON: the fastest against itself: ratio 1, no interval, no p");
 	free(buf);
 	buf = NULL;
@@ -3031,7 +3039,7 @@ static void test_verdict_groups(void)
 	kvb_verdict_table(f, &g[0]);
 	fclose(f);
 	ok(strstr(buf, "get, 1 thread, batch 1\n") && strstr(buf, "  rcu") &&
-	   strstr(buf, "0.8529 [0.8269, 0.8800]  0.008* slower\n") &&
+	   strstr(buf, "0.8529 [0.8269, 0.8800] 0.008* 0.008 slower\n") &&
 	   strstr(buf, "\nverdict: get, 1 thread, batch 1: rcu; rwlock: -14.7% [-17.3%, -12.0%]\n"),
 	   "verdict table: ratio, CI [172/208, 176/200], p and mark per target, then the line");
 	free(buf);
@@ -3068,7 +3076,8 @@ static void test_verdict_margin(void)
 	   g[0].ntied == 2 && g[0].ninconclusive == 1 &&
 	   strstr(buf, "\"fastest\": [\"rcu\", \"rhashtable\"]") &&
 	   strstr(line, "rhashtable is tied with it (within ±5%)") &&
-	   strstr(line, "inconclusive (neither slower nor within ±5%): rwlock"),
+	   strstr(line, "; the next, rwlock: inconclusive (neither slower nor within ±5%), ") &&
+	   strstr(line, "within ±5%), -0.49% [-26.5%, +22.5%]"),
 	   "verdict: tied inside ±5%%, a wide interval inconclusive and not named fastest: '%s'",
 	   line);
 
@@ -3077,6 +3086,147 @@ static void test_verdict_margin(void)
 	ng = kvb_verdict(c, 3, 0.05, 0.5, &g);
 	ok(ng == 1 && g[0].t[1].mark == KVB_V_TIED && g[0].t[2].mark == KVB_V_TIED,
 	   "verdict: a margin of 50%% takes the wide one in");
+	kvb_verdict_free(g, ng);
+}
+
+/*
+ * The verdict line's "the next" is the row under the fastest (the closest
+ * target not tied with it), whatever its mark: an inconclusive target
+ * closer than the first slower one is named as the next, with its interval,
+ * and the closest slower one is named as such.
+ */
+static void test_verdict_next(void)
+{
+	static const double fast[] = { 200, 202, 204, 206, 208 };
+	static const double wide[] = { 150, 185, 195, 205, 215 };
+	static const double slow[] = { 170, 172, 174, 176, 178 };
+	static const double slower[] = { 100, 101, 102, 103, 104 };
+	static const double wide2[] = { 120, 160, 180, 200, 212 };
+	struct kvb_vcase c[4];
+	struct kvb_vgroup *g;
+	char line[1024];
+	int ng;
+
+	vcase(&c[0], "rcu", "get", 2, fast, 5);
+	vcase(&c[1], "rhashtable", "get", 2, slow, 5);
+	vcase(&c[2], "rwlock", "get", 2, wide, 5);
+	vcase(&c[3], "combining", "get", 2, slower, 5);
+	ng = kvb_verdict(c, 4, 0.05, 0.05, &g);
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	ok(ng == 1 && !strcmp(g[0].t[1].c->target, "rwlock") &&
+	   g[0].t[1].mark == KVB_V_INCONCLUSIVE && g[0].t[2].mark == KVB_V_DIFFERENT &&
+	   strstr(line, "get, 2 threads, batch 1: rcu; the next, rwlock: inconclusive (") &&
+	   strstr(line, " (neither slower nor within ±5%), -4.4% [-26.5%, +5.4%]; the ") &&
+	   strstr(line, "; the closest significantly slower, rhashtable: -14.7% [") &&
+	   str_ends(line, " rhashtable: -14.7% [-17.3%, -12.0%], and 1 more"),
+	   "verdict line: the next is the closest row, an inconclusive one: '%s'", line);
+	kvb_verdict_free(g, ng);
+	/* a second inconclusive one, further down: "also inconclusive" */
+	vcase(&c[3], "kthread", "get", 2, wide2, 5);
+	ng = kvb_verdict(c, 4, 0.05, 0.05, &g);
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	ok(ng == 1 && g[0].ninconclusive == 2 &&
+	   strstr(line, "; the next, rwlock: inconclusive (") &&
+	   strstr(line, "; the closest significantly slower, rhashtable: -14.7% [-17.3%, -12.0%]; "
+		  "also inconclusive: kthread") && !strstr(line, "more"),
+	   "verdict line: the other inconclusive ones after the slower: '%s'", line);
+	kvb_verdict_free(g, ng);
+	/* no inconclusive one: the next is the first slower one, as before */
+	ng = kvb_verdict(c, 2, 0.05, 0.05, &g);
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	ok(ng == 1 &&
+	   !strcmp(line, "get, 2 threads, batch 1: rcu; rhashtable: -14.7% [-17.3%, -12.0%]"),
+	   "verdict line: one slower, named: '%s'", line);
+	kvb_verdict_free(g, ng);
+}
+
+/*
+ * Holm's step-down correction within a group: two targets at p 0.032 each
+ * (5 runs against 5, U = 2) are each significant alone, not both after the
+ * correction (2 x 0.032 > 0.05); a third at the floor (0.0079) stays
+ * slower (3 x 0.0079 = 0.024). Seven comparisons at the floor: 5 runs
+ * against 5 cannot reach Holm's first step (0.05 / 7), and the line says so.
+ */
+static void test_verdict_holm(void)
+{
+	static const double fast[] = { 200, 202, 204, 206, 208 };
+	static const double a[] = { 180, 182, 184, 186, 203 };
+	static const double b[] = { 179, 181, 183, 185, 203.5 };
+	static const double low[] = { 100, 101, 102, 103, 104 };
+	static const double p[] = { 0.03, NAN, 0.01, 0.04, 0.005 };
+	static const char * const name[] = { "b1", "b2", "b3", "b4", "b5", "b6", "b7" };
+	struct kvb_vcase c[8];
+	struct kvb_vgroup *g;
+	struct kvb_vtally tl = { .pfloor = NAN };
+	char line[1024], *buf = NULL;
+	double adj[5];
+	size_t len = 0;
+	FILE *f;
+	int ng, i;
+
+	kvb_holm(p, 5, adj);
+	/* by p: 0.005 x 4, 0.01 x 3, 0.03 x 2, 0.04 x 1, each at least the one before */
+	ok(fabs(adj[4] - 0.02) < TINY && fabs(adj[2] - 0.03) < TINY &&
+	   fabs(adj[0] - 0.06) < TINY && fabs(adj[3] - 0.06) < TINY && isnan(adj[1]),
+	   "Holm: (m - i) p(i), never below the step before, NAN no test");
+
+	vcase(&c[0], "rcu", "get", 2, fast, 5);
+	vcase(&c[1], "rwlock", "get", 2, a, 5);
+	vcase(&c[2], "rhashtable", "get", 2, b, 5);
+	vcase(&c[3], "kthread", "get", 2, low, 5);
+	ng = kvb_verdict(c, 3, 0.05, 0.05, &g);
+	ok(ng == 1 && g[0].t[1].hl.significant && g[0].t[2].hl.significant &&
+	   fabs(g[0].t[1].hl.p - 8.0 / 252) < TINY &&
+	   fabs(g[0].t[1].p_holm - 16.0 / 252) < TINY &&
+	   g[0].t[1].mark == KVB_V_INCONCLUSIVE && g[0].t[2].mark == KVB_V_INCONCLUSIVE,
+	   "Holm: two at p 0.032, each slower alone, inconclusive both after the correction");
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	ok_has(line, "; the next, rwlock: inconclusive (neither slower nor within ±5%), ",
+	       "Holm: the line calls the next inconclusive");
+	ok_has(line, ", Holm p 0.063; also inconclusive: rhashtable",
+	       "Holm: the line says which p the correction took above alpha");
+	f = open_memstream(&buf, &len);
+	kvb_verdict_table(f, &g[0]);
+	kvb_verdict_json(f, g, ng, NULL, 2);
+	fclose(f);
+	ok(strstr(buf, " 0.032  0.063 inconclusive\n") &&
+	   strstr(buf, "\"correction\": \"holm\", \"comparisons\": 2, \"holm_binds\": false,") &&
+	   strstr(buf, "\"p\": 0.0317, \"p_floor\": 0.0079, \"p_holm\": 0.0635,"),
+	   "Holm: the table's Holm column, the JSON's correction and p_holm");
+	free(buf);
+	buf = NULL;
+	kvb_verdict_free(g, ng);
+
+	ng = kvb_verdict(c, 4, 0.05, 0.05, &g);
+	ok(ng == 1 && !strcmp(g[0].t[3].c->target, "kthread") &&
+	   g[0].t[3].mark == KVB_V_DIFFERENT && fabs(g[0].t[3].p_holm - 6.0 / 252) < TINY &&
+	   g[0].t[1].mark == KVB_V_INCONCLUSIVE && g[0].t[2].mark == KVB_V_INCONCLUSIVE &&
+	   !g[0].holm_binds,
+	   "Holm: the one at the floor stays slower (3 x 0.0079), the two at 0.032 do not");
+	kvb_verdict_free(g, ng);
+
+	/* eight targets: seven comparisons at the floor of 5 runs against 5 */
+	vcase(&c[0], "rcu", "get", 2, fast, 5);
+	for (i = 0; i < 7; i++)
+		vcase(&c[i + 1], name[i], "get", 2, low, 5);
+	ng = kvb_verdict(c, 8, 0.05, 0.05, &g);
+	kvb_verdict_line(line, sizeof(line), &g[0]);
+	ok(ng == 1 && g[0].holm_binds && g[0].ninconclusive == 7 &&
+	   fabs(g[0].t[1].hl.p - 2.0 / 252) < TINY && g[0].t[1].hl.significant,
+	   "Holm: 7 comparisons at the floor, none slower (7 x 0.0079 > 0.05)");
+	ok_has(line,
+	       "; none can be marked slower: 7 comparisons (Holm) need a p of 0.0071, below what these runs can give (0.0079): use -r 6",
+	       "Holm: the line states the p floor that binds and the runs that would do");
+	kvb_verdict_tally(&tl, &g[0]);
+	f = open_memstream(&buf, &len);
+	kvb_verdict_legend(f, 0.05, &tl);
+	fclose(f);
+	ok(strstr(buf, "7 comparisons in 1 group, corrected by Holm's method") &&
+	   strstr(buf, "p floor: 5 runs against 5 cannot give a p below 0.0079, and Holm's\n") &&
+	   strstr(buf, "\nfirst step over 7 comparisons needs 0.0071: in 1 group no") &&
+	   strstr(buf, "\nbe marked slower. Use -r 6.\n"),
+	   "Holm: the legend states the correction and the p floor that binds");
+	free(buf);
 	kvb_verdict_free(g, ng);
 }
 
@@ -3811,6 +3961,185 @@ static void test_forest(const char *k)
 	ok(st == 0, "kvbench plot --forest draws the figure (%s)", out);
 }
 
+/*
+ * plot --ops: the verdict's secondary figure, absolute ops/s per target
+ * per group the report shows, the in-process baselines included.
+ */
+static void test_plot_ops(const char *k)
+{
+	static const char json[] = "../../Documentation/results/bench.json";
+	char err[256] = "", *text, *buf = NULL, out[1024];
+	struct kvb_rmodel m;
+	size_t len = 0;
+	FILE *f;
+	int rc = -1, st;
+
+	text = kvb_slurp(json, err, sizeof(err));
+	if (!text) {
+		skip("not run from tools/kvbench", "plot --ops: ops/s per target, baselines in");
+		skip("not run from tools/kvbench", "kvbench plot --ops draws");
+		return;
+	}
+	f = open_memstream(&buf, &len);
+	if (f && !kvb_rmodel_parse(text, &m, err, sizeof(err))) {
+		rc = kvb_ops_script(f, "o.svg", &m, err, sizeof(err));
+		kvb_rmodel_free(&m);
+	}
+	if (f)
+		fclose(f);
+	/* ycsb-b at 2 threads: rcu's median 598324, its runs; user-rwlock in-process */
+	ok(!rc && buf && strstr(buf, "set terminal svg ") && strstr(buf, "multiplot layout 4,1") &&
+	   count_of(buf, "'user-rwlock! (in-process)'") == 4 &&
+	   count_of(buf, "'user-owner! (in-process)'") == 4 &&
+	   strstr(buf, "\n0 598324 548976 619079 7 0x009E73\n") &&
+	   strstr(buf, "\n2 452659 236101 654442 6 0x56B4E9\n") &&
+	   strstr(buf, "'rwlock! (inconclusive)'") && strstr(buf, "set logscale x") &&
+	   !strstr(buf, "'nop"),
+	   "plot --ops: a panel per group the report shows, ops/s per target, baselines in (%s)",
+	   err);
+	if (getenv("KVB_DEBUG") && buf)
+		fputs(buf, stderr);
+	free(buf);
+	free(text);
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary", "plot --forest --ops: one figure at a time");
+		skip("no kvbench binary", "kvbench plot --ops draws");
+		return;
+	}
+	st = run(out, sizeof(out), "%s plot --forest --ops %s x.png 2>&1", k, json);
+	ok(st == 2 && strstr(out, "one figure at a time"), "plot --forest --ops: exit 2, said");
+	if (run(out, sizeof(out), "command -v gnuplot >/dev/null 2>&1")) {
+		skip("no gnuplot", "kvbench plot --ops draws");
+		return;
+	}
+	st = run(out, sizeof(out),
+		 "f=/tmp/kvbench-ops-%d.png; %s plot --ops %s $f 2>&1 && test -s $f; r=$?; rm -f $f; exit $r",
+		 (int)getpid(), k, json);
+	ok(st == 0, "kvbench plot --ops draws the figure (%s)", out);
+}
+
+/*
+ * The verdict lines of report text joined back in place: a line that goes
+ * on after "verdict: " begins with two spaces (kvb_wrap()).
+ */
+static void join_verdicts(char *s)
+{
+	char *p = s, *w;
+	int in = 0;
+
+	for (w = s; *p; ) {
+		if (p == s || p[-1] == '\n')
+			in = in ? !strncmp(p, "  ", 2) || !strncmp(p, "verdict: ", 9) :
+			     !strncmp(p, "verdict: ", 9);
+		if (in && p[0] == '\n' && p[1] == ' ' && p[2] == ' ') {
+			*w++ = ' ';
+			p += 3;
+			continue;
+		}
+		*w++ = *p++;
+	}
+	*w = 0;
+}
+
+/* The widest line of text, in columns (UTF-8 code points), and where */
+static int widest(const char *s, const char **at)
+{
+	int w = 0, c = 0;
+	const char *start = s;
+
+	*at = s;
+	for (; *s; s++) {
+		if (*s == '\n') {
+			if (c > w) {
+				w = c;
+				*at = start;
+			}
+			c = 0;
+			start = s + 1;
+		} else if (((unsigned char)*s & 0xc0) != 0x80) {
+			c++;
+		}
+	}
+	return c > w ? c : w;
+}
+
+/*
+ * kvbench report for mail: every line within 80 columns, the verdict lines
+ * wrapped at spaces outside brackets, so that joined they are the verdict
+ * of report --json word for word.
+ */
+static void test_report_mail(const char *k)
+{
+	static const char json[] = "../../Documentation/results/bench.json";
+	static char out[65536], js[262144];
+	const struct jnode *reps, *v;
+	const char *at;
+	struct jnode root;
+	char err[256] = "";
+	int st, w, i, found = 0, same = 0;
+
+	if (!k || access(k, X_OK) || access(json, R_OK)) {
+		skip("no kvbench binary, or not run from tools/kvbench",
+		     "kvbench report fits 80 columns");
+		return;
+	}
+	st = run(out, sizeof(out), "%s report --all %s 2>&1", k, json);
+	w = widest(out, &at);
+	ok(st == 0 && w <= 80, "kvbench report --all fits 80 columns (widest %d: %.60s)", w, at);
+	run(js, sizeof(js), "%s report --all --json %s 2>&1", k, json);
+	memset(&root, 0, sizeof(root));
+	if (!kvb_json_parse(js, &root, err, sizeof(err))) {
+		reps = kvb_json_get(&root, "reports", J_ARR);
+		v = reps && reps->nkids ? kvb_json_get(&reps->kids[0], "verdict", J_ARR) : NULL;
+		for (i = 0; v && i < v->nkids; i++) {
+			const struct jnode *line = kvb_json_get(&v->kids[i], "verdict", J_STR);
+			char joined[2048];
+			const char *p;
+			size_t n = 0;
+
+			if (!line)
+				continue;
+			found++;
+			/* the paragraph from "verdict: ": lines that go on begin with 2 spaces */
+			p = strstr(out, "\nverdict: ");
+			while (p) {
+				const char *q = p + 10;
+
+				n = 0;
+				while (*q && n < sizeof(joined) - 1) {
+					if (q[0] == '\n' && q[1] == ' ' && q[2] == ' ') {
+						joined[n++] = ' ';
+						q += 3;
+						continue;
+					}
+					if (*q == '\n')
+						break;
+					joined[n++] = *q++;
+				}
+				joined[n] = 0;
+				if (!strcmp(joined, line->str)) {
+					same++;
+					break;
+				}
+				p = strstr(q, "\nverdict: ");
+			}
+		}
+	}
+	ok(found == 8 && same == found,
+	   "kvbench report: the wrapped verdict lines, joined, are report --json's (%d of %d) %s",
+	   same, found, err);
+	kvb_json_free(&root);
+	st = run(out, sizeof(out), "%s report %s 2>&1", k, json);
+	w = widest(out, &at);
+	ok(st == 0 && w <= 80 &&
+	   strstr(out, "ycsb-b, scrambled-zipf, 2 threads, batch 1: rcu; the next, rwlock:\n") &&
+	   strstr(out, "\n  inconclusive (neither slower nor within ±5%), -16.0% [") &&
+	   strstr(out, "within ±5%), -16.0% [-24.7%, +0.16%]; the\n") &&
+	   strstr(out, "\nverdict: seed, 2 threads, batch 1: rwlock; the next, rhashtable:\n") &&
+	   strstr(out, "\n  -10.9% [-22.2%, -6.4%], and 5 more significantly slower\n"),
+	   "kvbench report fits 80 columns, an interval kept whole (widest %d: %.60s)", w, at);
+}
+
 /* Values out of their range are errors or named, never silent numbers */
 static void test_report_ranges(void)
 {
@@ -3883,6 +4212,7 @@ static void test_report_real(const char *k)
 		return;
 	}
 	st = run(out, sizeof(out), "%s report %s 2>&1", k, json);
+	join_verdicts(out);
 	ok(st == 0 && count_of(out, "\nverdict: ") == 4 &&
 	   strstr(out, "\nverdict: ycsb-c, scrambled-zipf, 2 threads, batch 1: ") &&
 	   strstr(out, "\nverdict: seed, 2 threads, batch 1: ") &&
@@ -3894,16 +4224,19 @@ static void test_report_real(const char *k)
 	 * 1.0016]: printed "tied" with "[0.753, 1]" and named co-fastest
 	 * before; an interval of -25% to +0.16% shows no equivalence.
 	 */
-	ok(strstr(out, "  rwlock            5!  498.236k  0.8396 [0.7533, 1.0016]  ") &&
-	   strstr(out, "0.8396 [0.7533, 1.0016]  0.056  inconclusive\n") &&
+	ok(strstr(out, "  rwlock           5! 498.236k 0.8396 [0.7533, 1.0016] ") &&
+	   strstr(out, "0.8396 [0.7533, 1.0016] 0.056  0.056 inconclusive\n") &&
 	   strstr(out, "\nverdict: ycsb-b, scrambled-zipf, 2 threads, batch 1: rcu; the next, ") &&
-	   strstr(out, "inconclusive (neither slower nor within ±5%): rwlock\n") &&
+	   strstr(out, "rcu; the next, rwlock: inconclusive (neither slower nor within ±5%), ") &&
+	   strstr(out, "within ±5%), -16.0% [-24.7%, +0.16%]; the closest significantly slower") &&
+	   strstr(out, "the closest significantly slower, rhashtable: -30.1% [-49.4%, -22.9%]") &&
+	   strstr(out, "rhashtable: -30.1% [-49.4%, -22.9%], and 4 more\n") &&
 	   !strstr(out, "is tied with it") && !strstr(out, "  tied\n"),
 	   "report on the real report: an inconclusive target is not tied nor named fastest; [low, high] with the digits that tell 1.0016 from 1");
 	ok(strstr(out, "host: accel tcg, CPUs 0.0% busy before the run (steal unknown), ") &&
 	   strstr(out, "(steal unknown), not busy\nnoisy: 60 of 72 cases\n") &&
-	   strstr(out, "  rhashtable        5!  472.437k") && strstr(out, "*: p is the smallest") &&
-	   strstr(out, "\n24 comparisons at alpha 0.05"),
+	   strstr(out, "  rhashtable       5! 472.437k") && strstr(out, "*: p is the smallest") &&
+	   strstr(out, "\n24 comparisons in 4 groups, corrected by Holm's method within each\n"),
 	   "report on the real report: accel, host busy, steal and the noisy count in view; noisy rows, the p floor and the comparisons said");
 	st = run(out, sizeof(out), "%s report --threads 1 %s 2>&1", k, json);
 	ok(st == 0 && strstr(out, "\nseed, 1 thread, batch 1\n") &&
@@ -3921,9 +4254,10 @@ static void test_report_real(const char *k)
 	ok(st == 1 && strstr(out, "no result to judge (0 results: an empty \"results\")"),
 	   "report of a report without results: exit 1, said");
 	st = run(out, sizeof(out), "%s report --margin 30 %s 2>&1", k, json);
+	join_verdicts(out);
 	ok(st == 0 && strstr(out, "rcu; rwlock is tied with it (within ±30%)") &&
-	   strstr(out, "1 ±30% (--margin)"),
-	   "report --margin 30: the interval [0.7533, 1.0016] inside ±30% is a tie");
+	   strstr(out, "1 ±30% (--margin;"),
+	   "report --margin 30: the interval [0.7533, 1.0016] inside ±30%% is a tie");
 	st = run(out, sizeof(out), "%s report --margin 0 %s 2>&1; %s report --margin 51%% %s 2>&1",
 		 k, json, k, json);
 	ok(st == 2 && count_of(out, "--margin: ") == 2 && strstr(out, "at most 50"),
@@ -3963,6 +4297,8 @@ static void test_report(const char *k)
 	f = open_memstream(&out, &len);
 	shown = kvb_report_text(f, json, "run.json", 0, 0, 0, err, sizeof(err));
 	fclose(f);
+	if (out)
+		join_verdicts(out);
 	ok(shown == 1 &&
 	   strstr(out, "== run.json: kernel 6.12-test, 2 CPUs, 5 runs per case, zipf:0.99\n") &&
 	   strstr(out, "\nget, zipf:0.99, 2 threads, batch 1\n") && !strstr(out, "4 threads") &&
@@ -4029,6 +4365,7 @@ static void test_report(const char *k)
 	close(fd);
 	out = malloc(16384);
 	st = run(out, 16384, "%s report %s 2>&1", k, path);
+	join_verdicts(out);
 	ok(st == 0 && strstr(out, "rhashtable; rcu is tied with it (within ±5%)") &&
 	   strstr(out, "\nratio: ops/s of the target over the fastest's"),
 	   "kvbench report FILE: exit 0, the verdict and the legend");
@@ -4577,6 +4914,159 @@ static void test_verdict_roundtrip(void)
 	kvb_json_free(&b);
 	free(json);
 	free(rep);
+}
+
+/*
+ * bench --margin: the run's tie margin is in its report (params.margin),
+ * and bench's own verdict (its JSON and its table's lines), `kvbench
+ * report` without --margin, compare's agreement and the forest plot all
+ * judge at it; report --margin overrides it.
+ */
+static void test_run_margin(const char *k)
+{
+	static double runs[2][5] = {
+		{ 1000, 1010, 990, 1005, 995 }, { 880, 1000, 900, 960, 930 },
+	};
+	static const char * const names[] = { "rwlock", "rcu" };
+	static const char bad[] =
+		"{\"schema\":\"kvbench-bench/4\",\"params\":{\"margin\":0.9},\"results\":[]}";
+	struct kvb_result r[2];
+	struct kvb_params p;
+	struct kvb_rmodel m5, m30;
+	struct kvb_agree ag;
+	struct jnode a, b;
+	const struct jnode *va = NULL, *vb = NULL, *reps;
+	char err[256] = "", where[256] = "", *json, *json5, *rep = NULL, *tab, *fo = NULL;
+	char out[16384], eout[4096], path[64];
+	struct kvb_cmp_opts co = { .alpha = 0.05 };
+	size_t len = 0;
+	FILE *f;
+	int i, st;
+
+	kvb_params_defaults(&p);
+	ok(p.margin == KVB_VERDICT_MARGIN, "bench --margin: 5%% by default");
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 2; i++) {
+		struct kvb_result *x = &r[i];
+
+		snprintf(x->target, sizeof(x->target), "%s", names[i]);
+		x->kind = KVB_KERNEL;
+		x->mix = (struct kvb_mix){ .get = 100 };
+		x->threads = 2;
+		x->batch = 1;
+		x->fdmode = KVB_FD_PER_THREAD;
+		x->io = KVB_IO_IOCTL;
+		x->runs = 5;
+		x->run_ops = runs[i];
+		x->ops_per_sec = kvb_median(x->run_ops, 5);
+	}
+	json5 = report(kvb_print_json, &p, r, 2);
+	p.margin = 0.3;
+	json = report(kvb_print_json, &p, r, 2);
+	tab = report(kvb_print_table, &p, r, 2);
+	ok(json && strstr(json, "\n    \"margin\": 0.3\n  },\n") &&
+	   strstr(json, "\"margin\": 0.3,\n") && strstr(json, "\"mark\": \"tied\"") &&
+	   strstr(json, "\"fastest\": [\"rwlock\", \"rcu\"]") &&
+	   json5 && strstr(json5, "\"mark\": \"inconclusive\""),
+	   "bench --margin 30: recorded in params, and bench.json's verdict ties at it");
+	ok(tab && strstr(tab, "rwlock; rcu is tied with it (within ±30%)") &&
+	   strstr(tab, "\ninterval inside ±30%; 'kvbench report --all'"),
+	   "bench --margin 30: the table's verdict lines tie at it");
+	/* report without --margin: the run's; its verdict is bench.json's, field for field */
+	f = open_memstream(&rep, &len);
+	if (json && f && kvb_report_text(f, json, "bench.json", 1, 0, 1, err, sizeof(err)) < 0)
+		fprintf(stderr, "# %s\n", err);
+	if (f)
+		fclose(f);
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	if (json && !kvb_json_parse(json, &a, err, sizeof(err)))
+		va = kvb_json_get(&a, "verdict", J_ARR);
+	if (rep) {
+		char *doc = malloc(strlen(rep) + 32);
+
+		if (doc) {
+			sprintf(doc, "{ \"reports\": [%s] }", rep);
+			if (!kvb_json_parse(doc, &b, err, sizeof(err))) {
+				reps = kvb_json_get(&b, "reports", J_ARR);
+				if (reps && reps->nkids == 1)
+					vb = kvb_json_get(&reps->kids[0], "verdict", J_ARR);
+			}
+			free(doc);
+		}
+	}
+	ok(va && vb && jsame(va, vb, where, sizeof(where)) && strstr(rep, "\"margin\": 0.3,"),
+	   "bench --margin 30: report --json without --margin gives bench.json's verdict (%s%s)",
+	   where, err);
+	kvb_json_free(&a);
+	kvb_json_free(&b);
+	free(rep);
+	rep = NULL;
+	f = open_memstream(&rep, &len);
+	if (json && f)
+		kvb_report_text(f, json, "bench.json", 1, 0, 0, err, sizeof(err));
+	if (f)
+		fclose(f);
+	ok(rep && strstr(rep, "\nmargin: tied within ±30% (the run's, bench --margin)\n") &&
+	   strstr(rep, "rwlock; rcu is tied with it (within ±30%)"),
+	   "bench --margin 30: kvbench report says the run's margin and ties at it");
+	free(rep);
+	rep = NULL;
+	/* compare: each verdict at its report's margin, the difference said */
+	if (json && json5 && !kvb_rmodel_parse(json5, &m5, err, sizeof(err))) {
+		if (!kvb_rmodel_parse(json, &m30, err, sizeof(err))) {
+			ok(!kvb_agreement(&m5, &m30, 0.05, 0, &ag) && ag.margin[0] == 0.05 &&
+			   ag.margin[1] == 0.3 && ag.groups == 1 && ag.agree == 0,
+			   "compare: each verdict at its report's margin (5%%, 30%%): they differ on the tie");
+			ok(!kvb_agreement(&m5, &m30, 0.05, 0.3, &ag) && ag.agree == 1,
+			   "compare --margin 30: one margin for both, they agree");
+			f = open_memstream(&fo, &len);
+			if (f && !kvb_forest_script(f, "f.svg", &m30, err, sizeof(err)))
+				fclose(f);
+			else if (f)
+				fclose(f);
+			ok(fo && strstr(fo, "set arrow from 0.7, graph 0") &&
+			   strstr(fo, "set arrow from 1.3, graph 0") && strstr(fo, "rcu (tied)"),
+			   "plot --forest: the run's margin, its dashed lines at 0.7 and 1.3");
+			free(fo);
+			kvb_rmodel_free(&m30);
+		}
+		kvb_rmodel_free(&m5);
+	}
+	st = compare_opts(out, sizeof(out), eout, sizeof(eout), json5, json, &co, err,
+			  sizeof(err));
+	ok(st > 0 && strstr(out, "tie margins differ: ±5% in old, ±30% in new"),
+	   "compare: reports of different margins: said (%s)", err);
+	/* a margin out of range in a report is an error, not a verdict */
+	ok(kvb_rmodel_parse(bad, &m5, err, sizeof(err)) == -1 &&
+	   strstr(err, "\"margin\": 0.9 is out of range"),
+	   "a report's margin out of range: an error (%s)", err);
+	if (k && !access(k, X_OK)) {
+		snprintf(path, sizeof(path), "/tmp/kvbench-margin-%d.json", (int)getpid());
+		f = json ? fopen(path, "w") : NULL;
+		if (f) {
+			fputs(json, f);
+			fclose(f);
+		}
+		st = run(out, sizeof(out), "%s report %s 2>&1", k, path);
+		ok(st == 0 && strstr(out, "rcu is tied with it (within ±30%)"),
+		   "kvbench report on a --margin 30 run: tied at 30%%");
+		st = run(out, sizeof(out), "%s report --margin 5 %s 2>&1", k, path);
+		ok(st == 0 && strstr(out, "margin: tied within ±5% (--margin)") &&
+		   !strstr(out, "is tied with it"),
+		   "kvbench report --margin 5 overrides the run's");
+		unlink(path);
+		st = run(out, sizeof(out), "%s bench --dry-run -b user-rwlock --margin 0 2>&1", k);
+		ok(st == 2 && strstr(out, "--margin") && strstr(out, "at most 50"),
+		   "bench --margin 0: exit 2, the range said");
+	} else {
+		skip("no kvbench binary", "kvbench report on a --margin 30 run");
+		skip("no kvbench binary", "kvbench report --margin 5 overrides the run's");
+		skip("no kvbench binary", "bench --margin 0: exit 2");
+	}
+	free(json);
+	free(json5);
+	free(tab);
 }
 
 /*
@@ -5260,6 +5750,8 @@ int main(int argc, char **argv)
 	test_verdict_stats();
 	test_verdict_groups();
 	test_verdict_margin();
+	test_verdict_next();
+	test_verdict_holm();
 	test_verdict_baselines();
 	test_compare_trust();
 	test_compare_schema();
@@ -5280,6 +5772,8 @@ int main(int argc, char **argv)
 	test_report_real(kvbench_bin);
 	test_report_ranges();
 	test_forest(kvbench_bin);
+	test_report_mail(kvbench_bin);
+	test_plot_ops(kvbench_bin);
 	test_plot_and_range_defects(kvbench_bin);
 	test_bench_verdict();
 	test_ycsb_zipf();
@@ -5287,6 +5781,7 @@ int main(int argc, char **argv)
 	test_workload_engine();
 	test_workload_plot();
 	test_verdict_roundtrip();
+	test_run_margin(kvbench_bin);
 	test_base_estimator();
 	test_compare_agreement();
 	test_compare_workload_diff();

@@ -140,6 +140,9 @@ static const char bench_help[] =
 	"                        printed; the report has it either way)\n"
 	"      --noisy PCT       flag a case noisy (! in the table) when its runs'\n"
 	"                        spread is above PCT percent (default 10)\n"
+	"      --margin PCT      the verdict's tie margin: tied where the interval\n"
+	"                        lies inside +-PCT% of the fastest (default 5);\n"
+	"                        the report records it for 'kvbench report'\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Counts (N) take the suffixes k, M, G (x1000) or Ki, Mi, Gi (x1024);\n"
@@ -329,6 +332,7 @@ static const struct option bench_opts[] = {
 	{ "cpus", required_argument, NULL, 'c' },
 	{ "seed", required_argument, NULL, 's' },
 	{ "noisy", required_argument, NULL, 'y' },
+	{ "margin", required_argument, NULL, 'g' },
 	{ "order", required_argument, NULL, 'R' },
 	{ "no-settle", no_argument, NULL, 'T' },
 	{ "after", required_argument, NULL, 'A' },
@@ -500,6 +504,10 @@ static int opt_runs(int c, const char *opt, struct kvb_params *p,
 		if (parse_pct(optarg, &p->noisy_pct))
 			return kvb_usage("bench", opt,
 					 "must be a percentage, 0 or more (10, 5.5, 10%)");
+		break;
+	case 'g':
+		if (kvb_parse_margin(optarg, &p->margin, err, sizeof(err)))
+			return kvb_usage("bench", opt, err);
 		break;
 	case 'R':
 		if (kvb_parse_order(optarg, &p->order, err, sizeof(err)))

@@ -1016,5 +1016,6 @@ void kvb_params_defaults(struct kvb_params *p)
 	p->pin = 1;
 	p->format = KVB_TABLE;
 	p->noisy_pct = KVB_NOISY_PCT;
+	p->margin = KVB_VERDICT_MARGIN;
 	p->ios = 1U << KVB_IO_IOCTL;
 }

@@ -68,8 +68,9 @@ static void contradiction(struct kvb_agree *ag, int side, const struct kvb_vgrou
 }
 
 /*
- * The agreement of a and b (their verdicts at alpha and margin) into ag;
- * 0, or -1 when a verdict cannot be computed.
+ * The agreement of a and b (their verdicts at alpha and margin; margin 0:
+ * each at its report's own, the one `kvbench report` takes) into ag; 0, or
+ * -1 when a verdict cannot be computed.
  */
 int kvb_agreement(const struct kvb_rmodel *a, const struct kvb_rmodel *b, double alpha,
 		  double margin, struct kvb_agree *ag)
@@ -78,6 +79,8 @@ int kvb_agreement(const struct kvb_rmodel *a, const struct kvb_rmodel *b, double
 	int na, nb, i, j, k, ret = -1;
 
 	memset(ag, 0, sizeof(*ag));
+	ag->margin[0] = margin > 0 ? margin : a->margin;
+	ag->margin[1] = margin > 0 ? margin : b->margin;
 	na = kvb_rmodel_verdict(a, alpha, margin, &ga);
 	nb = kvb_rmodel_verdict(b, alpha, margin, &gb);
 	if (na < 0 || nb < 0)
@@ -123,6 +126,10 @@ void kvb_agree_print(FILE *f, const struct kvb_agree *ag, const char *old, const
 		"%d of %d targets have the same mark in both (significantly slower, or not): %.0f%%\n",
 		ag->agree, ag->groups, ag->same_mark, ag->targets,
 		ag->targets ? 100.0 * ag->same_mark / ag->targets : 0);
+	if (ag->margin[0] != ag->margin[1])
+		fprintf(f,
+			"tie margins differ: ±%g%% in %s, ±%g%% in %s (each report's own; --margin sets one)\n",
+			ag->margin[0] * 100, old, ag->margin[1] * 100, new);
 	if (ag->ncontra)
 		fprintf(f, "%d contradiction%s %s:\n", ag->ncontra, ag->ncontra == 1 ? "" : "s",
 			"(a group's fastest in one report marked significantly slower in the other)");
@@ -146,6 +153,8 @@ void kvb_agree_json(FILE *f, const struct kvb_agree *ag)
 
 	fprintf(f, "{ \"groups\": %d, \"agree\": %d, \"targets\": %d, \"same_mark\": %d,\n",
 		ag->groups, ag->agree, ag->targets, ag->same_mark);
+	fprintf(f, "    \"margin_old\": %.4g, \"margin_new\": %.4g,\n", ag->margin[0],
+		ag->margin[1]);
 	fprintf(f, "    \"contradictions\": %d, \"listed\": [", ag->ncontra);
 	for (i = 0; i < ag->n; i++) {
 		const struct kvb_contra *c = &ag->c[i];

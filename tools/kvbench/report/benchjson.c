@@ -342,7 +342,8 @@ static void print_results(FILE *f, const struct kvb_params *p,
 	}
 	fprintf(f, ",\n    \"noisy_pct\": ");
 	jnum(f, p->noisy_pct, 1);
-	fprintf(f, "\n  },\n");
+	/* the verdict's tie margin (--margin), which `kvbench report` takes */
+	fprintf(f, ",\n    \"margin\": %.4g\n  },\n", p->margin);
 	fprintf(f, "  \"results\": [");
 	for (i = 0; i < n; i++) {
 		const struct kvb_result *x = &r[i];
@@ -593,6 +594,7 @@ static int load_header(const struct jnode *root, struct kvb_rmodel *m,
 	const struct jnode *hbusy = kvb_json_get(pv, "host_busy", J_BOOL);
 	const struct jnode *hz = kvb_json_get(pv, "hz", J_NUM);
 	const struct jnode *seed = kvb_json_get(params, "seed", J_NUM);
+	const struct jnode *margin = kvb_json_get(params, "margin", J_NUM);
 
 	/* with workloads (-W) each case has its own: the groups' labels say it */
 	if (kvb_json_get(params, "workloads", J_ARR))
@@ -622,6 +624,18 @@ static int load_header(const struct jnode *root, struct kvb_rmodel *m,
 	m->host_busy = hbusy ? (int)hbusy->num : -1;
 	m->hz = hz && hz->num > 0 && hz->num < 1e6 ? (int)hz->num : 0;
 	m->seed = seed ? seed->num : NAN;
+	/* a report without one was judged at the default (--margin came later) */
+	m->margin = KVB_VERDICT_MARGIN;
+	if (margin && !(margin->num > 0 && margin->num <= 0.5)) {
+		snprintf(err, errlen,
+			 "\"params\".\"margin\": %g is out of range (above 0, at most 0.5)",
+			 margin->num);
+		return -1;
+	}
+	if (margin) {
+		m->margin = margin->num;
+		m->margin_said = 1;
+	}
 	m->interrupted = kvb_json_get(root, "interrupted", J_BOOL) &&
 			 kvb_json_get(root, "interrupted", J_BOOL)->num;
 	return 0;
@@ -715,11 +729,14 @@ fail:
 	return -1;
 }
 
-/* The verdict over m's cases (verdict.c): the number of groups, or -1. */
+/*
+ * The verdict over m's cases (verdict.c): the number of groups, or -1.
+ * margin 0: the report's own (m->margin).
+ */
 int kvb_rmodel_verdict(const struct kvb_rmodel *m, double alpha, double margin,
 		       struct kvb_vgroup **g)
 {
-	return kvb_verdict(m->vc, m->nv, alpha, margin, g);
+	return kvb_verdict(m->vc, m->nv, alpha, margin > 0 ? margin : m->margin, g);
 }
 
 /*
@@ -836,7 +853,7 @@ void kvb_print_json(FILE *f, const struct kvb_params *p,
 	print_results(f, p, r, n, o);
 	fprintf(f, ",\n  \"verdict\": ");
 	if (!kvb_rmodel_of_results(p, r, n, o, &m, err, sizeof(err))) {
-		ng = kvb_rmodel_verdict(&m, KVB_VERDICT_ALPHA, KVB_VERDICT_MARGIN, &g);
+		ng = kvb_rmodel_verdict(&m, KVB_VERDICT_ALPHA, m.margin, &g);
 		if (ng >= 0)
 			kvb_verdict_json(f, g, ng, NULL, 2);
 		kvb_verdict_free(g, ng);

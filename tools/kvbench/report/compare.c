@@ -1066,9 +1066,9 @@ static int finish(FILE *f, struct cmp_ctx *x)
 	/* two reports of one suite: their verdicts, group by group */
 	if (x->new_path) {
 		x->ag = calloc(1, sizeof(*x->ag));
+		/* no --margin: each verdict at its report's own margin */
 		if (!x->ag || kvb_agreement(&x->only[0]->m, &x->only[1]->m, x->opt->alpha,
-					    x->opt->margin > 0 ? x->opt->margin :
-					    KVB_VERDICT_MARGIN, x->ag)) {
+					    x->opt->margin, x->ag)) {
 			free(x->ag);
 			free(geo);
 			return -1;
@@ -1244,7 +1244,8 @@ static const char compare_help[] =
 	"                     case (rcu/uring-qd16 against NAME/uring-qd16), with a\n"
 	"                     geomean row per target\n"
 	"      --force        compare reports that differ anyway, after a WARNING\n"
-	"      --margin PCT   the verdicts' agreement: tied within +-PCT% (5)\n"
+	"      --margin PCT   the verdicts' agreement: tied within +-PCT% (default:\n"
+	"                     each report's own, its bench --margin; 5 if none)\n"
 	"      --json         JSON instead of the table (schema kvbench-compare/1)\n"
 	"  -o, --output FILE  write the table or the JSON to FILE (default stdout)\n"
 	"  -h, --help         this help\n"

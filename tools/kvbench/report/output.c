@@ -323,18 +323,18 @@ static void verdict_lines(FILE *f, const struct kvb_params *p,
 		fprintf(f, "\nverdict: none (%s)\n", line);
 		return;
 	}
-	ng = kvb_rmodel_verdict(&m, KVB_VERDICT_ALPHA, KVB_VERDICT_MARGIN, &g);
+	ng = kvb_rmodel_verdict(&m, KVB_VERDICT_ALPHA, m.margin, &g);
 	for (i = 0; i < ng; i++) {
 		if (g[i].n < 2)
 			continue;
 		if (!shown++)
 			fprintf(f,
 				"\nverdict: the fastest by median ops/s in each workload, against the others'\n"
-				"runs (Mann-Whitney, p <= %.2g; tied: the interval inside ±%g%%; 'kvbench report\n"
-				"--all' on the JSON shows the ratios):\n",
-				KVB_VERDICT_ALPHA, KVB_VERDICT_MARGIN * 100);
+				"runs (Mann-Whitney, Holm's correction within a workload, p <= %.2g; tied: the\n"
+				"interval inside ±%g%%; 'kvbench report --all' on the JSON shows the ratios):\n",
+				KVB_VERDICT_ALPHA, m.margin * 100);
 		kvb_verdict_line(line, sizeof(line), &g[i]);
-		fprintf(f, "  %s\n", line);
+		kvb_wrap(f, "  ", line, 4, KVB_MAIL_COLS);
 	}
 	kvb_verdict_free(g, ng);
 	kvb_rmodel_free(&m);

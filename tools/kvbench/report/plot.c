@@ -1294,6 +1294,7 @@ int kvb_plot_script(FILE *g, const char *file, const struct kvb_rmodel *report,
  * Draw the report in json (its text) into file. what names the report in
  * messages. 0, or -1 after a message on stderr.
  */
+/* forest: 0 the run's figure, 1 the forest plot, 2 the ops/s one */
 static int plot_json(const char *file, const char *json, const char *what, int forest)
 {
 	char err[512], *text = NULL;
@@ -1312,7 +1313,8 @@ static int plot_json(const char *file, const char *json, const char *what, int f
 		goto out;
 	}
 	/* the script first, so that a figure that cannot be drawn starts nothing */
-	rc = forest ? kvb_forest_script(g, file, &root, err, sizeof(err)) :
+	rc = forest == 2 ? kvb_ops_script(g, file, &root, err, sizeof(err)) :
+	     forest ? kvb_forest_script(g, file, &root, err, sizeof(err)) :
 		      kvb_plot_script(g, file, &root, err, sizeof(err));
 	if (fclose(g) && !rc) {
 		snprintf(err, sizeof(err), "%s", strerror(errno));
@@ -1361,12 +1363,16 @@ static const char plot_help[] =
 	"\n"
 	"With --forest, the verdict's figure instead: per workload group that\n"
 	"'kvbench report' shows by default, each target's ratio to the fastest\n"
-	"with its 95% interval (log axis, lines at 1 and 1 +- 5%), coloured by its\n"
-	"mark (fastest, tied, slower, inconclusive, cannot tell); '!' after a name:\n"
-	"noisy runs.\n"
+	"with its 95% interval (log axis, lines at 1 and 1 +- the run's margin),\n"
+	"coloured by its mark (fastest, tied, slower, inconclusive, cannot tell);\n"
+	"'!' after a name: noisy runs. With --ops, its companion: for the same\n"
+	"groups each target's ops/s (the median, and the slowest to the fastest\n"
+	"run; log axis), the in-process baselines included (hollow: no system\n"
+	"call, not in the verdict).\n"
 	"\n"
 	"Options:\n"
 	"      --forest  the verdict's forest plot\n"
+	"      --ops     the verdict's ops/s figure, baselines included\n"
 	"  -h, --help    show this help\n"
 	"\n"
 	"Exit status: 0 drawn, 1 the report cannot be read or drawn, 2 on usage\n"
@@ -1378,6 +1384,7 @@ int kvb_plot_main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
 		{ "forest", no_argument, NULL, 'f' },
+		{ "ops", no_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *in, *out;
@@ -1386,8 +1393,10 @@ int kvb_plot_main(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		if (c == 'f') {
-			forest = 1;
+		if (c == 'f' || c == 'p') {
+			if (forest && forest != (c == 'f' ? 1 : 2))
+				return kvb_usage("plot", NULL, "--forest and --ops: one figure at a time");
+			forest = c == 'f' ? 1 : 2;
 			continue;
 		}
 		if (c != 'h')

@@ -21,27 +21,8 @@ struct rep_opts {
 	int all;
 	unsigned int threads;	/* 0: as many as the report's CPUs */
 	int json;
-	double margin;		/* tied: the interval inside 1 +- margin */
+	double margin;		/* tied: the interval inside 1 +- margin; 0: the run's */
 };
-
-/* What the legend says of the tables shown: their tests, the p floor */
-struct rep_tally {
-	int ntests;
-	double pfloor;		/* the lowest p floor that bound a p; NAN */
-};
-
-static void tally(struct rep_tally *t, const struct kvb_vgroup *g)
-{
-	int i;
-
-	t->ntests += g->ncompared;
-	for (i = 1; i < g->n; i++) {
-		const struct kvb_vtarget *x = &g->t[i];
-
-		if (kvb_verdict_at_floor(x) && !(x->p_floor >= t->pfloor))
-			t->pfloor = x->p_floor;
-	}
-}
 
 /*
  * Which groups to show: with --all every one (at --threads N when given);
@@ -117,12 +98,12 @@ static void thread_counts(char *buf, size_t len, const struct kvb_vgroup *g, int
  * read, holds no result, or has no group to show), else the groups shown.
  */
 static int report_one(FILE *f, const char *text, const char *name,
-		      const struct rep_opts *o, struct rep_tally *tl, int first,
+		      const struct rep_opts *o, struct kvb_vtally *tl, int first,
 		      char *err, size_t errlen)
 {
 	struct kvb_vgroup *g = NULL;
 	struct kvb_rmodel r;
-	char why[256], thr[128];
+	char why[256], thr[128], line[1024];
 	int ng, i, shown = 0, *sel = NULL;
 
 	if (kvb_rmodel_parse(text, &r, err, errlen))
@@ -162,7 +143,8 @@ static int report_one(FILE *f, const char *text, const char *name,
 		kvb_json_str(f, name);
 		fprintf(f, ", \"kernel\": ");
 		kvb_json_str(f, r.kernel);
-		fprintf(f, ", \"cpus\": %d,\n      \"provenance\": ", r.cpus);
+		fprintf(f, ", \"cpus\": %d, \"margin\": %.4g,\n      \"provenance\": ", r.cpus,
+			o->margin > 0 ? o->margin : r.margin);
 		kvb_rmodel_prov_json(f, &r);
 		fprintf(f, ",\n      \"shown\": ");
 		kvb_json_str(f, why);
@@ -171,16 +153,24 @@ static int report_one(FILE *f, const char *text, const char *name,
 		fprintf(f, " }");
 		goto out;
 	}
-	fprintf(f, "%s== %s: kernel %s, %d CPUs, %u run%s per case, %s\n", first ? "" : "\n",
-		name, r.kernel, r.cpus, r.repeat, r.repeat == 1 ? "" : "s", r.dist);
+	/* for mail: every line within KVB_MAIL_COLS */
+	snprintf(line, sizeof(line), "== %s: kernel %s, %d CPUs, %u run%s per case, %s", name,
+		 r.kernel, r.cpus, r.repeat, r.repeat == 1 ? "" : "s", r.dist);
+	if (!first)
+		fputc('\n', f);
+	kvb_wrap(f, "", line, 3, KVB_MAIL_COLS);
 	kvb_rmodel_prov(f, &r);
-	fprintf(f, "shown: %s\n", why);
+	fprintf(f, "margin: tied within ±%g%% (%s)\n",
+		(o->margin > 0 ? o->margin : r.margin) * 100,
+		o->margin > 0 ? "--margin" : r.margin_said ? "the run's, bench --margin" :
+		"the default; the report does not say");
+	kvb_wrap(f, "shown: ", why, 2, KVB_MAIL_COLS);
 	for (i = 0; i < ng; i++) {
 		if (!sel[i])
 			continue;
 		fputc('\n', f);
 		kvb_verdict_table(f, &g[i]);
-		tally(tl, &g[i]);
+		kvb_verdict_tally(tl, &g[i]);
 	}
 out:
 	free(sel);
@@ -196,14 +186,16 @@ static const char report_help[] =
 	"workload, distribution, threads, batch, fd, io), the fastest target by\n"
 	"median ops/s and each other one as a ratio to it (Hodges-Lehmann), with\n"
 	"a 95% confidence interval and a Mann-Whitney p over the runs: 'slower'\n"
-	"where the difference is significant, 'tied' only where the interval lies\n"
+	"where the difference is significant after Holm's correction for the\n"
+	"group's comparisons, 'tied' only where the interval lies\n"
 	"inside 1 +- the margin, 'inconclusive' where neither is shown, 'cannot\n"
 	"tell' where the runs are too few (use -r 5). By default only batch 1,\n"
 	"ioctl, per-thread fd, at as many threads as the report's CPUs.\n"
 	"\n"
 	"      --all         every workload group\n"
 	"      --threads N   the groups at N threads\n"
-	"      --margin PCT  tied: the interval inside +-PCT% of the fastest (5)\n"
+	"      --margin PCT  tied: the interval inside +-PCT% of the fastest\n"
+	"                    (default: the run's, bench --margin; 5 if it has none)\n"
 	"      --json        the verdict as JSON\n"
 	"  -h, --help        this help\n"
 	"\n"
@@ -220,8 +212,8 @@ int kvb_report_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct rep_opts o = { .margin = KVB_VERDICT_MARGIN };
-	struct rep_tally tl = { .pfloor = NAN };
+	struct rep_opts o = { .margin = 0 };
+	struct kvb_vtally tl = { .pfloor = NAN };
 	unsigned long long v;
 	char err[256];
 	int c, i, ret = KVB_EXIT_OK, first = 1;
@@ -265,8 +257,13 @@ int kvb_report_main(int argc, char **argv)
 		return kvb_usage("report", NULL,
 				 "takes one or more reports: kvbench report RUN.json");
 	if (o.json)
-		printf("{ \"schema\": \"kvbench-verdict/1\", \"alpha\": %.3g, \"margin\": %.3g,",
-		       KVB_VERDICT_ALPHA, o.margin);
+		printf("{ \"schema\": \"kvbench-verdict/1\", \"alpha\": %.3g, \"margin\": ",
+		       KVB_VERDICT_ALPHA);
+	/* without --margin each report's own, in its entry */
+	if (o.json && o.margin > 0)
+		printf("%.3g,", o.margin);
+	else if (o.json)
+		printf("null,");
 	if (o.json)
 		printf(" \"reports\": [");
 	for (i = optind; i < argc; i++) {
@@ -285,7 +282,7 @@ int kvb_report_main(int argc, char **argv)
 	if (o.json)
 		printf("%s] }\n", first ? "" : "\n  ");
 	else if (!first)
-		kvb_verdict_legend(stdout, KVB_VERDICT_ALPHA, o.margin, tl.ntests, tl.pfloor);
+		kvb_verdict_legend(stdout, KVB_VERDICT_ALPHA, &tl);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "kvbench report: write error: %s\n", strerror(errno));
 		return KVB_EXIT_FAIL;
@@ -300,9 +297,8 @@ int kvb_report_main(int argc, char **argv)
 int kvb_report_text(FILE *f, const char *json, const char *name, int all,
 		    unsigned int threads, int as_json, char *err, size_t errlen)
 {
-	struct rep_opts o = { .all = all, .threads = threads, .json = as_json,
-			      .margin = KVB_VERDICT_MARGIN };
-	struct rep_tally tl = { .pfloor = NAN };
+	struct rep_opts o = { .all = all, .threads = threads, .json = as_json };
+	struct kvb_vtally tl = { .pfloor = NAN };
 
 	return report_one(f, json, name, &o, &tl, 1, err, errlen);
 }

@@ -28,12 +28,19 @@
  * above 1; b <= c: the (c+1)-th largest is below 1). Without ties p is the
  * usual exact two-sided Mann-Whitney p (kvb_mwu()'s).
  *
- * The marks: "slower" (significant: the interval leaves 1 out); "tied"
- * only where an equivalence is shown, the whole interval inside 1 +-
- * margin (5% by default: two one-sided tests at alpha / 2 each, TOST);
- * "inconclusive" where the runs show neither; "cannot tell" where they are
- * too few for any p to reach alpha. The verdict names as the fastest the
- * target of the highest median and those tied with it, no other.
+ * A group of k + 1 targets makes k tests against its fastest: their p are
+ * corrected for that by Holm's step-down method (kvb_holm()), which keeps
+ * the chance of one false "slower" mark or more in the group at alpha. A
+ * target's interval is its own 95% one, uncorrected: after the correction
+ * an interval may leave 1 out with no "slower" mark.
+ *
+ * The marks: "slower" (significant: the Holm p <= alpha); "tied" only
+ * where an equivalence is shown, the whole interval inside 1 +- margin (5%
+ * by default: two one-sided tests at alpha / 2 each, TOST, per pair, not
+ * corrected); "inconclusive" where the runs show neither; "cannot tell"
+ * where they are too few for any p to reach alpha. The verdict names as
+ * the fastest the target of the highest median and those tied with it, no
+ * other.
  *
  * The cases come from the report model (benchjson.c): `kvbench bench`
  * and `kvbench report` judge the same shape, by kvb_verdict().
@@ -125,6 +132,47 @@ static int cmp_double(const void *a, const void *b)
 	double x = *(const double *)a, y = *(const double *)b;
 
 	return (x > y) - (x < y);
+}
+
+/*
+ * Holm's step-down adjustment of n p-values (NAN ones are no test: they
+ * stay NAN and do not count): with the m tests by ascending p, the i-th
+ * (from 0) is adjusted to the largest (m - j) p(j) for j <= i, at most 1.
+ * A p adjusted to at most alpha is significant with the chance of one
+ * false rejection or more among the m kept at alpha.
+ */
+void kvb_holm(const double *p, int n, double *adj)
+{
+	int i, j, m = 0, *o;
+	double run = 0;
+
+	for (i = 0; i < n; i++) {
+		adj[i] = p[i];
+		m += !isnan(p[i]);
+	}
+	o = malloc((m ? m : 1) * sizeof(*o));
+	if (!o) {
+		/* Bonferroni: never below Holm's adjustment */
+		for (i = 0; i < n; i++)
+			adj[i] = isnan(p[i]) ? NAN : fmin(1, m * p[i]);
+		return;
+	}
+	for (i = 0, j = 0; i < n; i++)
+		if (!isnan(p[i]))
+			o[j++] = i;
+	/* by ascending p; insertion: a group has a few targets */
+	for (i = 1; i < m; i++) {
+		int x = o[i];
+
+		for (j = i; j > 0 && p[o[j - 1]] > p[x]; j--)
+			o[j] = o[j - 1];
+		o[j] = x;
+	}
+	for (i = 0; i < m; i++) {
+		run = fmax(run, fmin(1, (m - i) * p[o[i]]));
+		adj[o[i]] = run;
+	}
+	free(o);
 }
 
 /*
@@ -243,7 +291,8 @@ static int within(const struct kvb_hl *h, double margin)
 static int judge(struct kvb_vgroup *g, double alpha, double margin)
 {
 	struct kvb_vtarget *f;
-	int i;
+	double *p, *adj;
+	int i, m = 0;
 
 	qsort(g->t, g->n, sizeof(*g->t), cmp_target);
 	f = &g->t[0];
@@ -253,20 +302,45 @@ static int judge(struct kvb_vgroup *g, double alpha, double margin)
 	f->hl.hi = NAN;
 	f->hl.p = NAN;
 	f->p_floor = NAN;
+	f->p_holm = NAN;
 	f->margin = margin;
 	g->ntied = 1;
+	g->floor_min = NAN;
+	g->holm_first = NAN;
+	p = calloc(g->n, sizeof(*p));
+	adj = calloc(g->n, sizeof(*adj));
+	if (!p || !adj)
+		goto fail;
+	p[0] = NAN;
 	for (i = 1; i < g->n; i++) {
 		struct kvb_vtarget *t = &g->t[i];
 
 		t->margin = margin;
 		if (kvb_hl_ratio(t->c->runs, t->c->n, f->c->runs, f->c->n, alpha, &t->hl))
-			return -1;
+			goto fail;
 		/* the smallest p these runs can give: every run on one side */
 		t->p_floor = fmin(1, 2 * kvb_mwu_cdf(t->c->n, f->c->n, 0));
+		/* the tests made: those whose runs can tell */
+		p[i] = t->hl.can_tell ? t->hl.p : NAN;
+		if (t->hl.can_tell) {
+			m++;
+			if (!(t->p_floor >= g->floor_min))
+				g->floor_min = t->p_floor;
+		}
+	}
+	kvb_holm(p, g->n, adj);
+	if (m) {
+		g->holm_first = alpha / m;
+		g->holm_binds = g->floor_min > g->holm_first * 1.000001;
+	}
+	for (i = 1; i < g->n; i++) {
+		struct kvb_vtarget *t = &g->t[i];
+
+		t->p_holm = adj[i];
 		if (!t->hl.can_tell) {
 			t->mark = KVB_V_CANNOT;
 			g->ncannot++;
-		} else if (t->hl.significant) {
+		} else if (t->p_holm <= alpha) {
 			t->mark = KVB_V_DIFFERENT;
 			g->ncompared++;
 		} else if (within(&t->hl, margin)) {
@@ -281,7 +355,13 @@ static int judge(struct kvb_vgroup *g, double alpha, double margin)
 	}
 	if (g->n > 2)
 		qsort(g->t + 1, g->n - 1, sizeof(*g->t), cmp_ratio);
+	free(p);
+	free(adj);
 	return 0;
+fail:
+	free(p);
+	free(adj);
+	return -1;
 }
 
 static int is_baseline(enum kvb_kind k)
@@ -420,6 +500,18 @@ static void pct_ci(char *buf, size_t len, const struct kvb_hl *h)
 }
 
 /*
+ * ", Holm p 0.063": a p at most alpha that Holm's correction took above it
+ * (the interval leaves 1 out, no "slower" mark); else "".
+ */
+static const char *holm_note(char *buf, size_t len, const struct kvb_vtarget *t)
+{
+	buf[0] = 0;
+	if (t->hl.significant && t->p_holm > t->hl.alpha)
+		snprintf(buf, len, ", Holm p %.3f", t->p_holm);
+	return buf;
+}
+
+/*
  * The mark as text: "fastest"; "-30% [-49%, -23%]" (significantly
  * slower; below half of the fastest as a factor, "33x slower [26x, 37x]");
  * "tied: -0.50% [-2.1%, +1.3%], within ±5%"; "inconclusive: -16% [-25%,
@@ -428,7 +520,7 @@ static void pct_ci(char *buf, size_t len, const struct kvb_hl *h)
 void kvb_verdict_mark(char *buf, size_t len, const struct kvb_vtarget *t,
 		      unsigned int fastest_runs)
 {
-	char ci[64];
+	char ci[64], hn[32];
 
 	switch (t->mark) {
 	case KVB_V_FASTEST:
@@ -440,7 +532,7 @@ void kvb_verdict_mark(char *buf, size_t len, const struct kvb_vtarget *t,
 		break;
 	case KVB_V_INCONCLUSIVE:
 		pct_ci(ci, sizeof(ci), &t->hl);
-		snprintf(buf, len, "inconclusive: %s", ci);
+		snprintf(buf, len, "inconclusive: %s%s", ci, holm_note(hn, sizeof(hn), t));
 		break;
 	case KVB_V_DIFFERENT:
 		if (t->hl.ratio >= 0.5)
@@ -481,19 +573,31 @@ static size_t names(char *buf, size_t len, const struct kvb_vgroup *g, int mark)
 	return n < len ? n : len - 1;
 }
 
+/* The first target below the fastest from i on with this mark, or g->n */
+static int first_with(const struct kvb_vgroup *g, int i, int mark)
+{
+	while (i < g->n && g->t[i].mark != mark)
+		i++;
+	return i;
+}
+
 /*
  * One line: "ycsb-b, 2 threads, batch 1: rcu; rwlock is tied with it
  * (within ±5%); the next, rhashtable: -30% [-49%, -23%], and 2 more
- * significantly slower; inconclusive: combining". The line names as the
- * fastest the target of the highest median and those shown tied with it;
- * when nothing is shown against it, only that it has the highest median.
+ * significantly slower; inconclusive (neither slower nor within ±5%):
+ * combining". The line names as the fastest the target of the highest
+ * median and those shown tied with it; when nothing is shown against it,
+ * only that it has the highest median. "The next" is the row under them,
+ * the closest target not tied (rows by ratio), whatever its mark: when it
+ * is inconclusive, "the next, rwlock: inconclusive (...), -16% [-25%,
+ * +0.16%]; the closest significantly slower, rhashtable: ...".
  */
 void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 {
 	const struct kvb_vtarget *f = &g->t[0];
-	char who[512], mark[96];
+	char who[512], mark[96], hn[32];
 	size_t n;
-	int i, ndiff = g->n - g->ntied - g->ncannot - g->ninconclusive;
+	int i, next, next_inc, ndiff = g->n - g->ntied - g->ncannot - g->ninconclusive;
 
 	kvb_verdict_label(buf, len, &g->key);
 	n = strlen(buf);
@@ -510,29 +614,64 @@ void kvb_verdict_line(char *buf, size_t len, const struct kvb_vgroup *g)
 		n += snprintf(buf + n, len - n, "; %s %s tied with it (within ±%g%%)",
 			      who, g->ntied > 2 ? "are" : "is", g->margin * 100);
 	}
-	for (i = 1; i < g->n && g->t[i].mark != KVB_V_DIFFERENT; i++)
+	/* the closest judged target not tied: slower or inconclusive */
+	for (next = 1; next < g->n && g->t[next].mark != KVB_V_DIFFERENT &&
+	     g->t[next].mark != KVB_V_INCONCLUSIVE; next++)
 		;
+	next_inc = next < g->n && g->t[next].mark == KVB_V_INCONCLUSIVE;
+	if (next_inc && n < len) {
+		pct_ci(mark, sizeof(mark), &g->t[next].hl);
+		n += snprintf(buf + n, len - n,
+			      "; the next, %s: inconclusive (neither slower nor within ±%g%%), %s%s",
+			      g->t[next].c->target, g->margin * 100, mark,
+			      holm_note(hn, sizeof(hn), &g->t[next]));
+	}
+	i = first_with(g, 1, KVB_V_DIFFERENT);
 	if (i < g->n && n < len) {
 		kvb_verdict_mark(mark, sizeof(mark), &g->t[i], f->c->n);
-		n += snprintf(buf + n, len - n, "; %s%s: %s", ndiff > 1 ? "the next, " : "",
-			      g->t[i].c->target, mark);
+		if (i != next)
+			n += snprintf(buf + n, len - n,
+				      "; the closest significantly slower, %s: %s",
+				      g->t[i].c->target, mark);
+		else
+			n += snprintf(buf + n, len - n, "; %s%s: %s", ndiff > 1 ? "the next, " : "",
+				      g->t[i].c->target, mark);
 		if (ndiff > 1 && n < len)
-			n += snprintf(buf + n, len - n, ", and %d more significantly slower",
-				      ndiff - 1);
+			n += snprintf(buf + n, len - n, ", and %d more%s", ndiff - 1,
+				      i == next ? " significantly slower" : "");
 	}
-	if (g->ninconclusive && n < len) {
-		names(who, sizeof(who), g, KVB_V_INCONCLUSIVE);
-		n += snprintf(buf + n, len - n,
-			      "; inconclusive (neither slower nor within ±%g%%): %s",
-			      g->margin * 100, who);
+	if (g->ninconclusive > next_inc && n < len) {
+		if (next_inc) {
+			/* the others, without the next named above */
+			size_t k = 0;
+			int seen = 0, total = g->ninconclusive - 1;
+
+			for (i = next + 1; i < g->n && k < sizeof(who); i++) {
+				if (g->t[i].mark != KVB_V_INCONCLUSIVE)
+					continue;
+				seen++;
+				k += snprintf(who + k, sizeof(who) - k, "%s%s", seen == 1 ? "" :
+					      seen == total ? " and " : ", ", g->t[i].c->target);
+			}
+			n += snprintf(buf + n, len - n, "; also inconclusive: %s", who);
+		} else {
+			names(who, sizeof(who), g, KVB_V_INCONCLUSIVE);
+			n += snprintf(buf + n, len - n,
+				      "; inconclusive (neither slower nor within ±%g%%): %s",
+				      g->margin * 100, who);
+		}
 	}
 	if (g->ncannot && n < len) {
 		names(who, sizeof(who), g, KVB_V_CANNOT);
-		for (i = 1; g->t[i].mark != KVB_V_CANNOT; i++)
-			;
+		i = first_with(g, 1, KVB_V_CANNOT);
 		kvb_verdict_mark(mark, sizeof(mark), &g->t[i], f->c->n);
-		snprintf(buf + n, len - n, "; %s: %s", who, mark);
+		n += snprintf(buf + n, len - n, "; %s: %s", who, mark);
 	}
+	if (g->holm_binds && n < len)
+		snprintf(buf + n, len - n,
+			 "; none can be marked slower: %d comparisons (Holm) need a p of %.2g, below what these runs can give (%.2g): use -r %u",
+			 g->ncompared, g->holm_first, g->floor_min,
+			 kvb_verdict_needs(g->holm_first));
 }
 
 static const char * const mark_names[] = {
@@ -592,6 +731,9 @@ void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 			fputs("null", f);
 		fprintf(f, ", \"sqpoll\": %s, \"alpha\": %.3g, \"margin\": %.3g,\n",
 			k->sqpoll ? "true" : "false", g[i].alpha, g[i].margin);
+		fprintf(f, "%*s\"correction\": \"holm\", \"comparisons\": %d, ", ind + 4, "",
+			g[i].ncompared);
+		fprintf(f, "\"holm_binds\": %s,\n", g[i].holm_binds ? "true" : "false");
 		fprintf(f, "%*s\"fastest\": [", ind + 4, "");
 		for (j = 0; j < g[i].n; j++) {
 			if (g[i].t[j].mark != KVB_V_FASTEST && g[i].t[j].mark != KVB_V_TIED)
@@ -618,6 +760,8 @@ void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 			jnum(f, t->hl.p, 4);
 			fprintf(f, ", \"p_floor\": ");
 			jnum(f, t->p_floor, 4);
+			fprintf(f, ", \"p_holm\": ");
+			jnum(f, t->p_holm, 4);
 			fprintf(f, ",\n%*s\"noisy\": %s, \"mark\": \"%s\", \"text\": ", ind + 8, "",
 				t->c->noisy ? "true" : "false", mark_names[t->mark]);
 			kvb_verdict_mark(buf, sizeof(buf), t, g[i].t[0].c->n);
@@ -665,27 +809,29 @@ static const char * const mark_words[] = {
 /*
  * The table of one group, and its verdict line; the rows by the ratio
  * shown. A "!" after the runs: the report marks them noisy; a "*" after p:
- * the smallest p these runs can give (more runs would give a smaller one).
+ * the smallest p these runs can give (more runs would give a smaller one);
+ * Holm: p corrected for the group's tests. 80 columns with target names of
+ * up to 14 characters.
  */
 void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g)
 {
-	char buf[1024], ops[32], ci[48], lo[16], hi[16], r[16], runs[16], p[16];
+	char buf[1024], ops[32], ci[48], lo[16], hi[16], r[16], runs[16], p[16], ph[16];
 	int tw = 6, i;
 
 	for (i = 0; i < g->n; i++)
 		if ((int)strlen(g->t[i].c->target) > tw)
 			tw = strlen(g->t[i].c->target);
 	kvb_verdict_label(buf, sizeof(buf), &g->key);
-	fprintf(f, "%s\n  %-*s %-5s %9s %7s %-17s %-6s %s\n", buf, tw, "target", "runs",
-		"ops/s", "ratio", "95% CI", "p", "mark");
+	fprintf(f, "%s\n  %-*s %-4s %8s %6s %-16s %-6s %-5s %s\n", buf, tw, "target", "runs",
+		"ops/s", "ratio", "95% CI", "p", "Holm", "mark");
 	for (i = 0; i < g->n; i++) {
 		const struct kvb_vtarget *t = &g->t[i];
 
 		si(ops, sizeof(ops), t->median);
-		snprintf(runs, sizeof(runs), "%4u%s", t->c->n, t->c->noisy ? "!" : " ");
-		fprintf(f, "  %-*s %-5s %9s", tw, t->c->target, runs, ops);
+		snprintf(runs, sizeof(runs), "%3u%s", t->c->n, t->c->noisy ? "!" : " ");
+		fprintf(f, "  %-*s %-4s %8s", tw, t->c->target, runs, ops);
 		if (t->mark == KVB_V_FASTEST) {
-			fprintf(f, " %7s %-17s %-6s", "1", "-", "-");
+			fprintf(f, " %6s %-16s %-6s %-5s", "1", "-", "-", "-");
 		} else {
 			if (isfinite(t->hl.lo)) {
 				ratio_str(lo, sizeof(lo), t->hl.lo);
@@ -697,45 +843,138 @@ void kvb_verdict_table(FILE *f, const struct kvb_vgroup *g)
 			ratio_str(r, sizeof(r), t->hl.ratio);
 			snprintf(p, sizeof(p), "%.3f%s", t->hl.p,
 				 kvb_verdict_at_floor(t) ? "*" : "");
-			fprintf(f, " %7s %-17s %-6s", r, ci, p);
+			if (isnan(t->p_holm))
+				snprintf(ph, sizeof(ph), "-");
+			else
+				snprintf(ph, sizeof(ph), "%.3f", t->p_holm);
+			fprintf(f, " %6s %-16s %-6s %-5s", r, ci, p, ph);
 		}
 		fprintf(f, " %s\n", mark_words[t->mark]);
 	}
 	kvb_verdict_line(buf, sizeof(buf), g);
-	fprintf(f, "verdict: %s\n", buf);
+	kvb_wrap(f, "verdict: ", buf, 2, KVB_MAIL_COLS);
+}
+
+/* What the legend says of the groups shown: add group g. */
+void kvb_verdict_tally(struct kvb_vtally *t, const struct kvb_vgroup *g)
+{
+	int i;
+
+	if (!t->ngroups++) {
+		t->pfloor = NAN;
+		t->margin = g->margin;
+	} else if (t->margin != g->margin) {
+		t->margin = NAN;
+	}
+	t->ntests += g->ncompared;
+	for (i = 1; i < g->n; i++) {
+		const struct kvb_vtarget *x = &g->t[i];
+
+		if (kvb_verdict_at_floor(x) && !(x->p_floor >= t->pfloor))
+			t->pfloor = x->p_floor;
+	}
+	if (g->holm_binds && !t->nbinds++) {
+		t->bind_tests = g->ncompared;
+		t->bind_floor = g->floor_min;
+		t->bind_first = g->holm_first;
+		t->bind_runs = g->t[0].c->n;
+		t->bind_needs = kvb_verdict_needs(g->holm_first);
+	}
 }
 
 /*
- * What the columns mean, under the tables; ntests the comparisons the
- * tables shown make, pfloor the smallest p floor among them (NAN: none).
+ * What the columns mean, under the tables; t what the tables shown hold
+ * (kvb_verdict_tally()). 80 columns.
  */
-void kvb_verdict_legend(FILE *f, double alpha, double margin, int ntests,
-			double pfloor)
+void kvb_verdict_legend(FILE *f, double alpha, const struct kvb_vtally *t)
 {
+	char m[48];
+
+	if (isfinite(t->margin))
+		snprintf(m, sizeof(m), "1 ±%g%%", t->margin * 100);
+	else
+		snprintf(m, sizeof(m), "1 ± margin");
 	fprintf(f,
 		"\nratio: ops/s of the target over the fastest's (highest median), the\n"
 		"Hodges-Lehmann estimate (the median of the ratios of every pair of runs);\n"
 		"95%% CI: Moses' distribution-free interval of that ratio; p: exact\n"
 		"two-sided Mann-Whitney test over the runs (ties count against a\n"
-		"difference); rows by ratio. slower: p <= %.3g (the CI leaves 1 out).\n"
-		"tied: equivalent, the whole CI inside 1 ±%g%% (--margin). inconclusive:\n"
-		"neither. cannot tell: too few runs for any p to reach %.3g (3 against 3\n"
-		"can give no p below 0.1): use -r 5. The verdict names as the fastest the\n"
-		"highest median and those tied with it, no other.\n"
+		"difference); Holm: p corrected for the group's comparisons (Holm's\n"
+		"step-down method); rows by ratio. slower: Holm p <= %.3g (the CI leaves\n"
+		"1 out too). tied: equivalent, the whole CI inside %s (--margin; each\n"
+		"pair's own CI, not corrected). inconclusive: neither. cannot tell: too\n"
+		"few runs for any p to reach %.3g (3 against 3 can give no p below 0.1):\n"
+		"use -r 5. The verdict names as the fastest the highest median and those\n"
+		"tied with it, no other.\n"
 		"!: noisy runs (their spread is above the run's noisy_pct).\n",
-		alpha, margin * 100, alpha);
-	if (isfinite(pfloor))
+		alpha, m, alpha);
+	if (isfinite(t->pfloor))
 		fprintf(f,
 			"*: p is the smallest these runs can give (here down to %.3g; 2/252 =\n"
 			"   0.0079 for 5 runs against 5): more runs, a smaller p.\n",
-			pfloor);
-	if (ntests > 0)
+			t->pfloor);
+	if (t->ntests > 0)
 		fprintf(f,
-			"%d comparison%s at alpha %.3g, not corrected for multiplicity: about\n"
-			"%.1f 'slower' mark%s could come by chance alone where there is no\n"
-			"difference.\n",
-			ntests, ntests == 1 ? "" : "s", alpha, ntests * alpha,
-			ntests * alpha < 1.05 ? "" : "s");
+			"%d comparison%s in %d group%s, corrected by Holm's method within each\n"
+			"group: the chance of one false 'slower' mark or more is at most %.3g in\n"
+			"a group, at most %.2g over the %d.\n",
+			t->ntests, t->ntests == 1 ? "" : "s", t->ngroups,
+			t->ngroups == 1 ? "" : "s", alpha, fmin(1, t->ngroups * alpha),
+			t->ngroups);
+	if (t->nbinds)
+		fprintf(f,
+			"p floor: %u runs against %u cannot give a p below %.2g, and Holm's\n"
+			"first step over %d comparisons needs %.2g: in %d group%s no target can\n"
+			"be marked slower. Use -r %u.\n",
+			t->bind_runs, t->bind_runs, t->bind_floor, t->bind_tests, t->bind_first,
+			t->nbinds, t->nbinds == 1 ? "" : "s", t->bind_needs);
+}
+
+/* Columns of UTF-8 text: its code points ("±" is one column, two bytes) */
+static int cols(const char *s, size_t n)
+{
+	int c = 0;
+	size_t i;
+
+	for (i = 0; i < n && s[i]; i++)
+		c += ((unsigned char)s[i] & 0xc0) != 0x80;
+	return c;
+}
+
+/*
+ * Text for mail: first, then text, in lines of at most width columns; the
+ * lines after the first begin with indent spaces. A line breaks only at a
+ * space outside brackets and parentheses and not before a bracket, so
+ * that "-30.1% [-49.4%, -22.9%]" stays whole; a word longer than the line
+ * (a path) is not cut. Joined with single spaces, the lines give text back.
+ */
+void kvb_wrap(FILE *f, const char *first, const char *text, int indent, int width)
+{
+	const char *s = text, *brk = NULL;
+	const char *line = s;
+	int col = cols(first, strlen(first)), depth = 0;
+
+	fputs(first, f);
+	for (; *s; s++) {
+		if (*s == '[' || *s == '(')
+			depth++;
+		else if ((*s == ']' || *s == ')') && depth > 0)
+			depth--;
+		else if (*s == ' ' && !depth && s[1] != '[')
+			brk = s;
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			col++;
+		if (col <= width || !brk)
+			continue;
+		/* the line so far up to the last break, then on a new line */
+		fwrite(line, 1, brk - line, f);
+		fprintf(f, "\n%*s", indent, "");
+		line = brk + 1;
+		col = indent + cols(line, s + 1 - line);
+		brk = NULL;
+	}
+	fputs(line, f);
+	fputc('\n', f);
 }
 
 /* p is the smallest its run counts can give (the test can say no more) */
