@@ -736,9 +736,13 @@ static int case_run(struct kvb_bench *b, const struct kvb_target *t,
 
 	if (res->runs >= b->p->repeat)
 		return 1;
-	/* --after: the case the run comes after, untimed, its figures dropped */
-	if (b->p->after_given && (t->ops->flags & KVB_T_MIXES)) {
-		ret = run_once(b, t, &b->p->after, res->threads, res->batch,
+	/*
+	 * --after: the case the run comes after, untimed, its figures
+	 * dropped; with several, round by round in turn (kvb_order_effect())
+	 */
+	if (b->p->nafter && (t->ops->flags & KVB_T_MIXES)) {
+		ret = run_once(b, t, &b->p->after[round % b->p->nafter],
+			       res->threads, res->batch,
 			       res->multi, res->fdmode, &o);
 		if (ret)
 			return ret;
@@ -1038,10 +1042,13 @@ static const char bench_help[] =
 	"      --no-settle       do not write 1 to the module's settle file before\n"
 	"                        each run (by default a run starts once the work the\n"
 	"                        one before deferred, freed items and all, is done)\n"
-	"      --after MIX       before each timed run, run MIX (as -m: set, get,\n"
+	"      --after MIX[,MIX] before each timed run, run MIX (as -m: set, get,\n"
 	"                        90:10) untimed on the same target, as the case the\n"
 	"                        run comes after: with --no-settle or without, what\n"
-	"                        a write-heavy case leaves to the next one\n"
+	"                        a write-heavy case leaves to the next one; with up\n"
+	"                        to 4, round r's runs come after the (r mod N)th,\n"
+	"                        and the run ends with each case's runs after the\n"
+	"                        others set against those after the first\n"
 	"      --budget SEC      fit the run into SEC seconds: fewer rounds (runs per\n"
 	"                        case); a round that would not end in time is not\n"
 	"                        begun; when one does not fit, skip the cases that\n"
@@ -1192,7 +1199,7 @@ static double case_seconds(const struct kvb_params *p,
 	if (!p->no_settle)
 		run += KVB_SETTLE_S;
 	/* --after: a run of that mix before each */
-	if (p->after_given && (t->ops->flags & KVB_T_MIXES))
+	if (p->nafter && (t->ops->flags & KVB_T_MIXES))
 		run *= 2;
 	/* shuffled, each run begins its target: a switch, a fill */
 	if (p->order == KVB_ORDER_SHUFFLED && keeps_map(t))
@@ -1421,6 +1428,26 @@ static int rmw_refused(const struct kvb_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* --after MIX[,MIX...]: at most KVB_AFTER_MAX mixes, each as -m's */
+static int parse_after(const char *s, struct kvb_params *p, char *err,
+		       size_t errlen)
+{
+	struct kvb_mix *m = NULL;
+	int n = 0;
+
+	if (kvb_parse_mixes(s, &m, &n, err, errlen))
+		return -1;
+	if (n > KVB_AFTER_MAX) {
+		snprintf(err, errlen, "'%s': at most %d mixes", s, KVB_AFTER_MAX);
+		free(m);
+		return -1;
+	}
+	memcpy(p->after, m, n * sizeof(*m));
+	p->nafter = n;
+	free(m);
+	return 0;
+}
+
 static int parse_bench(int argc, char **argv, struct kvb_params *p)
 {
 	static const struct option opts[] = {
@@ -1645,9 +1672,8 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			p->no_settle = 1;
 			break;
 		case 'A':
-			if (kvb_parse_mix(optarg, &p->after, err, sizeof(err)))
+			if (parse_after(optarg, p, err, sizeof(err)))
 				return bench_usage(opt, err);
-			p->after_given = 1;
 			break;
 		case 'q':
 			p->quiet = 1;
@@ -1920,6 +1946,49 @@ static int save_reports(struct kvb_session *s, int complete)
 	if (p->plot && plot_report(s))
 		ret = -1;
 	return ret;
+}
+
+/*
+ * --after over several mixes: the end of the run sets each case's runs
+ * after the second (third, ...) mix against its runs after the first.
+ */
+static void print_order_effect(const struct kvb_session *s)
+{
+	const struct kvb_params *p = s->p;
+	struct kvb_ocase *c;
+	char names[KVB_AFTER_MAX * 32] = "";
+	unsigned int k;
+	int i, n = 0;
+
+	if (p->nafter < 2 || !s->res)
+		return;
+	c = calloc(s->total, sizeof(*c));
+	if (!c)
+		return;
+	for (k = 0; k < p->nafter; k++) {
+		size_t l = strlen(names);
+
+		if (k)
+			names[l++] = ',';
+		kvb_mix_name(&p->after[k], names + l, 32);
+	}
+	for (i = 0; i < s->total; i++) {
+		const struct kvb_result *r = &s->res[i];
+		char m[32];
+
+		if (!r->runs || !r->run_round || r->kind == KVB_NOP)
+			continue;
+		kvb_mix_name(&r->mix, m, sizeof(m));
+		snprintf(c[n].label, sizeof(c[n].label), "%.40s %.31s t=%u b=%u",
+			 r->target, r->mix.wl ? r->mix.wl->name : m, r->threads,
+			 r->batch);
+		c[n].runs = r->run_ops;
+		c[n].rounds = r->run_round;
+		c[n++].n = r->runs;
+	}
+	kvb_order_effect(stdout, c, n, names, p->nafter, KVB_VERDICT_ALPHA,
+			 KVB_VERDICT_MARGIN);
+	free(c);
 }
 
 static void case_label(const struct kvb_target *t, const struct kvb_case *c,
@@ -2420,6 +2489,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 			s.rounds_done, s.rounds_done == 1 ? "" : "s");
 	kvb_prov_after(&prov);
 	ret = save_reports(&s, 1);
+	print_order_effect(&s);
 	if (atomic_load(&kvb_interrupted))
 		ret = KVB_EXIT_INTR;
 	else if (ret || s.failed || s.write_err)
