@@ -1042,7 +1042,7 @@ static const char bench_help[] =
 	"      --no-settle       do not write 1 to the module's settle file before\n"
 	"                        each run (by default a run starts once the work the\n"
 	"                        one before deferred, freed items and all, is done)\n"
-	"      --after MIX[,MIX] before each timed run, run MIX (as -m: set, get,\n"
+	"      --after LIST      before each timed run, run a mix (as -m: set, get,\n"
 	"                        90:10) untimed on the same target, as the case the\n"
 	"                        run comes after: with --no-settle or without, what\n"
 	"                        a write-heavy case leaves to the next one; with up\n"
