@@ -65,30 +65,80 @@ static void after_name(char *buf, size_t len, const char *names, unsigned int k)
 	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
 }
 
+static int cmp_p(const void *a, const void *b)
+{
+	double x = ((const struct kvb_hl *)a)->p, y = ((const struct kvb_hl *)b)->p;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Holm's step-down over the m tests of one table: the i-th smallest p
+ * (from 0) times m - i, never below the one before, at most 1. A case is
+ * marked different only when its adjusted p is at most alpha, so the
+ * chance of one false mark in the whole table stays at alpha.
+ */
+static void holm(struct kvb_hl *h, int m, double *adj)
+{
+	struct kvb_hl *s = malloc((m ? m : 1) * sizeof(*s));
+	double run = 0;
+	int i, j;
+
+	for (i = 0; i < m; i++)
+		adj[i] = NAN;
+	if (!s)
+		return;
+	memcpy(s, h, m * sizeof(*s));
+	qsort(s, m, sizeof(*s), cmp_p);
+	for (i = 0; i < m && isfinite(s[i].p); i++) {
+		run = fmax(run, fmin(1, (m - i) * s[i].p));
+		for (j = 0; j < m; j++)
+			if (h[j].p == s[i].p)
+				adj[j] = run;
+	}
+	free(s);
+}
+
 void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,
 		      const char *names, unsigned int nafter, double alpha,
 		      double margin)
 {
+	struct kvb_hl *hs = calloc(n > 0 ? n : 1, sizeof(*hs));
+	double *adj = calloc(n > 0 ? n : 1, sizeof(*adj));
 	unsigned int k, shown = 0, diff = 0, tied = 0;
 	char a0[32], ak[32];
-	int i;
+	int i, m;
 
-	if (nafter < 2 || n <= 0)
-		return;
+	if (nafter < 2 || n <= 0 || !hs || !adj)
+		goto out;
 	after_name(a0, sizeof(a0), names, 0);
 	for (k = 1; k < nafter; k++) {
 		after_name(ak, sizeof(ak), names, k);
 		fprintf(f, "\nthe case before a run: each case's runs after %s set against its runs\n"
 			"after %s (interleaved round by round; ratio of ops/s, Hodges-Lehmann,\n"
-			"%g%% interval, two-sided Mann-Whitney p; tied: inside +-%g%%)\n",
+			"%g%% interval, two-sided Mann-Whitney p, Holm's over the table's tests;\n"
+			"tied: inside +-%g%%)\n",
 			ak, a0, 100 * (1 - alpha), 100 * margin);
+		for (i = 0, m = 0; i < n; i++) {
+			if (kvb_order_case(&c[i], nafter, k, alpha, &hs[i]) ||
+			    !isfinite(hs[i].ratio))
+				hs[i].ratio = NAN;
+			else if (hs[i].can_tell)
+				m++;
+		}
+		/* the tests: the cases whose runs can tell, in one table */
+		for (i = 0; i < n; i++)
+			if (!hs[i].can_tell)
+				hs[i].p = NAN;
+		holm(hs, n, adj);
 		for (i = 0; i < n; i++) {
-			struct kvb_hl h;
+			struct kvb_hl h = hs[i];
 			const char *mark;
 
-			if (kvb_order_case(&c[i], nafter, k, alpha, &h) || !isfinite(h.ratio))
+			if (!isfinite(h.ratio))
 				continue;
 			shown++;
+			h.significant = h.can_tell && adj[i] <= alpha;
 			if (!h.can_tell) {
 				mark = "too few runs to tell";
 			} else if (h.significant) {
@@ -101,19 +151,22 @@ void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,
 				mark = "inconclusive";
 			}
 			if (h.can_tell)
-				fprintf(f, "  %-34s %+6.1f%%  [%.3f, %.3f]  p %.3f  %s%s\n",
+				fprintf(f, "  %-34s %+6.1f%%  [%.3f, %.3f]  p %.3f (Holm %.3f)  %s%s\n",
 					c[i].label, 100 * (h.ratio - 1), h.lo, h.hi, h.p,
-					mark, h.significant ? ak : "");
+					adj[i], mark, h.significant ? ak : "");
 			else
-				fprintf(f, "  %-34s %+6.1f%%  p %.3f  %s\n", c[i].label,
-					100 * (h.ratio - 1), h.p, mark);
+				fprintf(f, "  %-34s %+6.1f%%  too few runs to tell\n",
+					c[i].label, 100 * (h.ratio - 1));
 		}
-		fprintf(f, "  %u case%s: %u significantly different at p <= %g (about %.1f expected by\n"
-			"  chance alone), %u tied, %u neither\n",
-			shown, shown == 1 ? "" : "s", diff, alpha, alpha * shown, tied,
-			shown - diff - tied);
+		fprintf(f, "  %u case%s: %u significantly different (Holm's p <= %g over %d test%s),\n"
+			"  %u tied, %u neither\n",
+			shown, shown == 1 ? "" : "s", diff, alpha, m, m == 1 ? "" : "s",
+			tied, shown - diff - tied);
 		shown = diff = tied = 0;
 	}
+out:
+	free(hs);
+	free(adj);
 }
 
 /* The same from a report's model: its results with their rounds. */

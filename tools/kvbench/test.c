@@ -1605,7 +1605,7 @@ static void test_rounds(const char *k)
 	{
 		const char *a = strstr(out, "\nthe case before a run");
 		const char *b = strstr(out2, "\nthe case before a run");
-		const char *e = a ? strstr(a, "chance alone") : NULL;
+		const char *e = a ? strstr(a, " neither\n") : NULL;
 
 		ok(!st && a && b && e && !strncmp(a, b, e - a),
 		   "report of that JSON: the same lines from its rounds");
@@ -3842,6 +3842,10 @@ static void test_order_effect(void)
 	static const double same[12] = { 100, 100.2, 101, 100.9, 99, 99.1, 100, 100, 100.5,
 					 100.4, 99.5, 99.6 };
 	static const unsigned int rounds[12] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+	/* after get 6.5 above after set, the samples overlapping: p 0.015 */
+	static const double mid[12] = { 100, 106.5, 102, 108.5, 104, 110.5, 106, 112.5, 108,
+					114.5, 110, 116.5 };
+	struct kvb_ocase c4[4];
 	struct kvb_ocase c[3] = {
 		{ "a get t=1 b=1", slow, rounds, 12 },
 		{ "b get t=1 b=1", same, rounds, 12 },
@@ -3851,7 +3855,7 @@ static void test_order_effect(void)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f;
-	int st;
+	int st, i;
 
 	st = kvb_order_case(&c[0], 2, 1, 0.05, &h);
 	ok(!st && h.can_tell && h.significant && fabs(h.ratio - 0.9) < 0.01 && h.hi < 1,
@@ -3867,9 +3871,34 @@ static void test_order_effect(void)
 	ok(buf && strstr(buf, "a get t=1 b=1 ") && strstr(buf, "SLOWER after get") &&
 	   strstr(buf, "b get t=1 b=1 ") && strstr(buf, "  tied\n") &&
 	   strstr(buf, "c get t=1 b=1 ") && strstr(buf, "too few runs to tell") &&
-	   strstr(buf, "3 cases: 1 significantly different at p <= 0.05") &&
+	   strstr(buf, "3 cases: 1 significantly different (Holm's p <= 0.05 over 2 tests)") &&
 	   strstr(buf, "1 tied, 1 neither"),
 	   "order: the table marks slower, tied and too few");
+	free(buf);
+
+	/* p 0.015 alone is a difference; one of four such tests is not */
+	for (i = 0; i < 4; i++)
+		c4[i] = (struct kvb_ocase){ "d get t=1 b=1", mid, rounds, 12 };
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	kvb_order_effect(f, c4, 1, "set,get", 2, 0.05, 0.05);
+	fclose(f);
+	ok(buf && strstr(buf, "p 0.015 (Holm 0.015)  FASTER after get") &&
+	   strstr(buf, "1 case: 1 significantly different (Holm's p <= 0.05 over 1 test)"),
+	   "order: p 0.015 in a table of one test: a difference");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	kvb_order_effect(f, c4, 4, "set,get", 2, 0.05, 0.05);
+	fclose(f);
+	ok(buf && strstr(buf, "p 0.015 (Holm 0.061)  inconclusive") &&
+	   !strstr(buf, "FASTER") &&
+	   strstr(buf, "4 cases: 0 significantly different (Holm's p <= 0.05 over 4 tests)"),
+	   "order: the same p in a table of four tests: Holm's 0.061, no mark");
 	free(buf);
 }
 
