@@ -104,6 +104,8 @@ readonly STUDY_OVERHEAD=3
 # What the VM needs besides the plan: boot, insmod, rmmod, copying back.
 readonly VM_OVERHEAD=180
 
+readonly SNAP_EVERY=${BENCH_SNAP_EVERY:-2}
+
 step() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 
@@ -553,7 +555,8 @@ main() {
 		wait "$stealer" 2>/dev/null || true
 	else
 		KVER=$kernel "$VM" run --payload "$payload" --timeout "$(vm_timeout)" \
-			--smp "$cpus" --out "$results" --steal "$WORK/steal" \
+			--smp "$cpus" --out "$results" --snap-every "$SNAP_EVERY" \
+			--steal "$WORK/steal" \
 			--log "$results/console.log" -- KVBENCH_ACCEL="$accel" ./run-bench.sh |
 			stamp "$WORK/stamps" | keep "$results/bench.txt" || status=$?
 	fi
