@@ -95,6 +95,9 @@ struct kvb_workload;
  * and read-modify-writes (a GET, then a SET of the same key: one
  * operation), and wl, the preset it comes from (NULL for a --mix).
  */
+/* --after takes at most this many mixes */
+#define KVB_AFTER_MAX 4
+
 struct kvb_mix {
 	unsigned int get;
 	unsigned int set;
@@ -317,11 +320,12 @@ struct kvb_params {
 	enum kvb_order order;
 	int no_settle;		/* --no-settle: no write to settle before a run */
 	/*
-	 * --after MIX: before each timed run, an untimed run of this mix on
-	 * the same target (the case a run comes after); after_given says so
+	 * --after MIX[,MIX...]: before each timed run, an untimed run of a
+	 * mix on the same target (the case a run comes after): the runs of
+	 * round r come after after[r % nafter]; nafter 0: no --after
 	 */
-	struct kvb_mix after;
-	int after_given;
+	struct kvb_mix after[KVB_AFTER_MAX];
+	unsigned int nafter;
 	int settled;		/* every run began with a settle (the report) */
 	double noisy_pct;	/* --noisy: a spread above this flags a case */
 	double margin;		/* --margin: the verdict's tie margin (0.05) */
@@ -1064,6 +1068,24 @@ int kvb_parse_margin(const char *s, double *margin, char *err, size_t errlen);
 /* The report's text fits this many columns, for mail */
 #define KVB_MAIL_COLS		80
 void kvb_wrap(FILE *f, const char *first, const char *text, int indent, int width);
+
+/*
+ * order.c: the case before a run. A case's runs with the round of each;
+ * with --after over nafter mixes the runs of round r came after mix
+ * r % nafter.
+ */
+struct kvb_ocase {
+	char label[96];
+	const double *runs;
+	const unsigned int *rounds;
+	unsigned int n;
+};
+
+int kvb_order_case(const struct kvb_ocase *c, unsigned int nafter,
+		   unsigned int k, double alpha, struct kvb_hl *h);
+void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,
+		      const char *names, unsigned int nafter, double alpha,
+		      double margin);
 int kvb_verdict_at_floor(const struct kvb_vtarget *t);
 
 /*
@@ -1090,6 +1112,7 @@ struct kvb_rcase {
 	int noisy;		/* spread above the run's noisy_pct */
 	double spread_pct;	/* NAN when the report does not say */
 	double *runs;		/* ops/s of each run, each in (0, KVB_MAX_OPS_PER_SEC] */
+	unsigned int *rounds;	/* the round of each run; NULL: not said */
 	unsigned int nruns;
 };
 
@@ -1108,6 +1131,7 @@ struct kvb_rmodel {
 	int hz;			/* 0 when not said */
 	char cmdline[1024];
 	char order[16];		/* "shuffled", "sequential", "" (not said) */
+	char after[KVB_AFTER_MAX * 32];	/* --after: "set,get"; "" none */
 	double seed;		/* the order's seed; NAN */
 	double margin;		/* the run's tie margin (params.margin); 5% when not said */
 	int margin_said;	/* params.margin was in the report */
@@ -1125,6 +1149,8 @@ struct kvb_rmodel {
 int kvb_rmodel_parse(const char *text, struct kvb_rmodel *m, char *err,
 		     size_t errlen);
 void kvb_rmodel_free(struct kvb_rmodel *m);
+void kvb_order_effect_model(FILE *f, const struct kvb_rmodel *m, double alpha,
+			    double margin);
 int kvb_rmodel_verdict(const struct kvb_rmodel *m, double alpha, double margin,
 		       struct kvb_vgroup **g);
 void kvb_rmodel_prov(FILE *f, const struct kvb_rmodel *m);

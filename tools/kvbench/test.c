@@ -1594,6 +1594,29 @@ static void test_rounds(const char *k)
 	   strstr(json, "\"settle\": false") && strstr(json, "\"rounds\": [0, 1]") &&
 	   strstr(json, "\"after\": \"90:10\""),
 	   "bench --order sequential --no-settle --after 90:10: said in the JSON");
+	/* --after over two mixes: round by round in turn, and the end says */
+	st = run(out, sizeof(out),
+		 "%s bench -b user-rwlock -t 1 -m get -n 300 -w 0 -r 6 --after set,get --json %s/o.json 2>/dev/null",
+		 k, dir);
+	snprintf(json, sizeof(json), "%s/o.json", dir);
+	ok(!st && strstr(out, "the case before a run: each case's runs after get set against its runs\nafter set") &&
+	   strstr(out, "  user-rwlock get t=1 b=1 ") && strstr(out, "  1 case: "),
+	   "bench --after set,get: each case's runs after get set against those after set");
+	st = run(out2, sizeof(out2), "%s report %s 2>&1", k, json);
+	{
+		const char *a = strstr(out, "\nthe case before a run");
+		const char *b = strstr(out2, "\nthe case before a run");
+		const char *e = a ? strstr(a, " neither\n") : NULL;
+
+		ok(!st && a && b && e && !strncmp(a, b, e - a),
+		   "report of that JSON: the same lines from its rounds");
+	}
+	slurp(json, json, sizeof(json));
+	ok(strstr(json, "\"after\": \"set,get\"") && strstr(json, "\"rounds\": [0, 1, 2, 3, 4, 5]"),
+	   "bench --after set,get: both in the JSON, with each run's round");
+	st = run(out, sizeof(out), "%s bench --dry-run --after set,get,del,90:10,50:50 2>&1", k);
+	ok(st == 2 && strstr(out, "--after") && strstr(out, "at most 4 mixes"),
+	   "bench --after with 5 mixes: exit 2, at most 4");
 
 	/* the estimate fits 2 rounds of 10 in 1 s: every case gets 2 runs */
 	st = run(out, sizeof(out),
@@ -4141,6 +4164,76 @@ static void test_report_mail(const char *k)
 }
 
 /* Values out of their range are errors or named, never silent numbers */
+/*
+ * The case before a run: runs after the second mix 10% slower are marked
+ * so; the same runs on both sides tied; too few, said.
+ */
+static void test_order_effect(void)
+{
+	static const double slow[12] = { 100, 90, 101, 91, 99, 89, 100, 90, 102, 92, 98, 88 };
+	static const double same[12] = { 100, 100.2, 101, 100.9, 99, 99.1, 100, 100, 100.5,
+					 100.4, 99.5, 99.6 };
+	static const unsigned int rounds[12] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 };
+	/* after get 6.5 above after set, the samples overlapping: p 0.015 */
+	static const double mid[12] = { 100, 106.5, 102, 108.5, 104, 110.5, 106, 112.5, 108,
+					114.5, 110, 116.5 };
+	struct kvb_ocase c4[4];
+	struct kvb_ocase c[3] = {
+		{ "a get t=1 b=1", slow, rounds, 12 },
+		{ "b get t=1 b=1", same, rounds, 12 },
+		{ "c get t=1 b=1", slow, rounds, 4 },
+	};
+	struct kvb_hl h;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int st, i;
+
+	st = kvb_order_case(&c[0], 2, 1, 0.05, &h);
+	ok(!st && h.can_tell && h.significant && fabs(h.ratio - 0.9) < 0.01 && h.hi < 1,
+	   "order: runs after the 2nd mix 10%% slower: significant, ratio %.3f", h.ratio);
+	st = kvb_order_case(&c[1], 2, 1, 0.05, &h);
+	ok(!st && h.can_tell && !h.significant && h.lo >= 0.95 && h.hi <= 1.05,
+	   "order: the same runs after both: inside +-5%% [%.3f, %.3f]", h.lo, h.hi);
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	kvb_order_effect(f, c, 3, "set,get", 2, 0.05, 0.05);
+	fclose(f);
+	ok(buf && strstr(buf, "a get t=1 b=1 ") && strstr(buf, "SLOWER after get") &&
+	   strstr(buf, "b get t=1 b=1 ") && strstr(buf, "  tied\n") &&
+	   strstr(buf, "c get t=1 b=1 ") && strstr(buf, "too few runs to tell") &&
+	   strstr(buf, "3 cases: 1 significantly different (Holm's p <= 0.05 over 2 tests)") &&
+	   strstr(buf, "1 tied, 1 neither"),
+	   "order: the table marks slower, tied and too few");
+	free(buf);
+
+	/* p 0.015 alone is a difference; one of four such tests is not */
+	for (i = 0; i < 4; i++)
+		c4[i] = (struct kvb_ocase){ "d get t=1 b=1", mid, rounds, 12 };
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	kvb_order_effect(f, c4, 1, "set,get", 2, 0.05, 0.05);
+	fclose(f);
+	ok(buf && strstr(buf, "p 0.015 (Holm 0.015)  FASTER after get") &&
+	   strstr(buf, "1 case: 1 significantly different (Holm's p <= 0.05 over 1 test)"),
+	   "order: p 0.015 in a table of one test: a difference");
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	kvb_order_effect(f, c4, 4, "set,get", 2, 0.05, 0.05);
+	fclose(f);
+	ok(buf && strstr(buf, "p 0.015 (Holm 0.061)  inconclusive") &&
+	   !strstr(buf, "FASTER") &&
+	   strstr(buf, "4 cases: 0 significantly different (Holm's p <= 0.05 over 4 tests)"),
+	   "order: the same p in a table of four tests: Holm's 0.061, no mark");
+	free(buf);
+}
+
 static void test_report_ranges(void)
 {
 	static const char head[] = "{\"schema\": \"kvbench-bench/3\", \"cpus\": %s,\n"
@@ -5752,6 +5845,7 @@ int main(int argc, char **argv)
 	test_verdict_margin();
 	test_verdict_next();
 	test_verdict_holm();
+	test_order_effect();
 	test_verdict_baselines();
 	test_compare_trust();
 	test_compare_schema();

@@ -63,6 +63,9 @@
 #                  (7.2.13+deb14-amd64; the series, KVER=7.2, names its
 #                  newest), for which the module is built in a cached
 #                  chroot of unstable (kvbench-vm kmake)
+#   BENCH_SNAP_EVERY  seconds between the guest's snapshots of the results
+#                  (kvbench-vm run --snap-every; default 300: a snapshot
+#                  is work beside the measured threads)
 #   KVBENCH_ARCH   arm64: the newest Debian 6.12 arm64 kernel on QEMU's virt
 #                  machine (tools/vm/kvbench-vm), the module (kvbench-vm
 #                  kmake) and the tool cross-built for it
@@ -104,6 +107,14 @@ readonly STUDY_OVERHEAD=3
 # What the VM needs besides the plan: boot, insmod, rmmod, copying back.
 readonly VM_OVERHEAD=180
 
+# How often the guest looks for a snapshot of the results (kvbench-vm run
+# --snap-every): each is a tar, a gzip and a serial port's transfer beside
+# the measured threads, which cost kthread at one thread 9% of its ops/s
+# and doubled its p99 (Documentation/results.rst); a VM that does not
+# finish loses at most this many seconds of results.
+readonly SNAP_EVERY=${BENCH_SNAP_EVERY:-300}
+
+
 step() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 
@@ -115,6 +126,8 @@ die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 	die "BENCH_SMP=$BENCH_SMP: not a number of CPUs"
 [[ -z ${BENCH_TIMEOUT:-} || $BENCH_TIMEOUT =~ ^[1-9][0-9]*$ ]] ||
 	die "BENCH_TIMEOUT=$BENCH_TIMEOUT: not a number of seconds"
+[[ $SNAP_EVERY =~ ^[1-9][0-9]{0,4}$ ]] ||
+	die "BENCH_SNAP_EVERY=$SNAP_EVERY: not a number of seconds"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kvbench-bench.XXXXXX")
 readonly WORK
@@ -553,7 +566,8 @@ main() {
 		wait "$stealer" 2>/dev/null || true
 	else
 		KVER=$kernel "$VM" run --payload "$payload" --timeout "$(vm_timeout)" \
-			--smp "$cpus" --out "$results" --steal "$WORK/steal" \
+			--smp "$cpus" --out "$results" --snap-every "$SNAP_EVERY" \
+			--steal "$WORK/steal" \
 			--log "$results/console.log" -- KVBENCH_ACCEL="$accel" ./run-bench.sh |
 			stamp "$WORK/stamps" | keep "$results/bench.txt" || status=$?
 	fi

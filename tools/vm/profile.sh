@@ -259,7 +259,7 @@ main() {
 
 	step "profile: $kernel ($cpus vCPUs, $accel); results in ${results#"$REPO"/}"
 	KVER=$kernel "$VM" run --payload "$payload" --timeout "$(vm_timeout)" \
-		--smp "$cpus" --out "$results" \
+		--smp "$cpus" --out "$results" --snap-every 300 \
 		--log "$results/console.log" -- KVBENCH_ACCEL="$accel" ./run-profile.sh |
 		keep "$results/profile.txt" || status=$?
 	if [[ -s $results/perf.folded ]]; then

@@ -80,7 +80,7 @@ files() {
 }
 
 echo "TAP version 13"
-echo "1..3"
+echo "1..4"
 
 # shellcheck disable=SC2016 # expanded in the guest
 vm end --out "$W/end" --timeout 120 -- \
@@ -106,6 +106,22 @@ has "$W/timeout" b two || r=1
 grep -q 'copied back its last snapshot' "$W/timeout.err" ||
 	{ echo "# stderr does not say that the last snapshot was copied back"; r=1; }
 ok $r "run --out --timeout 25, command still running: exit 124, DIR holds the last snapshot"
+
+# --snap-every 15: snapshot N comes at about N x 15 s into the command
+# (every 2 s, the default, it would be about N x 2 s), whatever the boot
+# took of the 34 s; what was written before it is in it.
+# shellcheck disable=SC2016 # expanded in the guest
+vm every --out "$W/every" --timeout 34 --stall 0 --snap-every 15 -- \
+	'echo one >$KVBENCH_OUT/a; sleep 3; echo two >$KVBENCH_OUT/b; sleep 600'
+r=0
+[[ $st -eq 124 ]] || { echo "# exit status $st, expected 124"; r=1; }
+has "$W/every" a one || r=1
+has "$W/every" b two || r=1
+snap=$(sed -n 's/.*copied back its last snapshot of [^ ]* (#\([0-9]*\), \([0-9]*\)s into.*/\1 \2/p' "$W/every.err")
+read -r sn sec <<<"${snap:-0 0}"
+[[ $sn -ge 1 && $sec -ge $((15 * sn)) && $sec -lt $((15 * sn + 5)) ]] ||
+	{ echo "# snapshot #$sn at ${sec}s: not one every 15 s"; r=1; }
+ok $r "run --out --snap-every 15: snapshot N at N x 15 s, holding what came before"
 
 # TERM once the command has written a and the guest had 2 s to send it.
 # shellcheck disable=SC2016 # expanded in the guest

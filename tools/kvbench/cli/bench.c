@@ -109,10 +109,13 @@ static const char bench_help[] =
 	"      --no-settle       do not write 1 to the module's settle file before\n"
 	"                        each run (by default a run starts once the work the\n"
 	"                        one before deferred, freed items and all, is done)\n"
-	"      --after MIX       before each timed run, run MIX (as -m: set, get,\n"
+	"      --after LIST      before each timed run, run a mix (as -m: set, get,\n"
 	"                        90:10) untimed on the same target, as the case the\n"
 	"                        run comes after: with --no-settle or without, what\n"
-	"                        a write-heavy case leaves to the next one\n"
+	"                        a write-heavy case leaves to the next one; with up\n"
+	"                        to 4, round r's runs come after the (r mod N)th,\n"
+	"                        and the run ends with each case's runs after the\n"
+	"                        others set against those after the first\n"
 	"      --budget SEC      fit the run into SEC seconds: fewer rounds (runs per\n"
 	"                        case); a round that would not end in time is not\n"
 	"                        begun; when one does not fit, skip the cases that\n"
@@ -381,6 +384,26 @@ static int seconds_opt(const char *opt, double *sec, int positive)
  * calls and io. 0 when c was one of them and is taken, 1 when it is none
  * of them, else the usage error's exit status.
  */
+/* --after MIX[,MIX...]: at most KVB_AFTER_MAX mixes, each as -m's */
+static int parse_after(const char *s, struct kvb_params *p, char *err,
+		       size_t errlen)
+{
+	struct kvb_mix *m = NULL;
+	int n = 0;
+
+	if (kvb_parse_mixes(s, &m, &n, err, errlen))
+		return -1;
+	if (n > KVB_AFTER_MAX) {
+		snprintf(err, errlen, "'%s': at most %d mixes", s, KVB_AFTER_MAX);
+		free(m);
+		return -1;
+	}
+	memcpy(p->after, m, n * sizeof(*m));
+	p->nafter = n;
+	free(m);
+	return 0;
+}
+
 static int opt_cases(int c, const char *opt, struct kvb_params *p,
 		     struct bench_args *a)
 {
@@ -517,9 +540,8 @@ static int opt_runs(int c, const char *opt, struct kvb_params *p,
 		p->no_settle = 1;
 		break;
 	case 'A':
-		if (kvb_parse_mix(optarg, &p->after, err, sizeof(err)))
+		if (parse_after(optarg, p, err, sizeof(err)))
 			return kvb_usage("bench", opt, err);
-		p->after_given = 1;
 		break;
 	default:
 		return 1;
@@ -835,6 +857,49 @@ static int plot_report(struct kvb_session *s)
  * run that is killed leaves what it measured; once more at the end, with
  * the plot and, without -o, the report on stdout.
  */
+/*
+ * --after over several mixes: the end of the run sets each case's runs
+ * after the second (third, ...) mix against its runs after the first.
+ */
+static void print_order_effect(const struct kvb_session *s)
+{
+	const struct kvb_params *p = s->p;
+	struct kvb_ocase *c;
+	char names[KVB_AFTER_MAX * 32] = "";
+	unsigned int k;
+	int i, n = 0;
+
+	if (p->nafter < 2 || !s->res)
+		return;
+	c = calloc(s->total, sizeof(*c));
+	if (!c)
+		return;
+	for (k = 0; k < p->nafter; k++) {
+		size_t l = strlen(names);
+
+		if (k)
+			names[l++] = ',';
+		kvb_mix_name(&p->after[k], names + l, 32);
+	}
+	for (i = 0; i < s->total; i++) {
+		const struct kvb_result *r = &s->res[i];
+		char m[32];
+
+		if (!r->runs || !r->run_round || r->kind == KVB_NOP)
+			continue;
+		kvb_mix_name(&r->mix, m, sizeof(m));
+		snprintf(c[n].label, sizeof(c[n].label), "%.40s %.31s t=%u b=%u",
+			 r->target, r->mix.wl ? r->mix.wl->name : m, r->threads,
+			 r->batch);
+		c[n].runs = r->run_ops;
+		c[n].rounds = r->run_round;
+		c[n++].n = r->runs;
+	}
+	kvb_order_effect(stdout, c, n, names, p->nafter, KVB_VERDICT_ALPHA,
+			 p->margin);
+	free(c);
+}
+
 static int save_reports(struct kvb_session *s, int complete)
 {
 	const struct kvb_params *p = s->p;
@@ -951,6 +1016,7 @@ static int run(struct kvb_session *s, struct kvb_prov *prov)
 	epilogue(s);
 	kvb_prov_after(prov);
 	ret = save_reports(s, 1);
+	print_order_effect(s);
 	if (atomic_load(&kvb_interrupted))
 		return KVB_EXIT_INTR;
 	if (ret || s->failed || s->write_err)

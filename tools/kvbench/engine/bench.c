@@ -803,9 +803,13 @@ int kvb_case_run(struct kvb_bench *b, const struct kvb_target *t,
 
 	if (res->runs >= b->p->repeat)
 		return 1;
-	/* --after: the case the run comes after, untimed, its figures dropped */
-	if (b->p->after_given && (t->ops->flags & KVB_T_MIXES)) {
-		ret = run_once(b, t, &b->p->after, res->threads, res->batch,
+	/*
+	 * --after: the case the run comes after, untimed, its figures
+	 * dropped; with several, round by round in turn (kvb_order_effect())
+	 */
+	if (b->p->nafter && (t->ops->flags & KVB_T_MIXES)) {
+		ret = run_once(b, t, &b->p->after[round % b->p->nafter],
+			       res->threads, res->batch,
 			       res->multi, res->fdmode, &o);
 		if (ret)
 			return ret;

@@ -107,7 +107,7 @@ double kvb_case_seconds(const struct kvb_params *p,
 	if (!p->no_settle)
 		run += KVB_SETTLE_S;
 	/* --after: a run of that mix before each */
-	if (p->after_given && (t->ops->flags & KVB_T_MIXES))
+	if (p->nafter && (t->ops->flags & KVB_T_MIXES))
 		run *= 2;
 	/* shuffled, each run begins its target: a switch, a fill */
 	if (p->order == KVB_ORDER_SHUFFLED && keeps_map(t))

@@ -332,10 +332,18 @@ static void print_results(FILE *f, const struct kvb_params *p,
 	fprintf(f, "    \"order\": \"%s\",\n    \"settle\": %s,\n    \"after\": ",
 		p->order == KVB_ORDER_SHUFFLED ? "shuffled" : "sequential",
 		p->settled ? "true" : "false");
-	if (p->after_given) {
-		char am[32];
+	if (p->nafter) {
+		char am[KVB_AFTER_MAX * 32] = "";
+		unsigned int k;
 
-		kvb_mix_name(&p->after, am, sizeof(am));
+		/* "set" or, in turn round by round, "set,get" */
+		for (k = 0; k < p->nafter; k++) {
+			size_t l = strlen(am);
+
+			if (k)
+				am[l++] = ',';
+			kvb_mix_name(&p->after[k], am + l, 32);
+		}
 		kvb_json_str(f, am);
 	} else {
 		fputs("null", f);
@@ -513,6 +521,36 @@ static int load_runs(const struct jnode *r, int i, struct kvb_rcase *c,
 	return 0;
 }
 
+/*
+ * The round of each run, when the report says (/4): a whole number for
+ * each run, or the runs' rounds are unknown (c->rounds NULL).
+ */
+static int load_rounds(const struct jnode *r, int i, struct kvb_rcase *c,
+		       char *err, size_t errlen)
+{
+	int j;
+
+	if (!r)
+		return 0;
+	if ((unsigned int)r->nkids != c->nruns) {
+		snprintf(err, errlen, "results[%d].rounds: %d rounds for %u runs",
+			 i, r->nkids, c->nruns);
+		return -1;
+	}
+	c->rounds = calloc(r->nkids ? r->nkids : 1, sizeof(*c->rounds));
+	if (!c->rounds) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (j = 0; j < r->nkids; j++) {
+		if (r->kids[j].type != J_NUM || whole(&r->kids[j], 1e9, &c->rounds[j])) {
+			snprintf(err, errlen, "results[%d].rounds[%d]: not a round", i, j);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Result i of the report into c; -1 with a message in err. */
 static int load_case(const struct jnode *x, int i, const char *dist,
 		     struct kvb_rcase *c, char *err, size_t errlen)
@@ -546,6 +584,8 @@ static int load_case(const struct jnode *x, int i, const char *dist,
 		return -1;
 	}
 	if (r && load_runs(r, i, c, err, errlen))
+		return -1;
+	if (r && load_rounds(kvb_json_get(x, "rounds", J_ARR), i, c, err, errlen))
 		return -1;
 	c->multi = multi && multi->num;
 	c->noisy = noisy && noisy->num;
@@ -619,6 +659,7 @@ static int load_header(const struct jnode *root, struct kvb_rmodel *m,
 	snprintf(m->cmdline, sizeof(m->cmdline), "%s", str_of(pv, "kernel_cmdline", ""));
 	snprintf(m->order, sizeof(m->order), "%s",
 		 str_of(root, "order", str_of(params, "order", "")));
+	snprintf(m->after, sizeof(m->after), "%s", str_of(params, "after", ""));
 	m->busy_pct = busy && busy->num >= 0 && busy->num <= 100 ? busy->num : NAN;
 	m->steal_pct = steal && steal->num >= 0 && steal->num <= 100 ? steal->num : NAN;
 	m->host_busy = hbusy ? (int)hbusy->num : -1;
@@ -645,8 +686,10 @@ void kvb_rmodel_free(struct kvb_rmodel *m)
 {
 	int i;
 
-	for (i = 0; i < m->n; i++)
+	for (i = 0; i < m->n; i++) {
 		free(m->c[i].runs);
+		free(m->c[i].rounds);
+	}
 	free(m->c);
 	free(m->vc);
 	kvb_json_free(&m->root);
@@ -670,6 +713,7 @@ static int load_results(const struct jnode *res, struct kvb_rmodel *m,
 
 		if (load_case(&res->kids[i], i, m->dist, c, err, errlen)) {
 			free(c->runs);
+			free(c->rounds);
 			return -1;
 		}
 		m->n++;

@@ -172,6 +172,8 @@ static int report_one(FILE *f, const char *text, const char *name,
 		kvb_verdict_table(f, &g[i]);
 		kvb_verdict_tally(tl, &g[i]);
 	}
+	/* a run with --after over several mixes: what the case before did */
+	kvb_order_effect_model(f, &r, KVB_VERDICT_ALPHA, o->margin > 0 ? o->margin : r.margin);
 out:
 	free(sel);
 	kvb_verdict_free(g, ng);

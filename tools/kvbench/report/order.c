@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvbench: does the case before a run move its figure? With --after A,B
+ * the runs of round r come after an untimed run of after[r % 2] (A, B, A,
+ * B, ...: interleaved, so the host's drift lands on both alike). Each
+ * case's runs after B are set against its runs after A with the verdict's
+ * estimator (kvb_hl_ratio(): Hodges-Lehmann ratio, Moses' interval,
+ * two-sided Mann-Whitney p) and marked as the verdict marks: a significant
+ * difference, tied (the interval inside 1 +- margin), or inconclusive.
+ * `kvbench bench` prints it at the end of such a run, `kvbench report`
+ * from the JSON's rounds; Documentation/results.rst quotes one.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kvbench.h"
+
+/*
+ * The runs of c that came after mix k of nafter (round % nafter == k)
+ * into out (room for c->n); their number.
+ */
+static unsigned int runs_after(const struct kvb_ocase *c, unsigned int nafter,
+			       unsigned int k, double *out)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < c->n; i++)
+		if (c->rounds[i] % nafter == k)
+			out[n++] = c->runs[i];
+	return n;
+}
+
+int kvb_order_case(const struct kvb_ocase *c, unsigned int nafter,
+		   unsigned int k, double alpha, struct kvb_hl *h)
+{
+	double *x = malloc(2 * (c->n ? c->n : 1) * sizeof(*x));
+	unsigned int nx, ny;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	h->ratio = h->lo = h->hi = h->p = NAN;
+	if (!x)
+		return -1;
+	nx = runs_after(c, nafter, k, x);
+	ny = runs_after(c, nafter, 0, x + c->n);
+	ret = kvb_hl_ratio(x, nx, x + c->n, ny, alpha, h);
+	free(x);
+	return ret;
+}
+
+static void after_name(char *buf, size_t len, const char *names, unsigned int k)
+{
+	const char *p = names;
+	size_t n;
+
+	while (k-- && p)
+		p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+	if (!p) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	n = strcspn(p, ",");
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+}
+
+static int cmp_p(const void *a, const void *b)
+{
+	double x = ((const struct kvb_hl *)a)->p, y = ((const struct kvb_hl *)b)->p;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Holm's step-down over the m tests of one table: the i-th smallest p
+ * (from 0) times m - i, never below the one before, at most 1. A case is
+ * marked different only when its adjusted p is at most alpha, so the
+ * chance of one false mark in the whole table stays at alpha.
+ */
+static void holm(struct kvb_hl *h, int m, double *adj)
+{
+	struct kvb_hl *s = malloc((m ? m : 1) * sizeof(*s));
+	double run = 0;
+	int i, j;
+
+	for (i = 0; i < m; i++)
+		adj[i] = NAN;
+	if (!s)
+		return;
+	memcpy(s, h, m * sizeof(*s));
+	qsort(s, m, sizeof(*s), cmp_p);
+	for (i = 0; i < m && isfinite(s[i].p); i++) {
+		run = fmax(run, fmin(1, (m - i) * s[i].p));
+		for (j = 0; j < m; j++)
+			if (h[j].p == s[i].p)
+				adj[j] = run;
+	}
+	free(s);
+}
+
+void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,
+		      const char *names, unsigned int nafter, double alpha,
+		      double margin)
+{
+	struct kvb_hl *hs = calloc(n > 0 ? n : 1, sizeof(*hs));
+	double *adj = calloc(n > 0 ? n : 1, sizeof(*adj));
+	unsigned int k, shown = 0, diff = 0, tied = 0;
+	char a0[32], ak[32];
+	int i, m;
+
+	if (nafter < 2 || n <= 0 || !hs || !adj)
+		goto out;
+	after_name(a0, sizeof(a0), names, 0);
+	for (k = 1; k < nafter; k++) {
+		after_name(ak, sizeof(ak), names, k);
+		fprintf(f, "\nthe case before a run: each case's runs after %s set against its runs\n"
+			"after %s (interleaved round by round; ratio of ops/s, Hodges-Lehmann,\n"
+			"%g%% interval, two-sided Mann-Whitney p, Holm's over the table's tests;\n"
+			"tied: inside +-%g%%)\n",
+			ak, a0, 100 * (1 - alpha), 100 * margin);
+		for (i = 0, m = 0; i < n; i++) {
+			if (kvb_order_case(&c[i], nafter, k, alpha, &hs[i]) ||
+			    !isfinite(hs[i].ratio))
+				hs[i].ratio = NAN;
+			else if (hs[i].can_tell)
+				m++;
+		}
+		/* the tests: the cases whose runs can tell, in one table */
+		for (i = 0; i < n; i++)
+			if (!hs[i].can_tell)
+				hs[i].p = NAN;
+		holm(hs, n, adj);
+		for (i = 0; i < n; i++) {
+			struct kvb_hl h = hs[i];
+			const char *mark;
+
+			if (!isfinite(h.ratio))
+				continue;
+			shown++;
+			h.significant = h.can_tell && adj[i] <= alpha;
+			if (!h.can_tell) {
+				mark = "too few runs to tell";
+			} else if (h.significant) {
+				mark = h.ratio < 1 ? "SLOWER after " : "FASTER after ";
+				diff++;
+			} else if (h.lo >= 1 - margin && h.hi <= 1 + margin) {
+				mark = "tied";
+				tied++;
+			} else {
+				mark = "inconclusive";
+			}
+			if (h.can_tell)
+				fprintf(f, "  %-34s %+6.1f%%  [%.3f, %.3f]  p %.3f (Holm %.3f)  %s%s\n",
+					c[i].label, 100 * (h.ratio - 1), h.lo, h.hi, h.p,
+					adj[i], mark, h.significant ? ak : "");
+			else
+				fprintf(f, "  %-34s %+6.1f%%  too few runs to tell\n",
+					c[i].label, 100 * (h.ratio - 1));
+		}
+		fprintf(f, "  %u case%s: %u significantly different (Holm's p <= %g over %d test%s),\n"
+			"  %u tied, %u neither\n",
+			shown, shown == 1 ? "" : "s", diff, alpha, m, m == 1 ? "" : "s",
+			tied, shown - diff - tied);
+		shown = diff = tied = 0;
+	}
+out:
+	free(hs);
+	free(adj);
+}
+
+/* The same from a report's model: its results with their rounds. */
+void kvb_order_effect_model(FILE *f, const struct kvb_rmodel *m, double alpha,
+			    double margin)
+{
+	unsigned int nafter = m->after[0] ? 1 : 0;
+	struct kvb_ocase *c;
+	const char *p;
+	int i, n = 0;
+
+	for (p = m->after; *p; p++)
+		nafter += *p == ',';
+	if (nafter < 2 || m->n <= 0)
+		return;
+	c = calloc(m->n, sizeof(*c));
+	if (!c)
+		return;
+	for (i = 0; i < m->n; i++) {
+		const struct kvb_rcase *r = &m->c[i];
+
+		if (!r->rounds || !r->nruns || r->v.kind == KVB_NOP)
+			continue;
+		snprintf(c[n].label, sizeof(c[n].label), "%.40s %.31s t=%u b=%u",
+			 r->target, r->workload[0] ? r->workload : r->mix,
+			 r->threads, r->batch);
+		c[n].runs = r->runs;
+		c[n].rounds = r->rounds;
+		c[n++].n = r->nruns;
+	}
+	kvb_order_effect(f, c, n, m->after, nafter, alpha, margin);
+	free(c);
+}
