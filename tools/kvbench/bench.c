@@ -55,6 +55,10 @@ struct run {
 	int (*queue)(struct kvb_ctx *c, int op, const char *key, int timed,
 		     struct kvb_done *done);
 	int one_kind;		/* ->multi: every op of a call is of one kind */
+	/* --trace-stall: a timed step over stall_ns (~0: off) stops the trace */
+	__u64 stall_ns;
+	struct kvb_stall *stall;
+	char label[160];	/* the case, for the trace_marker line */
 	__u32 get_below;	/* op = GET when (u32)rand < get_below, */
 	__u32 set_below;	/* else SET when below set_below, else DEL */
 	/* a --workload's case: its chooser picks the operations and keys */
@@ -82,6 +86,7 @@ struct worker {
 	pthread_t thread;
 	struct kvb_ctx ctx;	/* what the row's operations act on */
 	int cpu;
+	unsigned int idx;	/* the thread's number in the run, from 0 */
 	__u64 rng;		/* operations and keys: kvb_thread_seed() */
 	char *val;		/* value_size bytes: SET source, GET buffer */
 	struct kvbench_op *ops;	/* batch */
@@ -183,6 +188,142 @@ static void rmw(struct worker *w, struct counts *c, const char *key)
 	account(c, op, res);
 }
 
+/*
+ * The tracefs directory --trace-stall writes to: the one whose
+ * trace_marker exists, or the first when neither's does.
+ */
+static const char * const tracefs_dirs[] = {
+	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+};
+
+/*
+ * Arm --trace-stall: open dir's trace_marker and tracing_on (dir NULL:
+ * tracefs where it is mounted). 0, or -1 with the reason in err. A trace
+ * that is off already is no error (an earlier run may have frozen it, and
+ * this one must not overwrite what it caught): off_at_start says so, and
+ * nothing will be written.
+ */
+int kvb_stall_open(struct kvb_stall *s, const char *dir, unsigned long long us,
+		   char *err, size_t errlen)
+{
+	char path[300], on[4] = "";
+	unsigned int i;
+	ssize_t n;
+
+	memset(s, 0, sizeof(*s));
+	s->marker_fd = -1;
+	s->on_fd = -1;
+	s->us = us;
+	s->threshold_ns = us * 1000;
+	for (i = 0; !dir && i < ARRAY_SIZE(tracefs_dirs); i++) {
+		snprintf(path, sizeof(path), "%s/trace_marker", tracefs_dirs[i]);
+		if (!access(path, F_OK))
+			dir = tracefs_dirs[i];
+	}
+	if (!dir)
+		dir = tracefs_dirs[0];
+	snprintf(s->dir, sizeof(s->dir), "%s", dir);
+	snprintf(path, sizeof(path), "%s/trace_marker", s->dir);
+	s->marker_fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (s->marker_fd < 0)
+		goto fail;
+	snprintf(path, sizeof(path), "%s/tracing_on", s->dir);
+	s->on_fd = open(path, O_RDWR | O_CLOEXEC);
+	if (s->on_fd < 0)
+		goto fail;
+	n = pread(s->on_fd, on, sizeof(on) - 1, 0);
+	if (n < 0)
+		goto fail;
+	s->off_at_start = on[0] == '0';
+	if (s->off_at_start)
+		atomic_store(&s->fired, 1);
+	return 0;
+fail:
+	snprintf(err, errlen, "%s: %s%s", path, strerror(errno),
+		 errno == ENOENT ? " (is tracefs mounted?)" :
+		 errno == EACCES || errno == EPERM ? " (root?)" : "");
+	kvb_stall_close(s);
+	return -1;
+}
+
+void kvb_stall_close(struct kvb_stall *s)
+{
+	if (s->marker_fd >= 0)
+		close(s->marker_fd);
+	if (s->on_fd >= 0)
+		close(s->on_fd);
+	s->marker_fd = -1;
+	s->on_fd = -1;
+}
+
+/*
+ * An operation took ns, over the threshold: the first one of the process
+ * names itself in the trace and stops it; 1 when this call did, else 0.
+ * Not on the common path: the caller compares first.
+ */
+int kvb_stall_hit(struct kvb_stall *s, __u64 ns, const char *what,
+		  const char *label, unsigned int thread)
+{
+	char line[400];
+	int len;
+
+	if (ns <= s->threshold_ns ||
+	    atomic_load_explicit(&s->fired, memory_order_relaxed) ||
+	    atomic_exchange(&s->fired, 1))
+		return 0;
+	s->at_ns = now_ns();
+	s->ns = ns;
+	s->thread = thread;
+	s->tid = gettid();
+	s->cpu = sched_getcpu();
+	snprintf(s->what, sizeof(s->what), "%s", what);
+	snprintf(s->label, sizeof(s->label), "%s", label);
+	len = snprintf(line, sizeof(line),
+		       "kvbench stall: %s took %llu us (over %llu us), thread %u tid %d cpu %d, case %s\n",
+		       what, (unsigned long long)(ns / 1000), s->us, thread,
+		       s->tid, s->cpu, label);
+	if (len >= (int)sizeof(line))
+		len = sizeof(line) - 1;
+	/* The line first: it is the last thing the frozen buffer holds. */
+	if (write(s->marker_fd, line, len) < 0)
+		s->marker_err = errno;
+	if (pwrite(s->on_fd, "0\n", 2, 0) < 0)
+		s->off_err = errno;
+	return 1;
+}
+
+/* What the reports say of --trace-stall, one line (no newline). */
+void kvb_stall_line(const struct kvb_stall *s, char *buf, size_t len)
+{
+	if (s->off_at_start && !s->what[0])
+		snprintf(buf, len,
+			 "trace-stall: %s/tracing_on was 0 at the start (frozen by an earlier run?): not armed",
+			 s->dir);
+	else if (!atomic_load(&s->fired))
+		snprintf(buf, len, "trace-stall: no operation over %llu us", s->us);
+	else
+		snprintf(buf, len,
+			 "trace-stall: trace frozen at %s %llu us (over %llu us), %.3f s into the run, thread %u (tid %d, cpu %d), case %s%s%s",
+			 s->what, (unsigned long long)(s->ns / 1000), s->us,
+			 s->at_s, s->thread, s->tid, s->cpu, s->label,
+			 s->marker_err ? "; the trace_marker write failed: " :
+			 s->off_err ? "; the tracing_on write failed: " : "",
+			 s->marker_err ? strerror(s->marker_err) :
+			 s->off_err ? strerror(s->off_err) : "");
+}
+
+static const char *op_name(int op)
+{
+	return op == KVBENCH_OP_GET ? "GET" : op == KVBENCH_OP_SET ? "SET" :
+	       op == KVBENCH_OP_DEL ? "DEL" : "?";
+}
+
+/* A timed step over the --trace-stall threshold (rare). */
+static void stalled(struct worker *w, __u64 ns, const char *what)
+{
+	kvb_stall_hit(w->run->stall, ns, what, w->run->label, w->idx);
+}
+
 /* Every timed step counts: a histogram has room for all of them. */
 static void record(struct worker *w, __u64 ns)
 {
@@ -198,11 +339,17 @@ static void queue_step(struct worker *w, struct counts *c, int op,
 {
 	struct kvb_done d;
 
+	__u64 ns;
+
 	if (w->run->queue(&w->ctx, op, key, timed, &d) <= 0)
 		return;
 	account(c, d.op, d.result);
-	if (d.queued_ns)
-		record(w, now_ns() - d.queued_ns);
+	if (!d.queued_ns)
+		return;
+	ns = now_ns() - d.queued_ns;
+	record(w, ns);
+	if (ns > w->run->stall_ns)
+		stalled(w, ns, op_name(d.op));
 }
 
 /*
@@ -239,8 +386,13 @@ static void step(struct worker *w, struct counts *c, int timed)
 			rmw(w, c, key);
 		else
 			account(c, op, r->ops->op(&w->ctx, op, key, w->val, &vlen));
-		if (timed)
-			record(w, now_ns() - t0);
+		if (timed) {
+			__u64 ns = now_ns() - t0;
+
+			record(w, ns);
+			if (ns > r->stall_ns)
+				stalled(w, ns, wop == KVB_W_RMW ? "RMW" : op_name(op));
+		}
 		return;
 	}
 	for (i = 0; i < r->batch; i++) {
@@ -267,8 +419,20 @@ static void step(struct worker *w, struct counts *c, int timed)
 	r->call(&w->ctx, w->ops, r->batch);
 	for (i = 0; i < r->batch; i++)
 		account(c, w->ops[i].op, w->ops[i].result);
-	if (timed)
-		record(w, (now_ns() - t0) / r->batch);
+	if (timed) {
+		__u64 ns = now_ns() - t0;
+
+		record(w, ns / r->batch);
+		/* the call is the request: its whole time */
+		if (ns > r->stall_ns) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "%s%s(%u)",
+				 r->one_kind ? "M" : "BATCH",
+				 r->one_kind ? op_name(op) : "", r->batch);
+			stalled(w, ns, what);
+		}
+	}
 }
 
 static void *worker_fn(void *arg)
@@ -481,6 +645,18 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	r->call = multi ? ops->multi : batch > 1 ? ops->batch : NULL;
 	r->queue = r->call ? NULL : ops->queue;
 	r->one_kind = multi;
+	r->stall = b->stall;
+	r->stall_ns = b->stall ? b->stall->threshold_ns : ~0ULL;
+	if (b->stall) {
+		char m[32];
+
+		kvb_mix_name(mix, m, sizeof(m));
+		snprintf(r->label, sizeof(r->label), "%s %s threads=%u %s=%u%s%s",
+			 t->name, ops->flags & KVB_T_MIXES ? m : "nop", threads,
+			 multi ? "multi" : "batch", batch,
+			 fdmode == KVB_FD_NONE ? "" : " fd=",
+			 fdmode == KVB_FD_NONE ? "" : kvb_fd_name(fdmode));
+	}
 	r->get_below = (__u32)(4294967295.0 * (mix->get / total));
 	r->set_below = (__u32)(4294967295.0 * ((mix->get + mix->set) / total));
 	if (!mix->del)
@@ -525,6 +701,7 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	}
 	for (i = 0; i < threads; i++) {
 		w[i].run = r;
+		w[i].idx = i;
 		/* --seed: the same keys and operations, run after run */
 		w[i].rng = kvb_thread_seed(p->seed, i);
 		w[i].val = malloc(p->value_size + 1);
@@ -1064,6 +1241,14 @@ static const char bench_help[] =
 	"      --sample-every N  time one op in N for p50/p99/p99.9 (default 64;\n"
 	"                        0 = none; for --batch B: one call per N ops,\n"
 	"                        its time divided by B)\n"
+	"      --trace-stall US  the first operation over US microseconds (a call,\n"
+	"                        for --batch and --multi) writes a line naming it to\n"
+	"                        tracefs' trace_marker, then 0 to tracing_on: the\n"
+	"                        kernel's trace keeps what led up to it; once per\n"
+	"                        process; times every operation (--sample-every 1)\n"
+	"      --trace-dir DIR   with --trace-stall: tracefs or an instance of it\n"
+	"                        (default /sys/kernel/tracing, else\n"
+	"                        /sys/kernel/debug/tracing)\n"
 	"      --seed N          seed of the key and operation sequences and of the\n"
 	"                        rounds' order (0 to 2^53-1; default: drawn, and\n"
 	"                        printed; the report has it either way)\n"
@@ -1451,6 +1636,8 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "csv", required_argument, NULL, 'C' },
 		{ "owner-spin", required_argument, NULL, 'O' },
 		{ "sample-every", required_argument, NULL, 'E' },
+		{ "trace-stall", required_argument, NULL, 'X' },
+		{ "trace-dir", required_argument, NULL, 'x' },
 		{ "device", required_argument, NULL, 'd' },
 		{ "sysfs", required_argument, NULL, 'S' },
 		{ "budget", required_argument, NULL, 'U' },
@@ -1468,7 +1655,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	const char *targets = "nop,current", *threads = "pow2", *mixes = "get,set";
 	const char *batches = NULL, *fdmodes = "per-thread", *multis = NULL;
 	const char *qds = NULL, *workloads = NULL;
-	int mix_given = 0, dist_given = 0, threads_given = 0;
+	int mix_given = 0, dist_given = 0, threads_given = 0, every_given = 0;
 	int keys_given = 0, ksize_given = 0, vsize_given = 0;
 	unsigned long long v;
 	char err[512], opt[32];
@@ -1600,6 +1787,16 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			if (kvb_parse_count(optarg, 0, 1U << 30, &v, err, sizeof(err)))
 				return bench_usage(opt, err);
 			p->sample_every = v;
+			every_given = 1;
+			break;
+		case 'X':
+			if (kvb_parse_count(optarg, 0, 60000000, &v, err, sizeof(err)))
+				return bench_usage(opt, err);
+			p->trace_stall_us = v;
+			p->trace_stall = 1;
+			break;
+		case 'x':
+			p->trace_dir = optarg;
 			break;
 		case 'O':
 			if (kvb_parse_count(optarg, 0, 1000000, &v, err, sizeof(err)))
@@ -1659,6 +1856,14 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	}
 	if (optind < argc)
 		return bench_usage(NULL, "unexpected arguments (bench takes options only)");
+	/* --trace-stall looks at every operation: each is timed */
+	if (p->trace_stall && every_given && p->sample_every != 1)
+		return bench_usage("--sample-every",
+				   "--trace-stall times every operation (--sample-every 1)");
+	if (p->trace_stall)
+		p->sample_every = 1;
+	if (p->trace_dir && !p->trace_stall)
+		return bench_usage("--trace-dir", "only with --trace-stall");
 	/* Neither silently wins: each says how long a run is. */
 	if (p->ops && duration_given)
 		return bench_usage("--ops",
@@ -1797,6 +2002,7 @@ static void print_report(FILE *f, struct kvb_session *s, enum kvb_format fmt,
 		.skipped = s->skipped,
 		.skips = s->skips,
 		.nskips = s->nskips,
+		.stall = s->b ? s->b->stall : NULL,
 	};
 
 	if (fmt == KVB_JSON)
@@ -1898,7 +2104,22 @@ static int plot_report(struct kvb_session *s)
 static int save_reports(struct kvb_session *s, int complete)
 {
 	const struct kvb_params *p = s->p;
+	struct kvb_stall *st = s->b ? s->b->stall : NULL;
 	int ret = 0;
+
+	/*
+	 * --trace-stall fired in the case just run: said once, at once; at
+	 * the end, that it did not
+	 */
+	if (st && !st->said && (st->what[0] || complete)) {
+		char line[512];
+
+		st->said = 1;
+		st->at_s = st->at_ns > s->t0 ? (st->at_ns - s->t0) / 1e9 : 0;
+		kvb_stall_line(st, line, sizeof(line));
+		fprintf(stderr, "%skvbench: %s\n",
+			!p->quiet && interactive() ? "\n" : "", line);
+	}
 
 	make_view(s);
 	kvb_compute_ratios(s->view, s->nview);
@@ -2280,6 +2501,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	struct sigaction sa;
 	int ti, nodev = 0;
 	char nodev_why[160] = "";
+	struct kvb_stall stall = { .marker_fd = -1, .on_fd = -1 };
 	int ret;
 
 	kvb_params_defaults(&p);
@@ -2322,6 +2544,21 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 		goto out;
 	}
 	s.b->settled = &p.settled;
+	if (p.trace_stall) {
+		char err[400];
+
+		if (kvb_stall_open(&stall, p.trace_dir, p.trace_stall_us, err,
+				   sizeof(err))) {
+			fprintf(stderr, "kvbench: --trace-stall: %s\n", err);
+			ret = KVB_EXIT_FAIL;
+			goto out;
+		}
+		s.b->stall = &stall;
+		if (stall.off_at_start)
+			fprintf(stderr,
+				"kvbench: --trace-stall: %s/tracing_on is 0 (frozen by an earlier run?): this run leaves the trace as it is\n",
+				stall.dir);
+	}
 	/* A report that cannot be written fails now, not after the run. */
 	if (save_reports(&s, 0)) {
 		ret = KVB_EXIT_FAIL;
@@ -2434,6 +2671,7 @@ out:
 	free(s.res);
 	free(s.skips);
 	kvb_bench_free(s.b);
+	kvb_stall_close(&stall);
 	kvb_prov_free(&prov);
 	free_params(&p);
 	return ret;
