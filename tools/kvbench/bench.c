@@ -213,6 +213,7 @@ int kvb_stall_open(struct kvb_stall *s, const char *dir, unsigned long long us,
 	memset(s, 0, sizeof(*s));
 	s->marker_fd = -1;
 	s->on_fd = -1;
+	s->count = 1;
 	s->us = us;
 	s->threshold_ns = us * 1000;
 	for (i = 0; !dir && i < ARRAY_SIZE(tracefs_dirs); i++) {
@@ -264,12 +265,17 @@ void kvb_stall_close(struct kvb_stall *s)
 int kvb_stall_hit(struct kvb_stall *s, __u64 ns, const char *what,
 		  const char *label, unsigned int thread)
 {
-	char line[400];
+	char line[400], nth[48] = "";
 	int len;
 
 	if (ns <= s->threshold_ns ||
-	    atomic_load_explicit(&s->fired, memory_order_relaxed) ||
-	    atomic_exchange(&s->fired, 1))
+	    atomic_load_explicit(&s->fired, memory_order_relaxed))
+		return 0;
+	/* US:N: the Nth over the threshold in this run, not the first */
+	if (s->count > 1 &&
+	    atomic_fetch_add_explicit(&s->over, 1, memory_order_relaxed) + 1 < s->count)
+		return 0;
+	if (atomic_exchange(&s->fired, 1))
 		return 0;
 	s->at_ns = now_ns();
 	s->ns = ns;
@@ -278,9 +284,13 @@ int kvb_stall_hit(struct kvb_stall *s, __u64 ns, const char *what,
 	s->cpu = sched_getcpu();
 	snprintf(s->what, sizeof(s->what), "%s", what);
 	snprintf(s->label, sizeof(s->label), "%s", label);
+	if (s->count > 1)
+		snprintf(nth, sizeof(nth), "; the %u%s over it in the run", s->count,
+			 s->count % 100 / 10 == 1 ? "th" : s->count % 10 == 1 ? "st" :
+			 s->count % 10 == 2 ? "nd" : s->count % 10 == 3 ? "rd" : "th");
 	len = snprintf(line, sizeof(line),
-		       "kvbench stall: %s took %llu us (over %llu us), thread %u tid %d cpu %d, case %s\n",
-		       what, (unsigned long long)(ns / 1000), s->us, thread,
+		       "kvbench stall: %s took %llu us (over %llu us%s), thread %u tid %d cpu %d, case %s\n",
+		       what, (unsigned long long)(ns / 1000), s->us, nth, thread,
 		       s->tid, s->cpu, label);
 	if (len >= (int)sizeof(line))
 		len = sizeof(line) - 1;
@@ -649,6 +659,9 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	r->stall_ns = b->stall ? b->stall->threshold_ns : ~0ULL;
 	if (b->stall) {
 		char m[32];
+
+		/* US:N counts a run's operations over US, from 0 */
+		atomic_store(&b->stall->over, 0);
 
 		kvb_mix_name(mix, m, sizeof(m));
 		snprintf(r->label, sizeof(r->label), "%s %s threads=%u %s=%u%s%s",
@@ -1241,10 +1254,11 @@ static const char bench_help[] =
 	"      --sample-every N  time one op in N for p50/p99/p99.9 (default 64;\n"
 	"                        0 = none; for --batch B: one call per N ops,\n"
 	"                        its time divided by B)\n"
-	"      --trace-stall US  the first operation over US microseconds (a call,\n"
-	"                        for --batch and --multi) writes a line naming it to\n"
-	"                        tracefs' trace_marker, then 0 to tracing_on: the\n"
-	"                        kernel's trace keeps what led up to it; once per\n"
+	"      --trace-stall STALL  US or US:N: the first operation over US\n"
+	"                        microseconds (a call, for --batch and --multi; with\n"
+	"                        :N the Nth over US in one run) writes a line naming\n"
+	"                        it to tracefs' trace_marker, then 0 to tracing_on:\n"
+	"                        the kernel's trace keeps what led up to it; once per\n"
 	"                        process; times every operation (--sample-every 1)\n"
 	"      --trace-dir DIR   with --trace-stall: tracefs or an instance of it\n"
 	"                        (default /sys/kernel/tracing, else\n"
@@ -1606,6 +1620,28 @@ static int rmw_refused(const struct kvb_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* --trace-stall US[:N]: N, the how-manieth operation over US fires */
+static int parse_stall(const char *arg, struct kvb_params *p, char *err,
+		       size_t errlen)
+{
+	char us[32], *colon;
+	unsigned long long v, n = 1;
+
+	snprintf(us, sizeof(us), "%s", arg);
+	colon = strchr(us, ':');
+	if (colon) {
+		*colon = 0;
+		if (kvb_parse_count(colon + 1, 1, 1000000, &n, err, errlen))
+			return -1;
+	}
+	if (kvb_parse_count(us, 0, 60000000, &v, err, errlen))
+		return -1;
+	p->trace_stall_us = v;
+	p->trace_stall_count = n;
+	p->trace_stall = 1;
+	return 0;
+}
+
 static int parse_bench(int argc, char **argv, struct kvb_params *p)
 {
 	static const struct option opts[] = {
@@ -1790,10 +1826,8 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			every_given = 1;
 			break;
 		case 'X':
-			if (kvb_parse_count(optarg, 0, 60000000, &v, err, sizeof(err)))
+			if (parse_stall(optarg, p, err, sizeof(err)))
 				return bench_usage(opt, err);
-			p->trace_stall_us = v;
-			p->trace_stall = 1;
 			break;
 		case 'x':
 			p->trace_dir = optarg;
@@ -2553,6 +2587,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 			ret = KVB_EXIT_FAIL;
 			goto out;
 		}
+		stall.count = p.trace_stall_count ? p.trace_stall_count : 1;
 		s.b->stall = &stall;
 		if (stall.off_at_start)
 			fprintf(stderr,

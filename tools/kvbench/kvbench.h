@@ -272,6 +272,7 @@ struct kvb_params {
 	unsigned int sample_every;	/* 0 = no latency sampling */
 	/* --trace-stall US, and whether given; --trace-dir DIR or NULL */
 	unsigned long long trace_stall_us;
+	unsigned int trace_stall_count;	/* --trace-stall US:N, 1 without */
 	int trace_stall;
 	const char *trace_dir;
 	double clock_ns;	/* cost of one clock read, measured at start */
@@ -475,6 +476,13 @@ struct kvb_stall {
 	int off_at_start;	/* tracing_on was 0: nothing to freeze */
 	/* 0 armed; the first thread over the threshold swaps in 1 */
 	atomic_int fired;
+	/*
+	 * US:N: fire at the Nth operation over the threshold in one run (a
+	 * stall that lasts, not one hiccup); over counts them, from 0 at
+	 * each run's start
+	 */
+	unsigned int count;
+	atomic_uint over;
 	/*
 	 * Written by the thread that fired, read by the main thread after
 	 * it joined the workers (the join orders them).

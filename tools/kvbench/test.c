@@ -3242,6 +3242,20 @@ static void test_trace_stall(const char *k)
 	   !kvb_stall_hit(&st, 5000, "GET", "c3", 0),
 	   "--trace-stall: a trace that is off at the start is not armed");
 	kvb_stall_close(&st);
+	/* US:3: two operations over it do not fire, the third does */
+	run(out, sizeof(out), ": >%s/trace_marker && echo 1 >%s/tracing_on", dir, dir);
+	ok(!kvb_stall_open(&st, dir, 100, err, sizeof(err)), "--trace-stall 100:3: armed");
+	st.count = 3;
+	r1 = kvb_stall_hit(&st, 200000, "GET", "c4", 0);
+	r1 += kvb_stall_hit(&st, 50000, "GET", "c4", 0);
+	r1 += kvb_stall_hit(&st, 300000, "GET", "c4", 0);
+	r2 = kvb_stall_hit(&st, 400000, "SET", "c4", 0);
+	snprintf(path, sizeof(path), "%s/trace_marker", dir);
+	slurp(path, buf, sizeof(buf));
+	ok(!r1 && r2 == 1 &&
+	   strstr(buf, "kvbench stall: SET took 400 us (over 100 us; the 3rd over it in the run)"),
+	   "--trace-stall 100:3: the third operation over 100 us fires, not the first two: %s", buf);
+	kvb_stall_close(&st);
 
 	if (!k || access(k, X_OK)) {
 		skip("no kvbench binary", "--trace-stall from the command line");

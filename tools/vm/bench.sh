@@ -63,7 +63,9 @@
 #                  (7.2.13+deb14-amd64; the series, KVER=7.2, names its
 #                  newest), for which the module is built in a cached
 #                  chroot of unstable (kvbench-vm kmake)
-#   BENCH_TRACE_STALL  US: catch a slow request in the kernel's trace. Before
+#   BENCH_TRACE_STALL  US or US:N: catch a slow request (with :N, the Nth
+#                  over US in one run: a stall that lasts) in the kernel's
+#                  trace. Before
 #                  the plan, the guest's ftrace records the scheduler's
 #                  switches, wake-ups (sched_waking in the waker's context,
 #                  with the waker's stack when it wakes a kvbench thread),
@@ -141,8 +143,8 @@ die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 	die "BENCH_SMP=$BENCH_SMP: not a number of CPUs"
 [[ -z ${BENCH_TIMEOUT:-} || $BENCH_TIMEOUT =~ ^[1-9][0-9]*$ ]] ||
 	die "BENCH_TIMEOUT=$BENCH_TIMEOUT: not a number of seconds"
-[[ -z $TRACE_STALL || $TRACE_STALL =~ ^[0-9]{1,8}$ ]] ||
-	die "BENCH_TRACE_STALL=$TRACE_STALL: not a number of microseconds"
+[[ -z $TRACE_STALL || $TRACE_STALL =~ ^[0-9]{1,8}(:[1-9][0-9]{0,5})?$ ]] ||
+	die "BENCH_TRACE_STALL=$TRACE_STALL: not US or US:N (microseconds, a count)"
 [[ $TRACE_KB =~ ^[1-9][0-9]{0,6}$ ]] ||
 	die "BENCH_TRACE_BUFFER_KB=$TRACE_KB: not a number of KB"
 
