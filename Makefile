@@ -11,6 +11,10 @@
 #                   fuzzer and the load/unload cycles at their own lengths,
 #                   the VM runner's own --out test
 #   make bench      build everything and run the benchmark
+#                   (BENCH_TRACE_STALL=US: the guest's trace frozen at
+#                   the first request over US microseconds comes back
+#                   beside bench.json; Documentation/kvbench.rst,
+#                   "Catching a stall")
 #   make profile    one benchmark case under perf in the guest; the report
 #                   comes back to results/ (PROFILE_ARGS="-b rcu -m get
 #                   -t 2 --batch 1 -D 5s -r 1" by default, PROFILE_FREQ=999)

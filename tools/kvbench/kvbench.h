@@ -298,6 +298,11 @@ struct kvb_params {
 	int keep_hash_bits;	/* --keep-hash-bits: leave the module's hash_bits */
 	const char *sys_module;	/* the module's sysfs: KVB_SYS_MODULE */
 	unsigned int sample_every;	/* 0 = no latency sampling */
+	/* --trace-stall US, and whether given; --trace-dir DIR or NULL */
+	unsigned long long trace_stall_us;
+	unsigned int trace_stall_count;	/* --trace-stall US:N, 1 without */
+	int trace_stall;
+	const char *trace_dir;
 	double clock_ns;	/* cost of one clock read, measured at start */
 	int pin;
 	int quiet;
@@ -487,6 +492,54 @@ struct kvb_skip {
 	char why[160];		/* "the --budget of 600 s ran out" */
 };
 
+/*
+ * --trace-stall US: the first operation (a call, for --batch and --multi;
+ * from queued to completed, for --io uring) that takes more than US
+ * microseconds writes a line naming it to the kernel's trace_marker and
+ * then 0 to tracing_on, once per process: the ftrace ring buffer keeps
+ * what the machine did up to it (whoever set up the events reads it).
+ */
+struct kvb_stall {
+	__u64 threshold_ns;	/* ~0: off */
+	unsigned long long us;	/* the threshold as given */
+	char dir[256];		/* the tracefs directory (or an instance) */
+	int marker_fd;		/* dir/trace_marker, or -1 */
+	int on_fd;		/* dir/tracing_on, or -1 */
+	int off_at_start;	/* tracing_on was 0: nothing to freeze */
+	/* 0 armed; the first thread over the threshold swaps in 1 */
+	atomic_int fired;
+	/*
+	 * US:N: fire at the Nth operation over the threshold in one run (a
+	 * stall that lasts, not one hiccup); over counts them, from 0 at
+	 * each run's start
+	 */
+	unsigned int count;
+	atomic_uint over;
+	/*
+	 * Written by the thread that fired, read by the main thread after
+	 * it joined the workers (the join orders them).
+	 */
+	__u64 ns;		/* how long the operation took */
+	__u64 at_ns;		/* CLOCK_MONOTONIC when it fired */
+	unsigned int thread;	/* the worker's index, from 0 */
+	int tid, cpu;
+	int marker_err, off_err;	/* errno of the two writes, or 0 */
+	char what[32];		/* GET, SET, DEL, RMW, BATCH(64), MGET(64) */
+	char label[160];	/* the case, as the skipped list names them */
+	double at_s;		/* seconds into the bench, set by the main thread */
+	int said;		/* stderr said it fired (main thread) */
+};
+
+int kvb_stall_open(struct kvb_stall *s, const char *dir, unsigned long long us,
+		   char *err, size_t errlen);
+int kvb_stall_hit(struct kvb_stall *s, __u64 ns, const char *what,
+		  const char *label, unsigned int thread);
+void kvb_stall_close(struct kvb_stall *s);
+void kvb_stall_line(const struct kvb_stall *s, char *buf, size_t len);
+
+/* stderr is a real terminal: progress lines overwrite each other */
+int kvb_interactive(void);
+
 /* What became of the plan, for the reports. */
 struct kvb_outcome {
 	int interrupted;	/* Ctrl-C: the results are those measured so far */
@@ -494,6 +547,7 @@ struct kvb_outcome {
 	int skipped;		/* cases left out because --budget ran out */
 	const struct kvb_skip *skips;	/* every case that did not run */
 	int nskips;
+	const struct kvb_stall *stall;	/* --trace-stall, or NULL */
 };
 
 /* util/parse.c: counts, durations, lists; 0, or -1 with a message in err */
@@ -705,6 +759,7 @@ struct kvb_bench {
 	/* the module's settle file: 0 not tried yet, 1 it works, -1 not */
 	int settle_ok;
 	int *settled;		/* the params' settled, cleared when it fails */
+	struct kvb_stall *stall;	/* --trace-stall, or NULL */
 };
 
 void kvb_params_defaults(struct kvb_params *p);

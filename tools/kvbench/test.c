@@ -3370,6 +3370,105 @@ static void test_prov(void)
 	run(out, sizeof(out), "rm -rf %s", dir);
 }
 
+/*
+ * --trace-stall against a stand-in for tracefs (regular files): nothing
+ * at or under the threshold; the first operation over it writes its line
+ * to trace_marker, then 0 to tracing_on; the second writes nothing; a
+ * trace that is off at the start is left alone. Then from the command
+ * line, with every operation over a threshold of 0.
+ */
+static void test_trace_stall(const char *k)
+{
+	char dir[] = "/tmp/kvbench-test-XXXXXX", path[128], buf[1024], err[256];
+	char out[32768];
+	struct kvb_stall st;
+	int r1, r2, st_rc;
+
+	if (!mkdtemp(dir)) {
+		skip("no temporary directory", "--trace-stall");
+		return;
+	}
+	ok(kvb_stall_open(&st, dir, 100, err, sizeof(err)) == -1 &&
+	   strstr(err, "trace_marker") && strstr(err, "tracefs"),
+	   "--trace-stall: no trace_marker: an error naming it (%s)", err);
+	run(out, sizeof(out), ": >%s/trace_marker && echo 1 >%s/tracing_on", dir, dir);
+	ok(!kvb_stall_open(&st, dir, 100, err, sizeof(err)) && !st.off_at_start &&
+	   st.threshold_ns == 100000, "--trace-stall: armed on a trace that is on");
+	r1 = kvb_stall_hit(&st, 100000, "GET", "c1", 0);
+	snprintf(path, sizeof(path), "%s/trace_marker", dir);
+	slurp(path, buf, sizeof(buf));
+	ok(!r1 && !buf[0] && !atomic_load(&st.fired),
+	   "--trace-stall: an operation of exactly the threshold writes nothing");
+	r1 = kvb_stall_hit(&st, 2345678, "SET", "kthread ycsb-a threads=1", 3);
+	r2 = kvb_stall_hit(&st, 9000000, "GET", "c2", 1);
+	slurp(path, buf, sizeof(buf));
+	ok(r1 == 1 && !r2 && count_of(buf, "kvbench stall: ") == 1 &&
+	   strstr(buf, "kvbench stall: SET took 2345 us (over 100 us), thread 3 tid ") &&
+	   strstr(buf, ", case kthread ycsb-a threads=1\n") && !strstr(buf, "c2"),
+	   "--trace-stall: the first operation over it, once: %s", buf);
+	snprintf(path, sizeof(path), "%s/tracing_on", dir);
+	slurp(path, buf, sizeof(buf));
+	ok(!strcmp(buf, "0\n") && st.ns == 2345678 && st.thread == 3 &&
+	   !strcmp(st.what, "SET") && !st.marker_err && !st.off_err,
+	   "--trace-stall: then tracing_on is 0, and what fired is kept");
+	kvb_stall_close(&st);
+	ok(!kvb_stall_open(&st, dir, 0, err, sizeof(err)) && st.off_at_start &&
+	   !kvb_stall_hit(&st, 5000, "GET", "c3", 0),
+	   "--trace-stall: a trace that is off at the start is not armed");
+	kvb_stall_close(&st);
+	/* US:3: two operations over it do not fire, the third does */
+	run(out, sizeof(out), ": >%s/trace_marker && echo 1 >%s/tracing_on", dir, dir);
+	ok(!kvb_stall_open(&st, dir, 100, err, sizeof(err)), "--trace-stall 100:3: armed");
+	st.count = 3;
+	r1 = kvb_stall_hit(&st, 200000, "GET", "c4", 0);
+	r1 += kvb_stall_hit(&st, 50000, "GET", "c4", 0);
+	r1 += kvb_stall_hit(&st, 300000, "GET", "c4", 0);
+	r2 = kvb_stall_hit(&st, 400000, "SET", "c4", 0);
+	snprintf(path, sizeof(path), "%s/trace_marker", dir);
+	slurp(path, buf, sizeof(buf));
+	ok(!r1 && r2 == 1 &&
+	   strstr(buf, "kvbench stall: SET took 400 us (over 100 us; the 3rd over it in the run)"),
+	   "--trace-stall 100:3: the third operation over 100 us fires, not the first two: %s", buf);
+	kvb_stall_close(&st);
+
+	if (!k || access(k, X_OK)) {
+		skip("no kvbench binary", "--trace-stall from the command line");
+		run(out, sizeof(out), "rm -rf %s", dir);
+		return;
+	}
+	st_rc = run(out, sizeof(out),
+		    ": >%s/trace_marker && echo 1 >%s/tracing_on && %s bench -q -b user-rwlock -m 50:50 -t 2 -n 500 -w 0 -r 2 --trace-stall 0 --trace-dir %s -f json 2>%s/err && cat %s/trace_marker",
+		    dir, dir, k, dir, dir, dir);
+	ok(st_rc == 0 && count_of(out, "kvbench stall: ") == 1 &&
+	   strstr(out, "\"trace_stall\": { \"threshold_us\": 0, ") &&
+	   strstr(out, "\"armed\": true, \"fired\": true,") &&
+	   strstr(out, "\"case\": \"user-rwlock 50:50 threads=2 batch=1\"") &&
+	   strstr(out, "\"sample_every\": 1,"),
+	   "bench --trace-stall 0: fires once, at the first operation, the report says so");
+	snprintf(path, sizeof(path), "%s/err", dir);
+	slurp(path, buf, sizeof(buf));
+	ok(count_of(buf, "kvbench: trace-stall: trace frozen at ") == 1,
+	   "bench --trace-stall: stderr says it once: %s", buf);
+	st_rc = run(out, sizeof(out),
+		    "echo 1 >%s/tracing_on && %s bench -q -b user-rwlock -t 1 -n 100 -w 0 -r 1 --trace-stall 60s --trace-dir %s 2>&1",
+		    dir, k, dir);
+	ok(st_rc == 2 && strstr(out, "--trace-stall: "),
+	   "bench --trace-stall takes microseconds, a number");
+	st_rc = run(out, sizeof(out),
+		    "%s bench -q -b user-rwlock -t 1 -n 1000 -w 0 -r 1 --trace-stall 60000000 --trace-dir %s 2>&1",
+		    k, dir);
+	ok(st_rc == 0 && strstr(out, "trace-stall: no operation over 60000000 us"),
+	   "bench --trace-stall: none over the threshold, said");
+	st_rc = run(out, sizeof(out),
+		    "%s bench -q -b user-rwlock -t 1 -n 100 -r 1 --trace-stall 10 --trace-dir %s --sample-every 64 2>&1; %s bench -q -b user-rwlock -t 1 -n 100 -r 1 --trace-dir %s 2>&1",
+		    k, dir, k, dir);
+	ok(count_of(out, "Try 'kvbench bench --help'") == 2 &&
+	   strstr(out, "--trace-stall times every operation") &&
+	   strstr(out, "--trace-dir: only with --trace-stall"),
+	   "bench --trace-stall with --sample-every other than 1, --trace-dir alone: usage errors");
+	run(out, sizeof(out), "rm -rf %s", dir);
+}
+
 /* kvbench --version, compare, --seed, --noisy from the command line. */
 static void test_cli_stats(const char *k)
 {
@@ -5883,6 +5982,7 @@ int main(int argc, char **argv)
 	test_host_prov();
 	test_hygiene(kvbench_bin);
 	test_layers(kvbench_bin);
+	test_trace_stall(kvbench_bin);
 	printf("1..%d\n", test_num);
 	printf("# Totals: pass:%d fail:%d xfail:0 xpass:0 skip:%d error:0\n",
 	       test_num - test_fail - test_skip, test_fail, test_skip);

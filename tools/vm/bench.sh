@@ -66,6 +66,31 @@
 #   BENCH_SNAP_EVERY  seconds between the guest's snapshots of the results
 #                  (kvbench-vm run --snap-every; default 300: a snapshot
 #                  is work beside the measured threads)
+#   BENCH_TRACE_STALL  US or US:N: catch a slow request (with :N, the Nth
+#                  over US in one run: a stall that lasts) in the kernel's
+#                  trace. Before
+#                  the plan, the guest's ftrace records the scheduler's
+#                  switches, wake-ups (sched_waking in the waker's context,
+#                  with the waker's stack when it wakes a kvbench thread),
+#                  migrations, timers and hrtimers (timer:*), IRQs,
+#                  softirqs and IPIs (irq:*, irq_vectors:*), workqueue and
+#                  RCU events (what the kernel has of rcu:*) and the
+#                  module's (kvbench:*) into a ring buffer of
+#                  BENCH_TRACE_BUFFER_KB per CPU (default 16384); every
+#                  kvbench bench of the plan runs with --trace-stall US,
+#                  which freezes the buffer at the first operation over US
+#                  microseconds (one per boot: a later run leaves it
+#                  frozen). After the plan the frozen trace comes back as
+#                  trace.txt.gz beside bench.json (the marker line
+#                  "kvbench stall: OP took N us ..." near its end), the
+#                  per-CPU buffers' stats (overruns) as trace-stats.txt,
+#                  and trace-summary.txt (and the output's end) says in a
+#                  line what was caught; Documentation/kvbench.rst
+#                  ("Catching a stall") tells how to read it
+#   BENCH_TRACE_BUFFER_KB  see BENCH_TRACE_STALL
+#   BENCH_TRACE_KEEP_S  the seconds of the frozen trace up to the stall
+#                  that come back (default 2: the whole ring would be
+#                  megabytes through the guest's serial port)
 #   KVBENCH_ARCH   arm64: the newest Debian 6.12 arm64 kernel on QEMU's virt
 #                  machine (tools/vm/kvbench-vm), the module (kvbench-vm
 #                  kmake) and the tool cross-built for it
@@ -106,6 +131,13 @@ readonly REPEAT=${BENCH_REPEAT:-5}
 readonly STUDY_OVERHEAD=3
 # What the VM needs besides the plan: boot, insmod, rmmod, copying back.
 readonly VM_OVERHEAD=180
+# BENCH_TRACE_STALL: the threshold (microseconds), the ring buffer per CPU
+# (KB), and the time the guest needs to save a frozen trace and the VM to
+# copy it back (seconds).
+readonly TRACE_STALL=${BENCH_TRACE_STALL:-}
+readonly TRACE_KB=${BENCH_TRACE_BUFFER_KB:-16384}
+readonly TRACE_KEEP=${BENCH_TRACE_KEEP_S:-2}
+readonly TRACE_OVERHEAD=240
 
 # How often the guest looks for a snapshot of the results (kvbench-vm run
 # --snap-every): each is a tar, a gzip and a serial port's transfer beside
@@ -128,6 +160,12 @@ die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 	die "BENCH_TIMEOUT=$BENCH_TIMEOUT: not a number of seconds"
 [[ $SNAP_EVERY =~ ^[1-9][0-9]{0,4}$ ]] ||
 	die "BENCH_SNAP_EVERY=$SNAP_EVERY: not a number of seconds"
+[[ -z $TRACE_STALL || $TRACE_STALL =~ ^[0-9]{1,8}(:[1-9][0-9]{0,5})?$ ]] ||
+	die "BENCH_TRACE_STALL=$TRACE_STALL: not US or US:N (microseconds, a count)"
+[[ $TRACE_KEEP =~ ^[1-9][0-9]{0,3}$ ]] ||
+	die "BENCH_TRACE_KEEP_S=$TRACE_KEEP: not a number of seconds"
+[[ $TRACE_KB =~ ^[1-9][0-9]{0,6}$ ]] ||
+	die "BENCH_TRACE_BUFFER_KB=$TRACE_KB: not a number of KB"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/kvbench-bench.XXXXXX")
 readonly WORK
@@ -190,6 +228,28 @@ steal_report() {
 	worst=$(grep -v '^run ' "$results/host-steal.txt" | sort -rn | head -n 1)
 	printf 'bench: the host took 10%% or more of the vCPUs'"'"' time in %s cases (the most: %s): their numbers, the owner backends'"'"' first, are not those of a quiet machine\n' \
 		"$high" "$worst" >&2
+}
+
+# trace_report RESULTS: BENCH_TRACE_STALL's lines, into trace-summary.txt
+# and meta.txt: the marker the trace was frozen at, or that none was.
+trace_report() {
+	local results=$1 marker line overrun
+	overrun=$(awk '/^cpu/ { c = $1 } /^overrun:/ { printf "%s%s %s", s, c, $2; s = ", " }' \
+		"$results/trace-stats.txt" 2>/dev/null) || true
+	if [[ -f $results/trace.txt.gz ]]; then
+		marker=$(gzip -dc "$results/trace.txt.gz" | grep -m 1 'kvbench stall: ' || true)
+		line="trace frozen at: ${marker:-(no kvbench stall marker in it: another writer froze it?)}"
+		line+=$'\n'"trace: ${results#"$REPO"/}/trace.txt.gz, $(gzip -dc "$results/trace.txt.gz" | wc -l) lines"
+		line+="; events lost to the ring's overwrite per CPU (trace-stats.txt): ${overrun:-unknown}"
+	elif [[ -f $results/trace-stats.txt ]]; then
+		line="trace: no stall over $TRACE_STALL us (the trace was not frozen, not saved)"
+	else
+		line="trace: none came back (the run ended before it saved the trace)"
+	fi
+	printf '%s\n' "$line" >"$results/trace-summary.txt"
+	echo "trace-stall $TRACE_STALL us: ${line%%$'\n'*}" >>"$results/meta.txt"
+	echo
+	printf '%s\n' "$line"
 }
 
 # How busy the host's CPUs are, in percent, over the next 2 s (from
@@ -351,7 +411,12 @@ guest_deadline() {
 	echo "$total"
 }
 
-vm_timeout() { echo "${BENCH_TIMEOUT:-$(($(guest_deadline) + VM_OVERHEAD))}"; }
+vm_timeout() {
+	local extra=0
+
+	[[ -z $TRACE_STALL ]] || extra=$TRACE_OVERHEAD
+	echo "${BENCH_TIMEOUT:-$(($(guest_deadline) + VM_OVERHEAD + extra))}"
+}
 
 print_plan() {
 	local i runs total w=13
@@ -373,6 +438,9 @@ print_plan() {
 	for i in "${!DROPPED[@]}"; do
 		printf '  dropped: %s\n' "${DROPPED[i]}"
 	done
+	[[ -z $TRACE_STALL ]] ||
+		printf '  trace: every run with --trace-stall %s, a ring of %s KB per CPU (BENCH_TRACE_STALL)\n' \
+			"$TRACE_STALL" "$TRACE_KB"
 	printf '  total: about %s s (%d min); studies start until %s s, the VM may run %s s\n' \
 		"$total" $(((total + 59) / 60)) "$(guest_deadline)" "$(vm_timeout)"
 }
@@ -384,6 +452,7 @@ write_plan() {
 	{
 		echo "# Generated by tools/vm/bench.sh: the plan."
 		echo "deadline=\$((\$(date +%s) + $(guest_deadline)))"
+		[[ -z $TRACE_STALL ]] || echo "trace_setup $TRACE_STALL $TRACE_KB $TRACE_KEEP"
 		for i in "${!PLAN_NAME[@]}"; do
 			if [[ -z ${PLAN_ARGS[i]} ]]; then
 				echo "idle ${PLAN_SECONDS[i]} $(shell_quote "${PLAN_WHAT[i]}")"
@@ -396,6 +465,7 @@ write_plan() {
 				line+=" $(shell_quote "$a")"
 			done
 			[[ -z ${PLAN_REPEAT[i]} ]] || line+=" -r ${PLAN_REPEAT[i]}"
+			[[ -z $TRACE_STALL ]] || line+=" --trace-stall $TRACE_STALL"
 			echo "$line"
 		done
 	} >"$1"
@@ -484,8 +554,87 @@ idle() {
 	done
 	took "$1"
 }
+# BENCH_TRACE_STALL: the kernel's trace, which the first kvbench bench to
+# see an operation over the threshold freezes (--trace-stall); the groups
+# of events the kernel lacks are left out (rcu:* but rcu_utilization needs
+# RCU_TRACE; irq_vectors is x86's).
+trace_dir=
+trace_events='sched/sched_switch sched/sched_waking sched/sched_wakeup
+	sched/sched_wakeup_new sched/sched_migrate_task timer irq irq_vectors
+	rcu workqueue kvbench'
+# Who wakes a kvbench thread (the benchmark's, kvbench-owner/N): the
+# waker's stack, under its sched_waking line.
+trace_trigger='stacktrace if comm ~ "kvbench*"'
+# trace_setup US KB KEEP: tracefs, KB of ring buffer per CPU, the events,
+# on; KEEP: the seconds up to the stall that come back.
+trace_setup() {
+	TRACE_KEEP=${3:-2}
+	t=/sys/kernel/tracing
+	[ -e $t/trace_marker ] || mount -t tracefs nodev $t 2>/dev/null
+	[ -e $t/trace_marker ] || t=/sys/kernel/debug/tracing
+	if [ ! -e $t/trace_marker ]; then
+		echo "bench: BENCH_TRACE_STALL: no tracefs here"
+		rc=1
+		return
+	fi
+	trace_dir=$t
+	echo 0 >$t/tracing_on
+	echo nop >$t/current_tracer
+	# "7 (expanded: 1408)" before the buffer's first use
+	trace_kb0=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $t/buffer_size_kb)
+	echo "$2" >$t/buffer_size_kb
+	echo 0 >$t/events/enable
+	: >$t/trace
+	on=
+	for e in $trace_events; do
+		[ -e $t/events/$e/enable ] && echo 1 >$t/events/$e/enable &&
+			on="$on ${e#sched/}"
+	done
+	echo "$trace_trigger" >$t/events/sched/sched_waking/trigger 2>/dev/null &&
+		on="$on, wakers' stacks"
+	echo "== trace: $(cat $t/buffer_size_kb) KB per CPU, events:$on; frozen at the first operation over $1 us"
+	echo
+	echo 1 >$t/tracing_on
+}
+# After the plan: a frozen trace to $KVBENCH_OUT/trace.txt.gz, the buffers'
+# stats (entries, overruns) to trace-stats.txt; natively, tracing as it
+# was. Not in the VM, which reboots: turning the events off patches their
+# call sites while the other vCPU runs through them, and once in the RT
+# guest under TCG an interrupt handler hit a breakpoint of that patching
+# and the kernel died ("Oops: int3" in __handle_irq_event_percpu, from
+# system_enable_write) before the results were copied back.
+trace_save() {
+	t=$trace_dir
+	frozen=$(cat $t/tracing_on)
+	echo 0 >$t/tracing_on
+	for c in $t/per_cpu/cpu*; do
+		echo "${c##*/}"
+		cat "$c/stats"
+	done >"$KVBENCH_OUT/trace-stats.txt"
+	if [ "$frozen" = 0 ]; then
+		echo "== trace: frozen; saving its last $TRACE_KEEP s (trace.txt.gz)"
+		# Up to the marker: the seconds before the stall, not the
+		# whole ring, which would be megabytes over the serial port.
+		end=$(grep -m 1 'kvbench stall: ' $t/trace |
+			awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { print $i + 0; exit } }')
+		awk -v from="${end:-0}" -v keep="$TRACE_KEEP" '
+			BEGIN { from -= keep }
+			/^#/ { print; next }
+			{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { ts = $i + 0; break } }
+			ts >= from' $t/trace | gzip -c >"$KVBENCH_OUT/trace.txt.gz"
+		echo "== trace: saved ($(wc -c <"$KVBENCH_OUT/trace.txt.gz") bytes)"
+	else
+		echo "== trace: not frozen (no operation over the threshold): not saved"
+	fi
+	[ "$KVBENCH_ACCEL" = native ] || return 0
+	echo 0 >$t/events/enable
+	echo "!$trace_trigger" >$t/events/sched/sched_waking/trigger 2>/dev/null
+	echo "$trace_kb0" >$t/buffer_size_kb
+	echo 1 >$t/tracing_on
+}
 insmod ./kvbench.ko || exit 1
 . ./plan.sh
+[ -z "$trace_dir" ] || trace_save
 rmmod kvbench
 exit $rc
 EOF
@@ -572,6 +721,7 @@ main() {
 			stamp "$WORK/stamps" | keep "$results/bench.txt" || status=$?
 	fi
 	steal_report "$cpus" "$WORK/steal" "$WORK/stamps" "$results"
+	[[ -z $TRACE_STALL ]] || trace_report "$results"
 	if [[ -f $results/bench.json ]]; then
 		# gnuplot, from tools/deps.txt (setup installed it for the VM).
 		if ! "$VM" deps gnuplot; then

@@ -138,6 +138,15 @@ static const char bench_help[] =
 	"      --sample-every N  time one op in N for p50/p99/p99.9 (default 64;\n"
 	"                        0 = none; for --batch B: one call per N ops,\n"
 	"                        its time divided by B)\n"
+	"      --trace-stall STALL  US or US:N: the first operation over US\n"
+	"                        microseconds (a call, for --batch and --multi; with\n"
+	"                        :N the Nth over US in one run) writes a line naming\n"
+	"                        it to tracefs' trace_marker, then 0 to tracing_on:\n"
+	"                        the kernel's trace keeps what led up to it; once per\n"
+	"                        process; times every operation (--sample-every 1)\n"
+	"      --trace-dir DIR   with --trace-stall: tracefs or an instance of it\n"
+	"                        (default /sys/kernel/tracing, else\n"
+	"                        /sys/kernel/debug/tracing)\n"
 	"      --seed N          seed of the key and operation sequences and of the\n"
 	"                        rounds' order (0 to 2^53-1; default: drawn, and\n"
 	"                        printed; the report has it either way)\n"
@@ -328,6 +337,8 @@ static const struct option bench_opts[] = {
 	{ "csv", required_argument, NULL, 'C' },
 	{ "owner-spin", required_argument, NULL, 'O' },
 	{ "sample-every", required_argument, NULL, 'E' },
+	{ "trace-stall", required_argument, NULL, 'X' },
+	{ "trace-dir", required_argument, NULL, 'x' },
 	{ "device", required_argument, NULL, 'd' },
 	{ "sysfs", required_argument, NULL, 'S' },
 	{ "budget", required_argument, NULL, 'U' },
@@ -349,7 +360,7 @@ struct bench_args {
 	const char *targets, *threads, *mixes, *batches, *fdmodes, *multis;
 	const char *qds, *workloads;
 	int mix_given, dist_given, threads_given;
-	int keys_given, ksize_given, vsize_given, duration_given;
+	int keys_given, ksize_given, vsize_given, duration_given, every_given;
 	unsigned long cpus;
 };
 
@@ -401,6 +412,28 @@ static int parse_after(const char *s, struct kvb_params *p, char *err,
 	memcpy(p->after, m, n * sizeof(*m));
 	p->nafter = n;
 	free(m);
+	return 0;
+}
+
+/* --trace-stall US[:N]: N, the how-manieth operation over US fires */
+static int parse_stall(const char *arg, struct kvb_params *p, char *err,
+		       size_t errlen)
+{
+	char us[32], *colon;
+	unsigned long long v, n = 1;
+
+	snprintf(us, sizeof(us), "%s", arg);
+	colon = strchr(us, ':');
+	if (colon) {
+		*colon = 0;
+		if (kvb_parse_count(colon + 1, 1, 1000000, &n, err, errlen))
+			return -1;
+	}
+	if (kvb_parse_count(us, 0, 60000000, &v, err, errlen))
+		return -1;
+	p->trace_stall_us = v;
+	p->trace_stall_count = n;
+	p->trace_stall = 1;
 	return 0;
 }
 
@@ -506,6 +539,14 @@ static int opt_runs(int c, const char *opt, struct kvb_params *p,
 	case 'E':
 		ret = count_opt(opt, 0, 1U << 30, &v);
 		p->sample_every = v;
+		a->every_given = 1;
+		break;
+	case 'X':
+		if (parse_stall(optarg, p, err, sizeof(err)))
+			return kvb_usage("bench", opt, err);
+		break;
+	case 'x':
+		p->trace_dir = optarg;
 		break;
 	case 'O':
 		ret = count_opt(opt, 0, 1000000, &v);
@@ -726,6 +767,14 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 	}
 	if (optind < argc)
 		return kvb_usage("bench", NULL, "unexpected arguments (bench takes options only)");
+	/* --trace-stall looks at every operation: each is timed */
+	if (p->trace_stall && a.every_given && p->sample_every != 1)
+		return kvb_usage("bench", "--sample-every",
+				 "--trace-stall times every operation (--sample-every 1)");
+	if (p->trace_stall)
+		p->sample_every = 1;
+	if (p->trace_dir && !p->trace_stall)
+		return kvb_usage("bench", "--trace-dir", "only with --trace-stall");
 	return parse_plan(p, &a);
 }
 
@@ -759,6 +808,7 @@ static void print_report(FILE *f, struct kvb_session *s, enum kvb_format fmt,
 		.skipped = s->skipped,
 		.skips = s->skips,
 		.nskips = s->nskips,
+		.stall = s->b ? s->b->stall : NULL,
 	};
 
 	if (fmt == KVB_JSON)
@@ -903,7 +953,22 @@ static void print_order_effect(const struct kvb_session *s)
 static int save_reports(struct kvb_session *s, int complete)
 {
 	const struct kvb_params *p = s->p;
+	struct kvb_stall *st = s->b ? s->b->stall : NULL;
 	int ret = 0;
+
+	/*
+	 * --trace-stall fired in the case just run: said once, at once; at
+	 * the end, that it did not
+	 */
+	if (st && !st->said && (st->what[0] || complete)) {
+		char line[512];
+
+		st->said = 1;
+		st->at_s = st->at_ns > s->t0 ? (st->at_ns - s->t0) / 1e9 : 0;
+		kvb_stall_line(st, line, sizeof(line));
+		fprintf(stderr, "%skvbench: %s\n",
+			!p->quiet && kvb_interactive() ? "\n" : "", line);
+	}
 
 	make_view(s);
 	kvb_compute_ratios(s->view, s->nview);
@@ -994,6 +1059,27 @@ static void epilogue(const struct kvb_session *s)
 			s->rounds_done, s->rounds_done == 1 ? "" : "s");
 }
 
+/* --trace-stall: armed on the session's bench; 0, or -1 (said) */
+static int open_stall(struct kvb_session *s, struct kvb_stall *stall)
+{
+	const struct kvb_params *p = s->p;
+	char err[400];
+
+	if (!p->trace_stall)
+		return 0;
+	if (kvb_stall_open(stall, p->trace_dir, p->trace_stall_us, err, sizeof(err))) {
+		fprintf(stderr, "kvbench: --trace-stall: %s\n", err);
+		return -1;
+	}
+	stall->count = p->trace_stall_count ? p->trace_stall_count : 1;
+	s->b->stall = stall;
+	if (stall->off_at_start)
+		fprintf(stderr,
+			"kvbench: --trace-stall: %s/tracing_on is 0 (frozen by an earlier run?): this run leaves the trace as it is\n",
+			stall->dir);
+	return 0;
+}
+
 /* The run itself, its session set up: the exit status. */
 static int run(struct kvb_session *s, struct kvb_prov *prov)
 {
@@ -1029,6 +1115,7 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	struct kvb_params p;
 	struct kvb_session s = { .p = &p };
 	struct kvb_prov prov = { 0 };
+	struct kvb_stall stall = { .marker_fd = -1, .on_fd = -1 };
 	int ret;
 
 	kvb_params_defaults(&p);
@@ -1054,13 +1141,14 @@ int kvb_bench_main(int argc, char **argv, const char *device)
 	kvb_prov_collect(&prov, p.sys_module, argc, argv);
 	p.prov = &prov;
 	p.settled = !p.no_settle;
-	if (kvb_session_init(&s, &p)) {
+	if (kvb_session_init(&s, &p) || open_stall(&s, &stall)) {
 		ret = KVB_EXIT_FAIL;
 	} else {
 		s.on_case = on_case;
 		ret = run(&s, &prov);
 	}
 	kvb_session_free(&s);
+	kvb_stall_close(&stall);
 	kvb_prov_free(&prov);
 	free_params(&p);
 	return ret;

@@ -49,6 +49,10 @@ struct run {
 	int (*queue)(struct kvb_ctx *c, int op, const char *key, int timed,
 		     struct kvb_done *done);
 	int one_kind;		/* ->multi: every op of a call is of one kind */
+	/* --trace-stall: a timed step over stall_ns (~0: off) stops the trace */
+	__u64 stall_ns;
+	struct kvb_stall *stall;
+	char label[160];	/* the case, for the trace_marker line */
 	__u32 get_below;	/* op = GET when (u32)rand < get_below, */
 	__u32 set_below;	/* else SET when below set_below, else DEL */
 	/* a --workload's case: its chooser picks the operations and keys */
@@ -76,6 +80,7 @@ struct worker {
 	pthread_t thread;
 	struct kvb_ctx ctx;	/* what the row's operations act on */
 	int cpu;
+	unsigned int idx;	/* the thread's number in the run, from 0 */
 	__u64 rng;		/* operations and keys: kvb_thread_seed() */
 	char *val;		/* value_size bytes: SET source, GET buffer */
 	struct kvbench_op *ops;	/* batch */
@@ -169,6 +174,18 @@ static void record(struct worker *w, __u64 ns)
 	kvb_hist_add(w->hist, ns);
 }
 
+static const char *op_name(int op)
+{
+	return op == KVBENCH_OP_GET ? "GET" : op == KVBENCH_OP_SET ? "SET" :
+	       op == KVBENCH_OP_DEL ? "DEL" : "?";
+}
+
+/* A timed step over the --trace-stall threshold (rare). */
+static void stalled(struct worker *w, __u64 ns, const char *what)
+{
+	kvb_stall_hit(w->run->stall, ns, what, w->run->label, w->idx);
+}
+
 /*
  * One queued operation (->queue): the one that completed, if any, is
  * counted, and timed from when it was queued to its completion.
@@ -177,12 +194,17 @@ static void queue_step(struct worker *w, struct counts *c, int op,
 		       const char *key, int timed)
 {
 	struct kvb_done d;
+	__u64 ns;
 
 	if (w->run->queue(&w->ctx, op, key, timed, &d) <= 0)
 		return;
 	account(c, d.op, d.result);
-	if (d.queued_ns)
-		record(w, kvb_now_ns() - d.queued_ns);
+	if (!d.queued_ns)
+		return;
+	ns = kvb_now_ns() - d.queued_ns;
+	record(w, ns);
+	if (ns > w->run->stall_ns)
+		stalled(w, ns, op_name(d.op));
 }
 
 /*
@@ -219,8 +241,13 @@ static void step(struct worker *w, struct counts *c, int timed)
 			rmw(w, c, key);
 		else
 			account(c, op, r->ops->op(&w->ctx, op, key, w->val, &vlen));
-		if (timed)
-			record(w, kvb_now_ns() - t0);
+		if (timed) {
+			__u64 ns = kvb_now_ns() - t0;
+
+			record(w, ns);
+			if (ns > r->stall_ns)
+				stalled(w, ns, wop == KVB_W_RMW ? "RMW" : op_name(op));
+		}
 		return;
 	}
 	for (i = 0; i < r->batch; i++) {
@@ -247,8 +274,20 @@ static void step(struct worker *w, struct counts *c, int timed)
 	r->call(&w->ctx, w->ops, r->batch);
 	for (i = 0; i < r->batch; i++)
 		account(c, w->ops[i].op, w->ops[i].result);
-	if (timed)
-		record(w, (kvb_now_ns() - t0) / r->batch);
+	if (timed) {
+		__u64 ns = kvb_now_ns() - t0;
+
+		record(w, ns / r->batch);
+		/* the call is the request: its whole time */
+		if (ns > r->stall_ns) {
+			char what[32];
+
+			snprintf(what, sizeof(what), "%s%s(%u)",
+				 r->one_kind ? "M" : "BATCH",
+				 r->one_kind ? op_name(op) : "", r->batch);
+			stalled(w, ns, what);
+		}
+	}
 }
 
 static void *worker_fn(void *arg)
@@ -447,6 +486,11 @@ static struct run *run_new(struct kvb_bench *b, const struct kvb_target_ops *ops
 	r->call = multi ? ops->multi : batch > 1 ? ops->batch : NULL;
 	r->queue = r->call ? NULL : ops->queue;
 	r->one_kind = multi;
+	r->stall = b->stall;
+	r->stall_ns = b->stall ? b->stall->threshold_ns : ~0ULL;
+	/* US:N counts a run's operations over US, from 0 */
+	if (b->stall)
+		atomic_store(&b->stall->over, 0);
 	r->get_below = (__u32)(4294967295.0 * (mix->get / total));
 	r->set_below = (__u32)(4294967295.0 * ((mix->get + mix->set) / total));
 	if (!mix->del)
@@ -547,6 +591,7 @@ static struct worker *workers_new(struct run *r, const struct kvb_ctx *mc,
 	}
 	for (i = 0; i < threads; i++) {
 		w[i].run = r;
+		w[i].idx = i;
 		/* --seed: the same keys and operations, run after run */
 		w[i].rng = kvb_thread_seed(p->seed, i);
 		w[i].val = malloc(p->value_size + 1);
@@ -703,6 +748,16 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 	pval = malloc(p->value_size + 1);
 	if (!r || !pval)
 		goto out_free;
+	if (b->stall) {
+		char m[32];
+
+		kvb_mix_name(mix, m, sizeof(m));
+		snprintf(r->label, sizeof(r->label), "%s %s threads=%u %s=%u%s%s",
+			 t->name, t->ops->flags & KVB_T_MIXES ? m : "nop", threads,
+			 multi ? "multi" : "batch", batch,
+			 fdmode == KVB_FD_NONE ? "" : " fd=",
+			 fdmode == KVB_FD_NONE ? "" : kvb_fd_name(fdmode));
+	}
 	memset(pval, 'v', p->value_size + 1);
 	ret = main_begin(r, t, &mc, threads, multi, pval);
 	if (ret)

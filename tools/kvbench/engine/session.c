@@ -16,7 +16,7 @@
 #include "kvbench.h"
 
 /* Overwrite the progress line only on a real terminal, not a serial log. */
-static int interactive(void)
+int kvb_interactive(void)
 {
 	const char *term = getenv("TERM");
 
@@ -34,12 +34,12 @@ static void progress(const struct kvb_params *p, const char *where,
 	if (p->quiet)
 		return;
 	if (!ops) {
-		if (interactive())
+		if (kvb_interactive())
 			fprintf(stderr, "kvbench: [%s] %s ...", where, label);
 		return;
 	}
 	fprintf(stderr, "%skvbench: [%s] %s %.0f ops/s\n",
-		interactive() ? "\r\033[K" : "", where, label, *ops);
+		kvb_interactive() ? "\r\033[K" : "", where, label, *ops);
 }
 
 static void case_label(const struct kvb_target *t, const struct kvb_case *c,
@@ -166,7 +166,7 @@ static void run_target(struct kvb_session *s, const struct kvb_target *t,
 		if (!rc)
 			case_hash_bits(p, r, hash_bits);
 		if (rc) {
-			if (!p->quiet && interactive())
+			if (!p->quiet && kvb_interactive())
 				fputc('\n', stderr);
 			s->failed++;
 			/* The target is unusable: count its other cases as failed. */
@@ -338,7 +338,7 @@ static void run_slot(struct kvb_session *s, struct kvb_slot *sl,
 	if (rc == 1)
 		return;
 	if (rc) {
-		if (!p->quiet && interactive())
+		if (!p->quiet && kvb_interactive())
 			fputc('\n', stderr);
 		if (rc == -2) {
 			fail_target(s, sl, x->target,

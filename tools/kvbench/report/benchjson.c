@@ -267,6 +267,47 @@ static void print_workloads(FILE *f, const struct kvb_params *p)
 	fputs("\n    ]", f);
 }
 
+/*
+ * --trace-stall: null without it; else the threshold, whether the trace
+ * was on to freeze (armed), and, once it fired, the operation that did.
+ */
+static void print_stall(FILE *f, const struct kvb_stall *s)
+{
+	int fired = s && s->what[0];
+
+	fputs("  \"trace_stall\": ", f);
+	if (!s) {
+		fputs("null,\n", f);
+		return;
+	}
+	fprintf(f, "{ \"threshold_us\": %llu, \"dir\": ", s->us);
+	kvb_json_str(f, s->dir);
+	fprintf(f, ", \"armed\": %s, \"fired\": %s",
+		s->off_at_start ? "false" : "true", fired ? "true" : "false");
+	if (fired) {
+		fprintf(f, ",\n    \"op\": ");
+		kvb_json_str(f, s->what);
+		fprintf(f, ", \"latency_us\": ");
+		jnum(f, s->ns / 1e3, 1);
+		fprintf(f, ", \"at_s\": ");
+		jnum(f, s->at_s, 3);
+		fprintf(f, ", \"thread\": %u, \"tid\": %d, \"cpu\": %d,\n    \"case\": ",
+			s->thread, s->tid, s->cpu);
+		kvb_json_str(f, s->label);
+		fprintf(f, ", \"marker_error\": ");
+		if (s->marker_err)
+			kvb_json_str(f, strerror(s->marker_err));
+		else
+			fputs("null", f);
+		fprintf(f, ", \"tracing_off_error\": ");
+		if (s->off_err)
+			kvb_json_str(f, strerror(s->off_err));
+		else
+			fputs("null", f);
+	}
+	fputs(" },\n", f);
+}
+
 /* The report up to its "results" array, closed, without "verdict" and "}". */
 static void print_results(FILE *f, const struct kvb_params *p,
 			  const struct kvb_result *r, int n,
@@ -302,6 +343,7 @@ static void print_results(FILE *f, const struct kvb_params *p,
 		fprintf(f, " }");
 	}
 	fprintf(f, "%s],\n", o->nskips ? "\n  " : "");
+	print_stall(f, o->stall);
 	print_provenance(f, p);
 	fprintf(f, "  \"params\": {\n    \"device\": ");
 	kvb_json_str(f, p->device);

@@ -296,6 +296,12 @@ static void footnotes(FILE *f, const struct kvb_params *p,
 			"per thread, SQEs submitted N/4 at a time (1 below qd 4); -sqpoll: one at a time to a\n"
 			"kernel SQ thread per ring, which keeps a CPU busy besides the thread's own. Its p50..p99.9\n"
 			"are per command, from queued to reaped (they include the wait behind the N - 1 others).\n");
+	if (o && o->stall) {
+		char line[512];
+
+		kvb_stall_line(o->stall, line, sizeof(line));
+		fprintf(f, "\n%s\n", line);
+	}
 	if (!o || !o->nskips)
 		return;
 	fprintf(f, "\nskipped: %d case%s did not run\n", o->nskips,
