@@ -89,6 +89,7 @@ struct worker {
 	struct counts c;	/* written back once, at the end */
 	double elapsed;
 	long vcsw;		/* voluntary context switches, measured part */
+	struct kvb_ctr_thread ctr;	/* --counters: over the measured part */
 };
 
 static __u64 now_ns(void)
@@ -283,6 +284,7 @@ static void *worker_fn(void *arg)
 	struct rusage ru0, ru1;
 	__u64 t0, t1;
 
+	kvb_ctr_open(&w->ctr, r->b->p->counters);
 	pthread_barrier_wait(&r->barrier);
 	while (atomic_load_explicit(&r->phase, memory_order_relaxed) == PH_WARMUP)
 		step(w, &c, 0);
@@ -295,6 +297,7 @@ static void *worker_fn(void *arg)
 	 */
 	if (getrusage(RUSAGE_THREAD, &ru0))
 		ru0.ru_nvcsw = 0;
+	kvb_ctr_start(&w->ctr);
 	t0 = now_ns();
 	if (!every)
 		every = 1;
@@ -309,6 +312,7 @@ static void *worker_fn(void *arg)
 		step(w, &c, timed);
 	}
 	t1 = now_ns();
+	kvb_ctr_stop(&w->ctr);
 	if (getrusage(RUSAGE_THREAD, &ru1))
 		ru1.ru_nvcsw = ru0.ru_nvcsw;
 
@@ -448,6 +452,7 @@ struct run_out {
 	double thr_min, thr_max;
 	int interrupted;
 	unsigned long long vcsw;	/* the threads' voluntary switches */
+	struct kvb_ctr_acc ctr;	/* the threads' counters, added up */
 };
 
 static int run_once(struct kvb_bench *b, const struct kvb_target *t,
@@ -609,6 +614,7 @@ static int run_once(struct kvb_bench *b, const struct kvb_target *t,
 			out->thr_max = rate;
 		out->ops += x->c.ops;
 		out->vcsw += x->vcsw > 0 ? x->vcsw : 0;
+		kvb_ctr_add(&out->ctr, &x->ctr, x->c.ops);
 		out->misses += x->c.misses;
 		out->errors += x->c.errors;
 		if (!out->first_err)
@@ -665,6 +671,7 @@ struct case_acc {
 	struct kvb_hist *all;
 	double *tmin, *tmax, *tratio;
 	int first_err;
+	struct kvb_ctr_acc ctr;	/* --counters, every run's */
 };
 
 static void case_acc_free(struct case_acc *a)
@@ -765,6 +772,7 @@ static int case_run(struct kvb_bench *b, const struct kvb_target *t,
 	res->seconds += o.seconds;
 	res->interrupted |= o.interrupted;
 	res->vcsw += o.vcsw;
+	kvb_ctr_merge(&a->ctr, &o.ctr);
 	if (!a->first_err)
 		a->first_err = o.first_err;
 	return 0;
@@ -794,6 +802,7 @@ static void case_summarize(const struct kvb_params *p, struct kvb_result *res,
 	res->thr_min = kvb_median(a->tmin, res->runs);
 	res->thr_max = kvb_median(a->tmax, res->runs);
 	res->thr_ratio = kvb_median(a->tratio, res->runs);
+	kvb_ctr_finish(&a->ctr, &res->ctr);
 }
 
 /* Said once the case has all its runs. */
@@ -1069,6 +1078,13 @@ static const char bench_help[] =
 	"                        printed; the report has it either way)\n"
 	"      --noisy PCT       flag a case noisy (! in the table) when its runs'\n"
 	"                        spread is above PCT percent (default 10)\n"
+	"      --counters        also count, per op, instructions, cycles and cache\n"
+	"                        misses (user and kernel) and context switches,\n"
+	"                        each worker thread's, with perf_event_open (as\n"
+	"                        perf stat); an event that cannot be counted is\n"
+	"                        said and why (no PMU, perf_event_paranoid); not\n"
+	"                        by default: it makes the threads' context\n"
+	"                        switches dearer\n"
 	"  -h, --help            show this help\n"
 	"\n"
 	"Counts (N) take the suffixes k, M, G (x1000) or Ki, Mi, Gi (x1024);\n"
@@ -1421,6 +1437,9 @@ static int rmw_refused(const struct kvb_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* long options without a letter */
+enum { OPT_COUNTERS = 0x100 };
+
 static int parse_bench(int argc, char **argv, struct kvb_params *p)
 {
 	static const struct option opts[] = {
@@ -1461,6 +1480,7 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 		{ "order", required_argument, NULL, 'R' },
 		{ "no-settle", no_argument, NULL, 'T' },
 		{ "after", required_argument, NULL, 'A' },
+		{ "counters", no_argument, NULL, OPT_COUNTERS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -1643,6 +1663,9 @@ static int parse_bench(int argc, char **argv, struct kvb_params *p)
 			break;
 		case 'T':
 			p->no_settle = 1;
+			break;
+		case OPT_COUNTERS:
+			p->counters = 1;
 			break;
 		case 'A':
 			if (kvb_parse_mix(optarg, &p->after, err, sizeof(err)))

@@ -182,6 +182,7 @@ static int report_one(FILE *f, const char *text, const char *name,
 		kvb_verdict_table(f, &g[i]);
 		tally(tl, &g[i]);
 	}
+	kvb_ctr_rmodel_table(f, &r);
 out:
 	free(sel);
 	kvb_verdict_free(g, ng);
