@@ -5458,7 +5458,7 @@ static void test_counters(void)
 	f = open_memstream(&buf, &len);
 	kvb_print_json(f, &p, &r, 1, &(struct kvb_outcome){ .complete = 1 });
 	fclose(f);
-	ok(buf && json_valid(buf) && strstr(buf, "\"instructions_user\": 1500.0000") &&
+	ok(buf && json_valid(buf) && strstr(buf, "\"instructions_user\": 1500,") &&
 	   strstr(buf, "\"instructions_kernel\": null") && strstr(buf, "\"cycles_user\": 50.00"),
 	   "counters: the JSON has them, null where not counted");
 	rc = kvb_rmodel_parse(buf, &m, err, sizeof(err));
@@ -5519,6 +5519,40 @@ static void test_counters(void)
 		fclose(f);
 		ok(has_all(buf, ipc_want) && !strstr(buf, "-:") && !strstr(buf, "scaled"),
 		   "counters: ipc = (instr:u + instr:k) / (cycles:u + cycles:k); 0 is a count");
+		free(buf);
+	}
+
+	/* a rare event keeps its digits: 25 switches in 3.7M ops is not 0 */
+	{
+		struct kvb_result x;
+		double one[1] = { 1000 };
+
+		memset(&x, 0, sizeof(x));
+		snprintf(x.target, sizeof(x.target), "user-rwlock");
+		x.kind = KVB_USER_RWLOCK;
+		x.mix.get = 1;
+		x.threads = 1;
+		x.batch = 1;
+		x.runs = 1;
+		x.run_ops = one;
+		x.fdmode = KVB_FD_NONE;
+		x.ctr.on = 1;
+		x.ctr.ops = 3668135;
+		for (e = 0; e < KVB_CTR_NEV; e++)
+			snprintf(x.ctr.why[e], sizeof(x.ctr.why[e]), "none here");
+		x.ctr.why[KVB_CTR_CSW][0] = 0;
+		x.ctr.per_op[KVB_CTR_CSW] = 25.0 / 3668135;
+		x.ctr.running_pct[KVB_CTR_CSW] = 100;
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		kvb_print_json(f, &p, &x, 1, &(struct kvb_outcome){ .complete = 1 });
+		fclose(f);
+		rc = kvb_rmodel_parse(buf, &m, err, sizeof(err));
+		ok(!rc && fabs(m.c[0].ctr.per_op[KVB_CTR_CSW] / (25.0 / 3668135) - 1) < 0.00001,
+		   "counters: a rare event per op keeps six significant digits in the JSON (%s)",
+		   rc ? err : "ok");
+		if (!rc)
+			kvb_rmodel_free(&m);
 		free(buf);
 	}
 
