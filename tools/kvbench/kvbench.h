@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <pthread.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 #define KVB_DEFAULT_DEVICE	"/dev/kvbench"
@@ -335,6 +336,7 @@ struct kvb_params {
 	double noisy_pct;	/* --noisy: a spread above this flags a case */
 	double margin;		/* --margin: the verdict's tie margin (0.05) */
 	const struct kvb_prov *prov;	/* what produced the report, or NULL */
+	int counters;		/* --counters: perf_event_open per op (counters.c) */
 };
 
 /*
@@ -431,6 +433,89 @@ struct kvb_bstats {
 double kvb_wakeups_per_req(const struct kvb_bstats *b);
 double kvb_poll_cpus(const struct kvb_bstats *b, double seconds);
 
+/*
+ * counters.c: bench --counters, perf_event_open(2) counts per operation:
+ * instructions, cycles, cache misses (user and kernel apart) and context
+ * switches, each worker thread's over its timed window, summed over the
+ * threads and runs of a case and divided by their operations.
+ */
+enum {
+	KVB_CTR_INSTR_U, KVB_CTR_INSTR_K,
+	KVB_CTR_CYC_U, KVB_CTR_CYC_K,
+	KVB_CTR_CMISS_U, KVB_CTR_CMISS_K,
+	KVB_CTR_CSW,
+	KVB_CTR_NEV
+};
+
+/* Not an errno: opened, but never on a counter; the read failed */
+#define KVB_CTR_EUNSCHED	(-1)
+#define KVB_CTR_EREAD		(-2)
+#define KVB_CTR_NO_PARANOID	(-1000)	/* perf_event_paranoid unreadable */
+#define KVB_CTR_WHY		128
+
+/* One worker thread's events over one run. */
+struct kvb_ctr_thread {
+	int asked;		/* --counters */
+	int nopen;		/* events open (fd >= 0) */
+	int fd[KVB_CTR_NEV];
+	int err[KVB_CTR_NEV];	/* 0, or the errno of perf_event_open */
+	int paranoid;		/* perf_event_paranoid, read after an EACCES */
+	unsigned int read_failed;	/* bit per event */
+	__u64 val[KVB_CTR_NEV], ena[KVB_CTR_NEV], run[KVB_CTR_NEV];
+};
+
+/* The threads and runs of a case, added up (scaled where multiplexed). */
+struct kvb_ctr_acc {
+	int on;
+	unsigned long long ops;	/* operations in the counted windows */
+	double count[KVB_CTR_NEV], ena[KVB_CTR_NEV], run[KVB_CTR_NEV];
+	int err[KVB_CTR_NEV];	/* the first reason an event is not counted */
+	int paranoid;
+};
+
+/*
+ * A case's figures, as reported and read back: per_op NAN exactly when
+ * why[] says why; running_pct the share of the window the event had a
+ * counter (scaled below 100). on: --counters (else the JSON's null).
+ */
+struct kvb_ctr_case {
+	int on;
+	unsigned long long ops;
+	double per_op[KVB_CTR_NEV];
+	double running_pct[KVB_CTR_NEV];
+	char why[KVB_CTR_NEV][KVB_CTR_WHY];
+};
+
+/* The system calls, a seam for the unit tests (kvb_ctr_sys). */
+struct perf_event_attr;
+struct kvb_ctr_sys {
+	int (*open)(struct perf_event_attr *attr);	/* an fd, or -1 and errno */
+	int (*enable)(int on);		/* all of the calling thread's events */
+	ssize_t (*read)(int fd, void *buf, size_t len);
+	int (*close)(int fd);
+	int (*paranoid)(void);		/* or KVB_CTR_NO_PARANOID */
+};
+
+extern const struct kvb_ctr_sys *kvb_ctr_sys;
+
+struct kvb_ctr_row {
+	const char *label;
+	const struct kvb_ctr_case *c;
+};
+
+const char *kvb_ctr_name(int ev);
+const char *kvb_ctr_col(int ev);
+int kvb_ctr_by_name(const char *name);
+void kvb_ctr_open(struct kvb_ctr_thread *t, int on);
+void kvb_ctr_start(struct kvb_ctr_thread *t);
+void kvb_ctr_stop(struct kvb_ctr_thread *t);
+void kvb_ctr_add(struct kvb_ctr_acc *a, const struct kvb_ctr_thread *t,
+		 unsigned long long ops);
+void kvb_ctr_merge(struct kvb_ctr_acc *a, const struct kvb_ctr_acc *b);
+void kvb_ctr_finish(const struct kvb_ctr_acc *a, struct kvb_ctr_case *c);
+void kvb_ctr_why(char *buf, size_t len, int ev, int err, int paranoid);
+void kvb_ctr_table(FILE *f, const struct kvb_ctr_row *rows, int n);
+
 /* One row of the report: a case, measured params->repeat times. */
 struct kvb_result {
 	char target[KVB_NAME_MAX];
@@ -484,6 +569,7 @@ struct kvb_result {
 	double cost_vs_nop;	/* ns/op over nop's ns/op, NAN when n/a */
 	double tput_vs_rwlock;	/* ops/s over rwlock's ops/s, NAN when n/a */
 	int interrupted;
+	struct kvb_ctr_case ctr;	/* --counters: per op; ctr.on 0 without */
 };
 
 /* A case of the plan that did not run, and why. */
@@ -787,6 +873,7 @@ struct kvb_case_acc {
 	struct kvb_hist *all;
 	double *tmin, *tmax, *tratio;
 	int first_err;
+	struct kvb_ctr_acc ctr;	/* --counters, every run's */
 };
 
 void kvb_case_acc_free(struct kvb_case_acc *a);
@@ -1169,6 +1256,7 @@ struct kvb_rcase {
 	double *runs;		/* ops/s of each run, each in (0, KVB_MAX_OPS_PER_SEC] */
 	unsigned int *rounds;	/* the round of each run; NULL: not said */
 	unsigned int nruns;
+	struct kvb_ctr_case ctr;	/* "counters"; ctr.on 0: null or absent */
 };
 
 struct kvb_rmodel {
@@ -1247,6 +1335,10 @@ int kvb_agreement(const struct kvb_rmodel *a, const struct kvb_rmodel *b, double
 		  double margin, struct kvb_agree *ag);
 void kvb_agree_print(FILE *f, const struct kvb_agree *ag, const char *old, const char *new);
 void kvb_agree_json(FILE *f, const struct kvb_agree *ag);
+
+/* counters.c: the counters' section of the table, and of kvbench report */
+void kvb_ctr_results_table(FILE *f, const struct kvb_result *r, int n);
+void kvb_ctr_rmodel_table(FILE *f, const struct kvb_rmodel *m);
 
 /* report.c: kvbench report RUN.json ... */
 int kvb_report_main(int argc, char **argv);

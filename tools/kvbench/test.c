@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <linux/bpf.h>
+#include <linux/perf_event.h>
 #include <linux/kvbench.h>
 
 #include "kvbench.h"
@@ -5917,6 +5919,386 @@ static void test_hygiene(const char *k)
 		printf("# tool:   %s\n# README: %s\n", out, doc);
 }
 
+/*
+ * --counters (counters.c) against a fake perf_event_open: chosen counts,
+ * scaling and errnos, through the engine, the table, the JSON and back.
+ */
+static atomic_int ctr_opens, ctr_main_opens, ctr_enables, ctr_disables, ctr_closes;
+static pid_t ctr_main_tid;
+static pthread_mutex_t ctr_lock = PTHREAD_MUTEX_INITIALIZER;	/* protects ctr_attr */
+static struct perf_event_attr ctr_attr[KVB_CTR_NEV];
+
+/* The event an attr stands for, as counters.c opens them. */
+static int ctr_event_of(const struct perf_event_attr *a)
+{
+	int k = !a->exclude_kernel && a->exclude_user;
+
+	if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CONTEXT_SWITCHES)
+		return KVB_CTR_CSW;
+	if (a->type != PERF_TYPE_HARDWARE)
+		return -1;
+	if (a->config == PERF_COUNT_HW_INSTRUCTIONS)
+		return k ? KVB_CTR_INSTR_K : KVB_CTR_INSTR_U;
+	if (a->config == PERF_COUNT_HW_CPU_CYCLES)
+		return k ? KVB_CTR_CYC_K : KVB_CTR_CYC_U;
+	if (a->config == PERF_COUNT_HW_CACHE_MISSES)
+		return k ? KVB_CTR_CMISS_K : KVB_CTR_CMISS_U;
+	return -1;
+}
+
+/* Per event: the errno perf_event_open fails with, or 0 and an fd. */
+static const int ctr_errno[KVB_CTR_NEV] = {
+	[KVB_CTR_INSTR_K] = EACCES,
+	[KVB_CTR_CMISS_U] = ENOENT,
+	[KVB_CTR_CMISS_K] = EOPNOTSUPP,
+};
+
+static int fake_open(struct perf_event_attr *a)
+{
+	int ev = ctr_event_of(a);
+
+	atomic_fetch_add(&ctr_opens, 1);
+	if (syscall(SYS_gettid) == ctr_main_tid)
+		atomic_fetch_add(&ctr_main_opens, 1);
+	if (ev < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	pthread_mutex_lock(&ctr_lock);
+	ctr_attr[ev] = *a;
+	pthread_mutex_unlock(&ctr_lock);
+	if (ctr_errno[ev]) {
+		errno = ctr_errno[ev];
+		return -1;
+	}
+	return 1000 + ev;
+}
+
+static int fake_enable(int on)
+{
+	atomic_fetch_add(on ? &ctr_enables : &ctr_disables, 1);
+	return 0;
+}
+
+/*
+ * Per thread: instr:u 1.5M over the whole window; cycles:u 1M over half
+ * of it (scaled: 2M); cycles:k never on a counter; 3 context switches.
+ */
+static ssize_t fake_read(int fd, void *buf, size_t len)
+{
+	__u64 v[3] = { 0, 1000000, 1000000 };
+
+	switch (fd - 1000) {
+	case KVB_CTR_INSTR_U:
+		v[0] = 1500000;
+		break;
+	case KVB_CTR_CYC_U:
+		v[0] = 1000000;
+		v[1] = 2000000;
+		break;
+	case KVB_CTR_CYC_K:
+		v[0] = 0;
+		v[2] = 0;
+		break;
+	case KVB_CTR_CSW:
+		v[0] = 3;
+		break;
+	default:
+		errno = EBADF;
+		return -1;
+	}
+	if (len < sizeof(v)) {
+		errno = ENOSPC;
+		return -1;
+	}
+	memcpy(buf, v, sizeof(v));
+	return sizeof(v);
+}
+
+static int fake_close(int fd)
+{
+	(void)fd;
+	atomic_fetch_add(&ctr_closes, 1);
+	return 0;
+}
+
+static int fake_paranoid(void)
+{
+	return 2;
+}
+
+static const struct kvb_ctr_sys fake_sys = {
+	.open = fake_open,
+	.enable = fake_enable,
+	.read = fake_read,
+	.close = fake_close,
+	.paranoid = fake_paranoid,
+};
+
+static void test_counters_why(void)
+{
+	static const struct {
+		int ev, err, paranoid;
+		const char *want;
+	} w[] = {
+		{ KVB_CTR_INSTR_U, ENOENT, 2,
+		  "no hardware PMU here (ENOENT): TCG, or a VM without a virtual PMU" },
+		{ KVB_CTR_CSW, ENOENT, 2, "this kernel does not count it (ENOENT)" },
+		{ KVB_CTR_CYC_K, EACCES, 2,
+		  "perf_event_paranoid=2 forbids counting the kernel without CAP_PERFMON (EACCES)"
+		},
+		{ KVB_CTR_CSW, EPERM, 3,
+		  "perf_event_paranoid=3 forbids counting the kernel without CAP_PERFMON (EPERM)" },
+		{ KVB_CTR_CYC_U, EACCES, KVB_CTR_NO_PARANOID,
+		  "perf_event_paranoid (unreadable), or a security policy, forbids perf_event_open (EACCES)"
+		},
+		{ KVB_CTR_CMISS_K, EOPNOTSUPP, 2,
+		  "the PMU cannot count it apart for the kernel (EOPNOTSUPP)" },
+		{ KVB_CTR_INSTR_U, EMFILE, 2, "out of file descriptors (EMFILE)" },
+		{ KVB_CTR_INSTR_U, KVB_CTR_EUNSCHED, 2,
+		  "never had a counter in the window: the PMU's were taken (NMI watchdog, another perf user)"
+		},
+	};
+	char buf[KVB_CTR_WHY];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		kvb_ctr_why(buf, sizeof(buf), w[i].ev, w[i].err, w[i].paranoid);
+		ok(!strcmp(buf, w[i].want), "counters: %s, errno %d: \"%s\"",
+		   kvb_ctr_name(w[i].ev), w[i].err, buf);
+	}
+}
+
+/* A report of one result: schema /S, threads T, then more of the result */
+#define CTR_DOC(S, T, MORE) \
+	"{\"schema\": \"kvbench-bench/" S "\", \"results\": [{\"backend\": \"rcu\", " \
+	"\"mix\": {\"name\": \"get\"}, \"threads\": " T MORE "}]}"
+#define CTR_BAD(V) \
+	", \"counters\": {\"ops\": 10, \"per_op\": {\"instructions_user\": " V "}}"
+
+/* Every string of want (NULL-terminated) is in buf. */
+static int has_all(const char *buf, const char *const *want)
+{
+	for (; buf && *want; want++)
+		if (!strstr(buf, *want)) {
+			printf("# missing: %s\n", *want);
+			return 0;
+		}
+	return !!buf;
+}
+
+static const char *const table_want[] = {
+	"\ncounters per op (perf_event_open",
+	"\ncase                      instr:u   instr:k  cycles:u  cycles:k  c-miss:u  c-miss:k       csw   ipc\n",
+	"\nuser-rwlock get t2 b1 -      1500         -      2000         -         -         -  3.00e-03     -  (scaled: 50%)\n",
+	"\n-: instr:k: perf_event_paranoid=2 forbids counting the kernel without CAP_PERFMON (EACCES)\n",
+	"\n-: cycles:k: never had a counter in the window",
+	"\n-: c-miss:u: no hardware PMU here (ENOENT): TCG, or a VM without a virtual PMU\n",
+	"\n-: c-miss:k: the PMU cannot count it apart for the kernel (EOPNOTSUPP)\n",
+	NULL
+};
+
+static const char *const report_want[] = {
+	"\nuser-rwlock get t2 b1 -      1500         -      2000",
+	"\n-: c-miss:k: the PMU cannot count it apart for the kernel (EOPNOTSUPP)\n",
+	NULL
+};
+
+static const char *const ipc_want[] = {
+	"\nrcu get t1 b1 per-thread       800      1600       400      2000    0.5000      2.00         0  1.00\n",
+	NULL
+};
+
+static void test_counters(void)
+{
+	const struct kvb_ctr_sys *real = kvb_ctr_sys;
+	struct kvb_mix mix = { .get = 100 };
+	struct kvb_params p;
+	struct kvb_target t;
+	struct kvb_result r;
+	struct kvb_rmodel m;
+	struct kvb_bench *b;
+	const struct kvb_ctr_case *c = &r.ctr;
+	char *buf = NULL, err[256];
+	size_t len = 0;
+	int cpus[1] = { 0 }, rc, e, nan_why = 1;
+	FILE *f;
+
+	test_counters_why();
+	kvb_params_defaults(&p);
+	p.keys = 64;
+	p.warmup = 0;
+	p.ops = 1000;	/* per thread: 2000 ops per run */
+	p.repeat = 2;
+	p.pin = 0;
+	p.ncpus = 1;
+	p.cpus = cpus;
+	p.counters = 1;
+	b = kvb_bench_new(&p);
+	if (!b || kvb_target_by_name("user-rwlock", &t)) {
+		ok(0, "counters: a bench context");
+		kvb_bench_free(b);
+		return;
+	}
+	ctr_main_tid = syscall(SYS_gettid);
+	kvb_ctr_sys = &fake_sys;
+	rc = kvb_run_case(b, &t, &mix, 2, 1, 0, KVB_FD_NONE, &r);
+	kvb_ctr_sys = real;
+	ok(!rc && r.ops == 4000 && c->on && c->ops == 4000,
+	   "counters: the case's ops are the counted windows' (%llu)", c->ops);
+	ok(atomic_load(&ctr_opens) == 2 * 2 * KVB_CTR_NEV && !atomic_load(&ctr_main_opens) &&
+	   atomic_load(&ctr_enables) == 4 && atomic_load(&ctr_disables) == 4 &&
+	   atomic_load(&ctr_closes) == 2 * 2 * 4,
+	   "counters: each worker thread opens its own events, enables and disables them once per run, closes every fd (opens %d, on %d, off %d, closes %d)",
+	   atomic_load(&ctr_opens), atomic_load(&ctr_enables), atomic_load(&ctr_disables),
+	   atomic_load(&ctr_closes));
+	ok(ctr_attr[KVB_CTR_INSTR_U].disabled && !ctr_attr[KVB_CTR_INSTR_U].inherit &&
+	   ctr_attr[KVB_CTR_INSTR_U].exclude_kernel && !ctr_attr[KVB_CTR_INSTR_U].exclude_user &&
+	   ctr_attr[KVB_CTR_INSTR_K].exclude_user && !ctr_attr[KVB_CTR_INSTR_K].exclude_kernel &&
+	   !ctr_attr[KVB_CTR_CSW].exclude_kernel &&
+	   ctr_attr[KVB_CTR_CYC_U].read_format ==
+	   (PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING),
+	   "counters: opened disabled, not inherited, user and kernel apart, with the times to scale by");
+	ok(fabs(c->per_op[KVB_CTR_INSTR_U] - 1500) < TINY &&
+	   fabs(c->running_pct[KVB_CTR_INSTR_U] - 100) < TINY,
+	   "counters: instructions per op = the threads' and runs' counts / their ops (%g)",
+	   c->per_op[KVB_CTR_INSTR_U]);
+	ok(fabs(c->per_op[KVB_CTR_CYC_U] - 2000) < TINY &&
+	   fabs(c->running_pct[KVB_CTR_CYC_U] - 50) < TINY,
+	   "counters: an event on a counter half the time is scaled x2, as perf stat (%g, %g%%)",
+	   c->per_op[KVB_CTR_CYC_U], c->running_pct[KVB_CTR_CYC_U]);
+	ok(fabs(c->per_op[KVB_CTR_CSW] - 0.003) < TINY,
+	   "counters: context switches per op (%g)", c->per_op[KVB_CTR_CSW]);
+	for (e = 0; e < KVB_CTR_NEV; e++)
+		nan_why &= !isnan(c->per_op[e]) == !c->why[e][0];
+	ok(nan_why && strstr(c->why[KVB_CTR_INSTR_K], "perf_event_paranoid=2 forbids") &&
+	   strstr(c->why[KVB_CTR_CMISS_U], "no hardware PMU here (ENOENT)") &&
+	   strstr(c->why[KVB_CTR_CMISS_K], "EOPNOTSUPP") &&
+	   strstr(c->why[KVB_CTR_CYC_K], "never had a counter"),
+	   "counters: an event not counted is NAN with why, never a zero");
+
+	f = open_memstream(&buf, &len);
+	kvb_print_table(f, NULL, &r, 1, NULL);
+	fclose(f);
+	ok(has_all(buf, table_want),
+	   "counters: the table's section, '-' and why for what was not counted");
+	free(buf);
+	buf = NULL;
+
+	f = open_memstream(&buf, &len);
+	kvb_print_json(f, &p, &r, 1, &(struct kvb_outcome){ .complete = 1 });
+	fclose(f);
+	ok(buf && json_valid(buf) && strstr(buf, "\"instructions_user\": 1500,") &&
+	   strstr(buf, "\"instructions_kernel\": null") && strstr(buf, "\"cycles_user\": 50.00"),
+	   "counters: the JSON has them, null where not counted");
+	rc = kvb_rmodel_parse(buf, &m, err, sizeof(err));
+	ok(!rc && m.n == 1 && m.c[0].ctr.on && m.c[0].ctr.ops == 4000 &&
+	   fabs(m.c[0].ctr.per_op[KVB_CTR_INSTR_U] - 1500) < TINY &&
+	   fabs(m.c[0].ctr.per_op[KVB_CTR_CSW] - 0.003) < TINY &&
+	   fabs(m.c[0].ctr.running_pct[KVB_CTR_CYC_U] - 50) < TINY &&
+	   isnan(m.c[0].ctr.per_op[KVB_CTR_CMISS_U]) &&
+	   !strcmp(m.c[0].ctr.why[KVB_CTR_INSTR_K], c->why[KVB_CTR_INSTR_K]) &&
+	   !strcmp(m.c[0].ctr.why[KVB_CTR_CYC_K], c->why[KVB_CTR_CYC_K]),
+	   "counters: the JSON reads back as written (%s)", rc ? err : "ok");
+	if (!rc) {
+		char *o2 = NULL;
+		size_t l2 = 0;
+		FILE *f2 = open_memstream(&o2, &l2);
+
+		kvb_ctr_rmodel_table(f2, &m);
+		fclose(f2);
+		ok(has_all(o2, report_want), "counters: kvbench report's section, from the JSON");
+		free(o2);
+		kvb_rmodel_free(&m);
+	}
+	free(buf);
+	kvb_result_free(&r);
+
+	/* without --counters: not opened, null in the JSON */
+	p.counters = 0;
+	atomic_store(&ctr_opens, 0);
+	kvb_ctr_sys = &fake_sys;
+	rc = kvb_run_case(b, &t, &mix, 1, 1, 0, KVB_FD_NONE, &r);
+	kvb_ctr_sys = real;
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	kvb_print_json(f, &p, &r, 1, &(struct kvb_outcome){ .complete = 1 });
+	fclose(f);
+	ok(!rc && !atomic_load(&ctr_opens) && !r.ctr.on && buf &&
+	   strstr(buf, "\"counters\": null") &&
+	   !kvb_rmodel_parse(buf, &m, err, sizeof(err)) && !m.c[0].ctr.on,
+	   "counters: off by default, nothing opened, \"counters\": null");
+	kvb_rmodel_free(&m);
+	free(buf);
+	kvb_result_free(&r);
+	kvb_bench_free(b);
+
+	/* every event counted: ipc over user and kernel, nothing to explain */
+	{
+		struct kvb_ctr_case all = { .on = 1, .ops = 10 };
+		struct kvb_ctr_row row = { "rcu get t1 b1 per-thread", &all };
+		static const double v[KVB_CTR_NEV] = { 800, 1600, 400, 2000, 0.5, 2, 0 };
+
+		for (e = 0; e < KVB_CTR_NEV; e++) {
+			all.per_op[e] = v[e];
+			all.running_pct[e] = 100;
+		}
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		kvb_ctr_table(f, &row, 1);
+		fclose(f);
+		ok(has_all(buf, ipc_want) && !strstr(buf, "-:") && !strstr(buf, "scaled"),
+		   "counters: ipc = (instr:u + instr:k) / (cycles:u + cycles:k); 0 is a count");
+		free(buf);
+	}
+
+	/* a rare event keeps its digits: 25 switches in 3.7M ops is not 0 */
+	{
+		struct kvb_result x;
+		double one[1] = { 1000 };
+
+		memset(&x, 0, sizeof(x));
+		snprintf(x.target, sizeof(x.target), "user-rwlock");
+		x.kind = KVB_USER_RWLOCK;
+		x.mix.get = 1;
+		x.threads = 1;
+		x.batch = 1;
+		x.runs = 1;
+		x.run_ops = one;
+		x.fdmode = KVB_FD_NONE;
+		x.ctr.on = 1;
+		x.ctr.ops = 3668135;
+		for (e = 0; e < KVB_CTR_NEV; e++)
+			snprintf(x.ctr.why[e], sizeof(x.ctr.why[e]), "none here");
+		x.ctr.why[KVB_CTR_CSW][0] = 0;
+		x.ctr.per_op[KVB_CTR_CSW] = 25.0 / 3668135;
+		x.ctr.running_pct[KVB_CTR_CSW] = 100;
+		buf = NULL;
+		f = open_memstream(&buf, &len);
+		kvb_print_json(f, &p, &x, 1, &(struct kvb_outcome){ .complete = 1 });
+		fclose(f);
+		rc = kvb_rmodel_parse(buf, &m, err, sizeof(err));
+		ok(!rc && fabs(m.c[0].ctr.per_op[KVB_CTR_CSW] / (25.0 / 3668135) - 1) < 0.00001,
+		   "counters: a rare event per op keeps six significant digits in the JSON (%s)",
+		   rc ? err : "ok");
+		if (!rc)
+			kvb_rmodel_free(&m);
+		free(buf);
+	}
+
+	/* the reader: older reports have none; a count without why is refused */
+	ok(!kvb_rmodel_parse(CTR_DOC("3", "1", ""), &m, err, sizeof(err)) && m.n == 1 &&
+	   !m.c[0].ctr.on,
+	   "counters: a report from before them reads, without counters");
+	kvb_rmodel_free(&m);
+	ok(kvb_rmodel_parse(CTR_DOC("4", "1", CTR_BAD("null")), &m, err, sizeof(err)) &&
+	   strstr(err, "results[0].counters.instructions_user:"),
+	   "counters: null without a reason is refused (%s)", err);
+	ok(kvb_rmodel_parse(CTR_DOC("4", "1", CTR_BAD("-1")), &m, err, sizeof(err)) &&
+	   strstr(err, "results[0].counters.instructions_user:"),
+	   "counters: a negative count is refused (%s)", err);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--check-json"))
@@ -5930,6 +6312,7 @@ int main(int argc, char **argv)
 	test_zipf();
 	test_maps();
 	test_engine();
+	test_counters();
 	test_bpf_htab();
 	test_output();
 	test_multi();

@@ -152,6 +152,12 @@ static const char bench_help[] =
 	"                        printed; the report has it either way)\n"
 	"      --noisy PCT       flag a case noisy (! in the table) when its runs'\n"
 	"                        spread is above PCT percent (default 10)\n"
+	"      --counters        also count, per op, instructions, cycles and cache\n"
+	"                        misses (user and kernel) and context switches,\n"
+	"                        each worker thread's, with perf_event_open (as\n"
+	"                        perf stat); an event that cannot be counted is\n"
+	"                        said and why (no PMU, perf_event_paranoid); not\n"
+	"                        by default: it makes the threads' context\n"
 	"      --margin PCT      the verdict's tie margin: tied where the interval\n"
 	"                        lies inside +-PCT% of the fastest (default 5);\n"
 	"                        the report records it for 'kvbench report'\n"
@@ -308,6 +314,9 @@ static int rmw_refused(const struct kvb_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+/* long options without a letter */
+enum { OPT_COUNTERS = 0x100 };
+
 /* The options: getopt_long()'s table, the short ones in parse_bench(). */
 static const struct option bench_opts[] = {
 	{ "backends", required_argument, NULL, 'b' },
@@ -347,6 +356,7 @@ static const struct option bench_opts[] = {
 	{ "seed", required_argument, NULL, 's' },
 	{ "noisy", required_argument, NULL, 'y' },
 	{ "margin", required_argument, NULL, 'g' },
+	{ "counters", no_argument, NULL, OPT_COUNTERS },
 	{ "order", required_argument, NULL, 'R' },
 	{ "no-settle", no_argument, NULL, 'T' },
 	{ "after", required_argument, NULL, 'A' },
@@ -572,6 +582,9 @@ static int opt_runs(int c, const char *opt, struct kvb_params *p,
 	case 'g':
 		if (kvb_parse_margin(optarg, &p->margin, err, sizeof(err)))
 			return kvb_usage("bench", opt, err);
+		break;
+	case OPT_COUNTERS:
+		p->counters = 1;
 		break;
 	case 'R':
 		if (kvb_parse_order(optarg, &p->order, err, sizeof(err)))

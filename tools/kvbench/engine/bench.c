@@ -81,6 +81,7 @@ struct worker {
 	struct kvb_ctx ctx;	/* what the row's operations act on */
 	int cpu;
 	unsigned int idx;	/* the thread's number in the run, from 0 */
+	struct kvb_ctr_thread ctr;	/* --counters: over the measured part */
 	__u64 rng;		/* operations and keys: kvb_thread_seed() */
 	char *val;		/* value_size bytes: SET source, GET buffer */
 	struct kvbench_op *ops;	/* batch */
@@ -302,6 +303,7 @@ static void *worker_fn(void *arg)
 	struct rusage ru0, ru1;
 	__u64 t0, t1;
 
+	kvb_ctr_open(&w->ctr, r->b->p->counters);
 	pthread_barrier_wait(&r->barrier);
 	while (atomic_load_explicit(&r->phase, memory_order_relaxed) == PH_WARMUP)
 		step(w, &c, 0);
@@ -314,6 +316,7 @@ static void *worker_fn(void *arg)
 	 */
 	if (getrusage(RUSAGE_THREAD, &ru0))
 		ru0.ru_nvcsw = 0;
+	kvb_ctr_start(&w->ctr);
 	t0 = kvb_now_ns();
 	if (!every)
 		every = 1;
@@ -328,6 +331,7 @@ static void *worker_fn(void *arg)
 		step(w, &c, timed);
 	}
 	t1 = kvb_now_ns();
+	kvb_ctr_stop(&w->ctr);
 	if (getrusage(RUSAGE_THREAD, &ru1))
 		ru1.ru_nvcsw = ru0.ru_nvcsw;
 
@@ -467,6 +471,7 @@ struct run_out {
 	double thr_min, thr_max;
 	int interrupted;
 	unsigned long long vcsw;	/* the threads' voluntary switches */
+	struct kvb_ctr_acc ctr;	/* the threads' counters, added up */
 };
 
 /* The state the threads of a run share: the calls, the mix, a workload's chooser. */
@@ -717,6 +722,7 @@ static int collect(const struct worker *w, unsigned int threads,
 			out->thr_max = rate;
 		out->ops += x->c.ops;
 		out->vcsw += x->vcsw > 0 ? x->vcsw : 0;
+		kvb_ctr_add(&out->ctr, &x->ctr, x->c.ops);
 		out->misses += x->c.misses;
 		out->errors += x->c.errors;
 		if (!out->first_err)
@@ -879,6 +885,7 @@ int kvb_case_run(struct kvb_bench *b, const struct kvb_target *t,
 		return 1;
 	}
 	kvb_hist_merge(a->all, o.hist);
+	kvb_ctr_merge(&a->ctr, &o.ctr);
 	free(o.hist);
 	a->tmin[res->runs] = o.thr_min;
 	a->tmax[res->runs] = o.thr_max;
@@ -909,6 +916,7 @@ void kvb_case_summarize(const struct kvb_params *p, struct kvb_result *res,
 	kvb_summarize(res->run_ops, res->runs, &res->sum);
 	res->noisy = res->runs > 1 && res->spread_pct > p->noisy_pct;
 	kvb_hist_summary(a->all, &res->lat);
+	kvb_ctr_finish(&a->ctr, &res->ctr);
 	res->samples = res->lat.samples;
 	res->p50 = res->lat.pct[0];
 	res->p99 = res->lat.pct[2];

@@ -177,6 +177,42 @@ static void print_bstats(FILE *f, const struct kvb_bstats *b)
 	fputs(" }", f);
 }
 
+/*
+ * "counters" (--counters, counters.c): per op, each event null exactly
+ * when "unavailable" says why; null without --counters.
+ */
+static void print_counters(FILE *f, const struct kvb_ctr_case *c)
+{
+	int i, k = 0;
+
+	if (!c->on) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{\n        \"ops\": %llu,\n        \"per_op\": {", c->ops);
+	for (i = 0; i < KVB_CTR_NEV; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : " ", kvb_ctr_name(i));
+		/* significant digits: 25 switches in 3.7M ops is no 0.0000 */
+		if (c->why[i][0] || !isfinite(c->per_op[i]))
+			fputs("null", f);
+		else
+			fprintf(f, "%.6g", c->per_op[i]);
+	}
+	fprintf(f, " },\n        \"running_pct\": {");
+	for (i = 0; i < KVB_CTR_NEV; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : " ", kvb_ctr_name(i));
+		jnum(f, c->why[i][0] ? NAN : c->running_pct[i], 2);
+	}
+	fprintf(f, " },\n        \"unavailable\": {");
+	for (i = 0; i < KVB_CTR_NEV; i++) {
+		if (!c->why[i][0])
+			continue;
+		fprintf(f, "%s\n          \"%s\": ", k++ ? "," : "", kvb_ctr_name(i));
+		kvb_json_str(f, c->why[i]);
+	}
+	fprintf(f, "%s}\n      }", k ? "\n        " : " ");
+}
+
 /* "io", and for io_uring its queue depth, SQPOLL and submission batch */
 static void print_io(FILE *f, const struct kvb_result *x)
 {
@@ -487,6 +523,8 @@ static void print_results(FILE *f, const struct kvb_params *p,
 		jnum(f, x->tput_vs_rwlock, 4);
 		fprintf(f, ",\n      \"backend_stats\": ");
 		print_bstats(f, &x->bstats);
+		fprintf(f, ",\n      \"counters\": ");
+		print_counters(f, &x->ctr);
 		fprintf(f, ",\n      \"interrupted\": %s\n    }",
 			x->interrupted ? "true" : "false");
 	}
@@ -593,6 +631,51 @@ static int load_rounds(const struct jnode *r, int i, struct kvb_rcase *c,
 	return 0;
 }
 
+/*
+ * Result i's "counters" (null, or absent before --counters, is off): each
+ * event a count per op, 0 or more, or null and named in "unavailable".
+ */
+static int load_counters(const struct jnode *x, int i, struct kvb_ctr_case *c,
+			 char *err, size_t errlen)
+{
+	const struct jnode *per = kvb_json_get(x, "per_op", J_OBJ);
+	const struct jnode *run = kvb_json_get(x, "running_pct", J_OBJ);
+	const struct jnode *un = kvb_json_get(x, "unavailable", J_OBJ);
+	const struct jnode *ops = kvb_json_get(x, "ops", J_NUM);
+	int e;
+
+	memset(c, 0, sizeof(*c));
+	if (!x)
+		return 0;
+	if (!per || !ops || ops->num < 0 || ops->num != floor(ops->num)) {
+		snprintf(err, errlen, "results[%d].counters: needs ops and per_op", i);
+		return -1;
+	}
+	c->on = 1;
+	c->ops = ops->num;
+	for (e = 0; e < KVB_CTR_NEV; e++) {
+		const struct jnode *v = kvb_json_get(per, kvb_ctr_name(e), J_NUM);
+		const struct jnode *r = kvb_json_get(run, kvb_ctr_name(e), J_NUM);
+		const struct jnode *why = kvb_json_get(un, kvb_ctr_name(e), J_STR);
+
+		c->per_op[e] = NAN;
+		c->running_pct[e] = NAN;
+		if (why && !v) {
+			snprintf(c->why[e], sizeof(c->why[e]), "%s", why->str);
+			continue;
+		}
+		if (!v || why || !(v->num >= 0) || (r && !(r->num >= 0 && r->num <= 100))) {
+			snprintf(err, errlen,
+				 "results[%d].counters.%s: a count per op (0 or more) and its running_pct, or null and why in unavailable",
+				 i, kvb_ctr_name(e));
+			return -1;
+		}
+		c->per_op[e] = v->num;
+		c->running_pct[e] = r ? r->num : NAN;
+	}
+	return 0;
+}
+
 /* Result i of the report into c; -1 with a message in err. */
 static int load_case(const struct jnode *x, int i, const char *dist,
 		     struct kvb_rcase *c, char *err, size_t errlen)
@@ -660,7 +743,7 @@ static int load_case(const struct jnode *x, int i, const char *dist,
 	kvb_vkey_normalize(k);
 	c->v.runs = c->runs;
 	c->v.n = c->nruns;
-	return 0;
+	return load_counters(kvb_json_get(x, "counters", J_OBJ), i, &c->ctr, err, errlen);
 }
 
 /* The report's header: what it was measured on, and how. */

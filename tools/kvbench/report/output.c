@@ -411,6 +411,7 @@ void kvb_print_table(FILE *f, const struct kvb_params *p,
 		"poll = CPUs' worth of time the owner threads spent polling for work over the case\n"
 		"(sysfs poll_us over the case's wall time); 0 for backends without owners.\n",
 		p ? p->noisy_pct : KVB_NOISY_PCT);
+	kvb_ctr_results_table(f, r, n);
 	footnotes(f, p, r, n, o);
 	verdict_lines(f, p, r, n, o);
 }

@@ -174,6 +174,7 @@ static int report_one(FILE *f, const char *text, const char *name,
 	}
 	/* a run with --after over several mixes: what the case before did */
 	kvb_order_effect_model(f, &r, KVB_VERDICT_ALPHA, o->margin > 0 ? o->margin : r.margin);
+	kvb_ctr_rmodel_table(f, &r);
 out:
 	free(sel);
 	kvb_verdict_free(g, ng);
