@@ -40,7 +40,10 @@ int kvb_order_case(const struct kvb_ocase *c, unsigned int nafter,
 	int ret;
 
 	memset(h, 0, sizeof(*h));
-	h->ratio = h->lo = h->hi = h->p = NAN;
+	h->ratio = NAN;
+	h->lo = NAN;
+	h->hi = NAN;
+	h->p = NAN;
 	if (!x)
 		return -1;
 	nx = runs_after(c, nafter, k, x);
@@ -114,11 +117,11 @@ void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,
 	after_name(a0, sizeof(a0), names, 0);
 	for (k = 1; k < nafter; k++) {
 		after_name(ak, sizeof(ak), names, k);
-		fprintf(f, "\nthe case before a run: each case's runs after %s set against its runs\n"
-			"after %s (interleaved round by round; ratio of ops/s, Hodges-Lehmann,\n"
-			"%g%% interval, two-sided Mann-Whitney p, Holm's over the table's tests;\n"
-			"tied: inside +-%g%%)\n",
-			ak, a0, 100 * (1 - alpha), 100 * margin);
+		fprintf(f, "\nthe case before a run: each case's runs after %s set against %s\n"
+			"runs after %s (interleaved round by round; ratio of ops/s,\n"
+			"Hodges-Lehmann, %g%% interval, two-sided Mann-Whitney p, Holm's\n"
+			"over the table's tests; tied: inside +-%g%%)\n",
+			ak, "its", a0, 100 * (1 - alpha), 100 * margin);
 		for (i = 0, m = 0; i < n; i++) {
 			if (kvb_order_case(&c[i], nafter, k, alpha, &hs[i]) ||
 			    !isfinite(hs[i].ratio))
@@ -150,19 +153,23 @@ void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,
 			} else {
 				mark = "inconclusive";
 			}
-			if (h.can_tell)
-				fprintf(f, "  %-34s %+6.1f%%  [%.3f, %.3f]  p %.3f (Holm %.3f)  %s%s\n",
-					c[i].label, 100 * (h.ratio - 1), h.lo, h.hi, h.p,
-					adj[i], mark, h.significant ? ak : "");
-			else
+			if (h.can_tell) {
+				fprintf(f, "  %-34s %+6.1f%%  [%.3f, %.3f]  p %.3f",
+					c[i].label, 100 * (h.ratio - 1), h.lo, h.hi, h.p);
+				fprintf(f, " (Holm %.3f)  %s%s\n", adj[i], mark,
+					h.significant ? ak : "");
+			} else {
 				fprintf(f, "  %-34s %+6.1f%%  too few runs to tell\n",
 					c[i].label, 100 * (h.ratio - 1));
+			}
 		}
-		fprintf(f, "  %u case%s: %u significantly different (Holm's p <= %g over %d test%s),\n"
+		fprintf(f, "  %u case%s: %u significantly different (Holm's p <= %g over %d %s),\n"
 			"  %u tied, %u neither\n",
-			shown, shown == 1 ? "" : "s", diff, alpha, m, m == 1 ? "" : "s",
+			shown, shown == 1 ? "" : "s", diff, alpha, m, m == 1 ? "test" : "tests",
 			tied, shown - diff - tied);
-		shown = diff = tied = 0;
+		shown = 0;
+		diff = 0;
+		tied = 0;
 	}
 out:
 	free(hs);

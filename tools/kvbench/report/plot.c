@@ -1395,7 +1395,8 @@ int kvb_plot_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		if (c == 'f' || c == 'p') {
 			if (forest && forest != (c == 'f' ? 1 : 2))
-				return kvb_usage("plot", NULL, "--forest and --ops: one figure at a time");
+				return kvb_usage("plot", NULL,
+						 "--forest and --ops: one figure at a time");
 			forest = c == 'f' ? 1 : 2;
 			continue;
 		}
