@@ -11,8 +11,8 @@
 #                   fuzzer and the load/unload cycles at their own lengths,
 #                   the VM runner's own --out test
 #   make bench      build everything and run the benchmark
-#                   (BENCH_TRACE_STALL=US: the guest's trace frozen at
-#                   the first request over US microseconds comes back
+#                   (BENCH_TRACE_STALL=US[:N]: the guest's trace frozen at
+#                   the first (Nth) request over US microseconds comes back
 #                   beside bench.json; Documentation/kvbench.rst,
 #                   "Catching a stall")
 #   make profile    one benchmark case under perf in the guest; the report
