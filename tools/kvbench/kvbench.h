@@ -570,6 +570,12 @@ struct kvb_result {
 	double tput_vs_rwlock;	/* ops/s over rwlock's ops/s, NAN when n/a */
 	int interrupted;
 	struct kvb_ctr_case ctr;	/* --counters: per op; ctr.on 0 without */
+	/*
+	 * Every timed op's latency, all runs (the case's histogram, copied
+	 * by kvb_case_summarize()): the report's "latency_hist", from which
+	 * kvbench merge pools the latency of several reports. NULL: none.
+	 */
+	struct kvb_hist *hist;
 };
 
 /* A case of the plan that did not run, and why. */
@@ -1093,6 +1099,10 @@ const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
 				 enum jtype type);
 /* the writer's string: quotes, backslashes and control characters escaped */
 void kvb_json_str(FILE *f, const char *s);
+/* a number that reads back as the same double; null for NaN, infinity */
+void kvb_json_double(FILE *f, double v);
+/* a tree as text again, indent spaces deep (kvbench merge) */
+void kvb_json_write(FILE *f, const struct jnode *n, int indent);
 
 /* util/file.c: a file's first line (-errno), or all of it (NULL, err) */
 int kvb_read_line(const char *path, char *buf, size_t len);
@@ -1291,6 +1301,13 @@ struct kvb_rmodel {
 
 int kvb_rmodel_parse(const char *text, struct kvb_rmodel *m, char *err,
 		     size_t errlen);
+int kvb_rcase_hist(const struct jnode *x, struct kvb_hist *h, char *err,
+		   size_t errlen);
+void kvb_json_latency(FILE *f, const struct kvb_hist *h);
+void kvb_json_hist(FILE *f, const struct kvb_hist *h);
+/* merge.c: kvbench merge, the reports of one suite's boots pooled */
+#define KVB_MERGE_MAX	64
+int kvb_merge_main(int argc, char **argv);
 void kvb_rmodel_free(struct kvb_rmodel *m);
 void kvb_order_effect_model(FILE *f, const struct kvb_rmodel *m, double alpha,
 			    double margin);

@@ -30,6 +30,7 @@ static const char help_text[] =
 	"  stats [OPTS]    the device's sysfs statistics ('kvbench stats --help')\n"
 	"  compare OLD NEW compare two 'bench' JSON reports ('kvbench compare --help')\n"
 	"  report RUN...   the fastest backend per workload ('kvbench report --help')\n"
+	"  merge RUN...    pool the reports of one suite's boots ('kvbench merge --help')\n"
 	"  version         print the tool's version (and git describe)\n"
 	"Each command's own usage: kvbench COMMAND --help.\n"
 	"\n"
@@ -298,6 +299,7 @@ static const struct command commands[] = {
 	{ .name = "stats", .main = kvb_stats_main },
 	{ .name = "compare", .main = kvb_compare_main },
 	{ .name = "report", .main = kvb_report_main },
+	{ .name = "merge", .main = kvb_merge_main },
 	{ .name = "version", .run = run_version },
 	{ .name = "help", .run = run_help },
 };

@@ -5113,6 +5113,188 @@ static void test_verdict_roundtrip(void)
 	free(rep);
 }
 
+/* One boot's report for test_merge: rwlock and rcu, 3 runs each. */
+static char *merge_boot(const double *rw, const double *rc, struct kvb_hist *h,
+			unsigned long keys, int hist)
+{
+	const struct kvb_workload *wl = &kvb_workloads[5];	/* seed */
+	struct kvb_result r[2];
+	struct kvb_params p;
+	int i;
+
+	kvb_params_defaults(&p);
+	p.repeat = 3;
+	p.ncpus = 2;
+	p.keys = keys;
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 2; i++) {
+		struct kvb_result *x = &r[i];
+
+		snprintf(x->target, sizeof(x->target), i ? "rcu" : "rwlock");
+		x->kind = KVB_KERNEL;
+		x->mix = wl->mix;
+		x->mix.wl = wl;
+		x->dist = wl->dist;
+		x->threads = 2;
+		x->batch = 1;
+		x->fdmode = KVB_FD_PER_THREAD;
+		x->io = KVB_IO_IOCTL;
+		x->runs = 3;
+		x->run_ops = (double *)(i ? rc : rw);
+		x->ops_per_sec = kvb_median(x->run_ops, 3);
+		x->ns_per_op = 1e9 / x->ops_per_sec;
+		x->ops = 1000 * (i + 1);
+		x->seconds = 1.5;
+		x->vcsw = 10 * (i + 1);
+		x->hist = hist ? h : NULL;
+		kvb_hist_summary(h, &x->lat);
+		x->samples = h->count;
+		x->thr_min = x->ops_per_sec / 2;
+		x->thr_max = x->thr_min;
+		x->thr_ratio = 1;
+		x->bstats = (struct kvb_bstats){ .valid = 1, .reset = 1, .queue_hwm = 3 + i,
+						 .drain_mean = 2, .requests = 500, .has_sleeps = 1,
+						 .sleeps = 50, .combine_mean = NAN };
+	}
+	return report(kvb_print_json, &p, r, 2);
+}
+
+static int write_tmp(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text ? text : "", f);
+	return fclose(f);
+}
+
+/*
+ * kvbench merge: two boots' reports of one suite pooled. Each case keeps
+ * every run (rounds numbered on, "boots" naming the report), the median,
+ * counts, means and latency computed from all of them (the histograms
+ * added exactly), the verdict that of `kvbench report` on the pooled file;
+ * reports of two suites, or without histograms to pool, are refused.
+ */
+static void test_merge(const char *k)
+{
+	static const double rw1[] = { 100, 102, 104 }, rc1[] = { 90, 91, 92 };
+	static const double rw2[] = { 120, 121, 122 }, rc2[] = { 80, 81, 82 };
+	const char *a = "/tmp/kvbench-test-merge-a.json", *b = "/tmp/kvbench-test-merge-b.json";
+	const char *c = "/tmp/kvbench-test-merge-c.json", *o = "/tmp/kvbench-test-merge-o.json";
+	struct kvb_hist *h1 = malloc(sizeof(*h1)), *h2 = malloc(sizeof(*h2));
+	const struct jnode *res, *x = NULL, *v1, *v2, *lat;
+	char *ta, *tb, *tc, *pooled, err[256] = "", where[256] = "", out[8192];
+	struct jnode root, rep;
+	int st, i;
+
+	if (!k || access(k, X_OK) || !h1 || !h2) {
+		skip("no kvbench binary", "kvbench merge");
+		free(h1);
+		free(h2);
+		return;
+	}
+	kvb_hist_init(h1);
+	kvb_hist_init(h2);
+	for (i = 0; i < 300; i++) {
+		kvb_hist_add(h1, 1000 + i);
+		kvb_hist_add(h2, 5000 + 7 * i);
+	}
+	ta = merge_boot(rw1, rc1, h1, 1000, 1);
+	tb = merge_boot(rw2, rc2, h2, 1000, 1);
+	write_tmp(a, ta);
+	write_tmp(b, tb);
+	st = run(out, sizeof(out), "%s merge -o %s %s %s 2>&1", k, o, a, b);
+	pooled = kvb_slurp(o, err, sizeof(err));
+	memset(&root, 0, sizeof(root));
+	res = NULL;
+	if (st == 0 && pooled && !kvb_json_parse(pooled, &root, err, sizeof(err)))
+		res = kvb_json_get(&root, "results", J_ARR);
+	if (res && res->nkids == 2)
+		x = &res->kids[0];
+	lat = kvb_json_get(x, "latency_ns", J_OBJ);
+	kvb_hist_merge(h1, h2);
+	ok(x && !strcmp(kvb_json_get(x, "backend", J_STR)->str, "rwlock") &&
+	   kvb_json_get(x, "runs", J_NUM)->num == 6 &&
+	   kvb_json_get(x, "ops_per_sec", J_NUM)->num == 112 &&
+	   kvb_json_get(x, "ops_per_sec_runs", J_ARR)->kids[3].num == 120 &&
+	   kvb_json_get(x, "rounds", J_ARR)->kids[3].num == 3 &&
+	   kvb_json_get(x, "rounds", J_ARR)->kids[5].num == 5 &&
+	   kvb_json_get(x, "boots", J_ARR)->kids[2].num == 0 &&
+	   kvb_json_get(x, "boots", J_ARR)->kids[3].num == 1 &&
+	   kvb_json_get(x, "ops", J_NUM)->num == 2000 &&
+	   kvb_json_get(x, "spread_pct", J_NUM)->num == 19.64 &&
+	   kvb_json_get(&root, "params", J_OBJ) &&
+	   kvb_json_get(kvb_json_get(&root, "params", J_OBJ), "repeat", J_NUM)->num == 6 &&
+	   kvb_json_get(&root, "boots", J_ARR) &&
+	   kvb_json_get(&root, "boots", J_ARR)->nkids == 2,
+	   "merge: a case's runs from both reports, rounds numbered on, boots, median, spread and counts of the pooled runs (%s%s)",
+	   err, st ? out : "");
+	ok(lat && kvb_json_get(lat, "samples", J_NUM)->num == 600 &&
+	   kvb_json_get(lat, "min", J_NUM)->num == 1000 &&
+	   kvb_json_get(lat, "max", J_NUM)->num == 5000 + 7 * 299 &&
+	   kvb_json_get(kvb_json_get(lat, "percentiles", J_OBJ), "50", J_NUM)->num ==
+	   kvb_hist_value_at(h1, 50) &&
+	   kvb_json_get(kvb_json_get(lat, "percentiles", J_OBJ), "90", J_NUM)->num ==
+	   kvb_hist_value_at(h1, 90) &&
+	   kvb_json_get(kvb_json_get(x, "backend_stats", J_OBJ), "requests", J_NUM)->num == 1000 &&
+	   kvb_json_get(kvb_json_get(x, "backend_stats", J_OBJ), "wakeups_per_req",
+			J_NUM)->num == 0.1,
+	   "merge: the latency of the two histograms added (p50 and p90 of the sum, not of either), backend counts added");
+	/* the pooled report's verdict is kvbench report's on it */
+	st = run(out, sizeof(out), "%s report --json %s 2>&1", k, o);
+	memset(&rep, 0, sizeof(rep));
+	v1 = kvb_json_get(&root, "verdict", J_ARR);
+	v2 = NULL;
+	if (st == 0 && !kvb_json_parse(out, &rep, err, sizeof(err)))
+		v2 = kvb_json_get(&kvb_json_get(&rep, "reports", J_ARR)->kids[0], "verdict", J_ARR);
+	ok(v1 && v2 && v1->nkids == 1 && jsame(v1, v2, where, sizeof(where)),
+	   "merge: the pooled report's verdict is the one kvbench report computes from it (%s%s)",
+	   where, err);
+	kvb_json_free(&rep);
+	kvb_json_free(&root);
+	free(pooled);
+	/* another suite: 1000 keys against 2000 */
+	tc = merge_boot(rw2, rc2, h2, 2000, 1);
+	write_tmp(c, tc);
+	st = run(out, sizeof(out), "%s merge -o %s %s %s 2>&1", k, o, a, c);
+	ok(st == 1 && strstr(out, "differs from") &&
+	   strstr(out, "in params.keys: not runs of one suite"),
+	   "merge of two suites (--keys 1000 and 2000): exit 1, the field named");
+	free(tc);
+	/* a report without histograms, though its latency has samples */
+	tc = merge_boot(rw2, rc2, h2, 1000, 0);
+	write_tmp(c, tc);
+	st = run(out, sizeof(out), "%s merge -o %s %s %s 2>&1", k, o, a, c);
+	ok(st == 1 && strstr(out, "has no \"latency_hist\" to pool"),
+	   "merge of a report without latency_hist: exit 1, said");
+	free(tc);
+	/* a bucket past the histogram's end */
+	tc = strstr(ta, "\"buckets\": [");
+	if (tc) {
+		char *bad = malloc(strlen(ta) + 32);
+
+		tc += strlen("\"buckets\": [");
+		sprintf(bad, "%.*s[999999, 1], %s", (int)(tc - ta), ta, tc);
+		write_tmp(c, bad);
+		free(bad);
+	}
+	st = run(out, sizeof(out), "%s merge -o %s %s %s 2>&1", k, o, c, b);
+	ok(st == 1 && strstr(out, "latency_hist: a bucket is not [index, count]"),
+	   "merge of a report with a bucket out of range: exit 1, said");
+	st = run(out, sizeof(out), "%s merge 2>&1", k);
+	ok(st == 2 && strstr(out, "takes the reports to pool"),
+	   "merge without reports: usage, exit 2");
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	unlink(o);
+	free(ta);
+	free(tb);
+	free(h1);
+	free(h2);
+}
+
 /*
  * bench --margin: the run's tie margin is in its report (params.margin),
  * and bench's own verdict (its JSON and its table's lines), `kvbench
@@ -6360,6 +6542,7 @@ int main(int argc, char **argv)
 	test_workload_engine();
 	test_workload_plot();
 	test_verdict_roundtrip();
+	test_merge(kvbench_bin);
 	test_run_margin(kvbench_bin);
 	test_base_estimator();
 	test_compare_agreement();

@@ -19,7 +19,11 @@
 # bench's default: enough for the verdict's test and intervals), in five
 # rounds that each run every case once in a shuffled order (kvbench bench
 # --order shuffled: a case's runs are minutes apart, and each starts
-# settled, after what the run before it deferred is done); then side
+# settled, after what the run before it deferred is done), each round in
+# a boot of its own (BENCH_BOOTS): a backend's speed moves more between
+# two boots than between two runs of one, so a verdict must see runs of
+# several (kvbench merge pools them; Documentation/results.rst says what
+# was measured); with the rounds, side
 # studies at that many threads: hot keys, what a shared fd costs, a packed
 # MGET of 64 keys against a BATCH of 64 GETs, GET through io_uring at queue
 # depth 1, 16 and 64 against ioctls and BATCH(64) (and, last, with SQPOLL),
@@ -28,6 +32,12 @@
 # hash_bits costs, and the CPU idle owner threads use. A plot of the main
 # suite goes to bench.png, and the run ends with its verdict (kvbench
 # report): per workload, the fastest backend and each other one against it.
+#
+# With several boots, each writes its reports under boot-N/ (with its
+# console log, host steal and trace); the main suite's bench.json of every
+# boot is pooled into results/<run>/bench.json (kvbench merge: each case's
+# runs from every boot, rounds numbered on, "boots" naming each run's),
+# and each side study, which runs in one boot, is moved up beside it.
 #
 # The suite is planned before anything boots: each study's time comes from
 # `kvbench bench --dry-run`, and when the whole does not fit BENCH_BUDGET,
@@ -47,8 +57,13 @@
 #                  NAME=VALUE words (e.g. "owners=2 owner_cpus=1"); for
 #                  hash_bits, BENCH_ARGS needs --keep-hash-bits, or
 #                  kvbench sets it for its --keys
-#   BENCH_BUDGET   seconds the benchmark may take in the guest (default 660:
+#   BENCH_BUDGET   seconds the benchmark may take in the guest, each boot
+#                  after the first counted as BOOT_SECONDS (default 720:
 #                  `make bench` stays under 15 minutes at any CPU count)
+#   BENCH_BOOTS    boots the main suite's rounds are spread over (default 5,
+#                  a round each; at most the rounds; 1: every round in one
+#                  boot, as before); side studies go to the boot with the
+#                  least to do. With BENCH_ARGS, 1
 #   BENCH_REPEAT   runs per case, as rounds (default 5: with fewer, no difference
 #                  between two backends can be significant, and the verdict
 #                  and `kvbench compare` say "cannot tell")
@@ -102,7 +117,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly REPO
 readonly VM=$REPO/tools/vm/kvbench-vm
 readonly KVB=$REPO/tools/kvbench/kvbench
-readonly BUDGET=${BENCH_BUDGET:-660}
+readonly BUDGET=${BENCH_BUDGET:-720}
 BENCH_SMP=${BENCH_SMP:-${SMP:-}}
 
 # The default suite, most important first:
@@ -126,6 +141,11 @@ readonly -a STUDIES=(
 )
 readonly IDLE_SECONDS=25
 readonly REPEAT=${BENCH_REPEAT:-5}
+# Boots of the default suite, and what a boot beyond the first costs of
+# the budget: the kernel's boot, insmod and the copy of the results back
+# under TCG (measured: about 20 s).
+BOOTS=${BENCH_BOOTS:-5}
+readonly BOOT_SECONDS=25
 # What a study costs around its kvbench run: the driver's sysfs writes, the
 # process start, the reports (seconds).
 readonly STUDY_OVERHEAD=3
@@ -154,6 +174,9 @@ die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 	die "BENCH_BUDGET=$BUDGET: not a number of seconds"
 [[ $REPEAT =~ ^[1-9][0-9]?$ ]] ||
 	die "BENCH_REPEAT=$REPEAT: not a number of runs per case (1-99)"
+[[ $BOOTS =~ ^[1-9][0-9]?$ ]] ||
+	die "BENCH_BOOTS=$BOOTS: not a number of boots (1-99)"
+[[ -z ${BENCH_ARGS:-} ]] || BOOTS=1
 [[ -z ${BENCH_SMP:-} || $BENCH_SMP =~ ^[1-9][0-9]*$ ]] ||
 	die "BENCH_SMP=$BENCH_SMP: not a number of CPUs"
 [[ -z ${BENCH_TIMEOUT:-} || $BENCH_TIMEOUT =~ ^[1-9][0-9]*$ ]] ||
@@ -208,19 +231,20 @@ stamp() {
 	done
 }
 
-# steal_report CPUS SAMPLES STAMPS RESULTS: how long the vCPUs waited for a
-# host CPU, in each case (RESULTS/host-steal.txt) and over the run
-# (meta.txt); a warning when some cases lost a tenth of their time or more.
+# steal_report CPUS SAMPLES STAMPS RESULTS META BOOT: how long the vCPUs
+# waited for a host CPU, in each case of boot BOOT (RESULTS/host-steal.txt)
+# and over it (a line in META); a warning when some cases lost a tenth of
+# their time or more.
 # Under TCG the guest cannot see it, and the owner backends, whose every
 # request is a hand-off between vCPUs, lose most to it.
 steal_report() {
-	local cpus=$1 samples=$2 stamps=$3 results=$4 run high worst
+	local cpus=$1 samples=$2 stamps=$3 results=$4 meta=$5 boot=$6 run high worst
 	[[ -s $samples && -s $stamps ]] || return 0
 	"$REPO/tools/vm/host-steal" report "$cpus" "$samples" "$stamps" \
 		>"$results/host-steal.txt" || return 0
 	run=$(sed -n 's/^run \([0-9.]*\)% .*/\1/p' "$results/host-steal.txt")
 	[[ -n $run ]] || return 0
-	echo "host steal during the run: $run% of the vCPUs' time (per case: host-steal.txt)" >>"$results/meta.txt"
+	echo "host steal during boot $boot: $run% of the vCPUs' time (per case: ${results#"$REPO"/}/host-steal.txt)" >>"$meta"
 	high=$(awk '$1 != "run" && $1 + 0 >= 10 { n++ } END { print n + 0 }' "$results/host-steal.txt")
 	echo
 	echo "host steal: the vCPUs waited for a host CPU $run% of the run (per case: ${results#"$REPO"/}/host-steal.txt)"
@@ -230,10 +254,11 @@ steal_report() {
 		"$high" "$worst" >&2
 }
 
-# trace_report RESULTS: BENCH_TRACE_STALL's lines, into trace-summary.txt
-# and meta.txt: the marker the trace was frozen at, or that none was.
+# trace_report RESULTS META: BENCH_TRACE_STALL's lines, into
+# RESULTS/trace-summary.txt and META: the marker the trace was frozen at,
+# or that none was.
 trace_report() {
-	local results=$1 marker line overrun
+	local results=$1 meta=$2 marker line overrun
 	overrun=$(awk '/^cpu/ { c = $1 } /^overrun:/ { printf "%s%s %s", s, c, $2; s = ", " }' \
 		"$results/trace-stats.txt" 2>/dev/null) || true
 	if [[ -f $results/trace.txt.gz ]]; then
@@ -247,7 +272,7 @@ trace_report() {
 		line="trace: none came back (the run ended before it saved the trace)"
 	fi
 	printf '%s\n' "$line" >"$results/trace-summary.txt"
-	echo "trace-stall $TRACE_STALL us: ${line%%$'\n'*}" >>"$results/meta.txt"
+	echo "trace-stall $TRACE_STALL us: ${line%%$'\n'*}" >>"$meta"
 	echo
 	printf '%s\n' "$line"
 }
@@ -339,15 +364,20 @@ plan() {
 	local cpus=$1 entry name what params args i main_r side_r used
 	local -a names=() whats=() params_=() argss=() cost=() cost1=()
 	PLAN_CPUS=$cpus
+	# a boot beyond the first costs BOOT_SECONDS of the budget
+	while [[ $BOOTS -gt 1 && $((BUDGET - (BOOTS - 1) * BOOT_SECONDS)) -lt $((BUDGET / 2)) ]]; do
+		BOOTS=$((BOOTS - 1))
+	done
+	PLAN_BUDGET=$((BUDGET - (BOOTS - 1) * BOOT_SECONDS))
 	PLAN_THREADS=$(pow2_list "$cpus")
 	if [[ -n ${BENCH_ARGS:-} ]]; then
 		PLAN_NAME=(custom) PLAN_WHAT=("kvbench bench $BENCH_ARGS")
 		PLAN_PARAMS=("${BENCH_PARAMS:-}")
 		PLAN_ARGS=("--json @OUT/bench.json $BENCH_ARGS") PLAN_REPEAT=('')
 		PLAN_SECONDS=("$(seconds_of "$BENCH_ARGS" '')")
-		if [[ ${PLAN_SECONDS[0]} -gt $BUDGET ]]; then
+		if [[ ${PLAN_SECONDS[0]} -gt $PLAN_BUDGET ]]; then
 			DROPPED+=("the cases that do not fit: it needs about ${PLAN_SECONDS[0]} s and stops at the budget")
-			PLAN_SECONDS[0]=$BUDGET
+			PLAN_SECONDS[0]=$PLAN_BUDGET
 		fi
 		return 0
 	fi
@@ -364,7 +394,7 @@ plan() {
 		used=$((used + cost[i]))
 	done
 	main_r=$REPEAT side_r=$REPEAT
-	if [[ $used -gt $BUDGET ]]; then
+	if [[ $used -gt $PLAN_BUDGET ]]; then
 		side_r=1
 		DROPPED+=("the side studies' repeats: $REPEAT rounds (runs per case) -> 1")
 		used=${cost[0]}
@@ -372,9 +402,9 @@ plan() {
 			used=$((used + cost1[i]))
 		done
 	fi
-	if [[ $used -gt $BUDGET ]]; then
+	if [[ $used -gt $PLAN_BUDGET ]]; then
 		main_r=$((REPEAT < 2 ? REPEAT : 2))
-		[[ $(seconds_of "${argss[0]}" "$main_r") -le $BUDGET ]] || main_r=1
+		[[ $(seconds_of "${argss[0]}" "$main_r") -le $PLAN_BUDGET ]] || main_r=1
 		DROPPED+=("the main suite's repeats: $REPEAT rounds (runs per case) -> $main_r")
 	fi
 	PLAN_NAME=("${names[0]}") PLAN_WHAT=("${whats[0]}") PLAN_PARAMS=("${params_[0]}")
@@ -384,7 +414,7 @@ plan() {
 	for ((i = 1; i < ${#names[@]}; i++)); do
 		local c=${cost[i]}
 		[[ $side_r == "$REPEAT" ]] || c=${cost1[i]}
-		if [[ $((used + c)) -gt $BUDGET ]]; then
+		if [[ $((used + c)) -gt $PLAN_BUDGET ]]; then
 			DROPPED+=("${names[i]} (${whats[i]#side study: }, about $c s)")
 			continue
 		fi
@@ -393,21 +423,54 @@ plan() {
 		PLAN_PARAMS+=("${params_[i]}") PLAN_ARGS+=("${argss[i]}")
 		PLAN_REPEAT+=("$side_r") PLAN_SECONDS+=("$c")
 	done
-	if [[ ${PLAN_SECONDS[0]} -gt $BUDGET ]]; then
+	if [[ ${PLAN_SECONDS[0]} -gt $PLAN_BUDGET ]]; then
 		DROPPED+=("the main suite's cases that one round cannot fit: it needs about ${PLAN_SECONDS[0]} s; its round skips those its order puts last")
-		PLAN_SECONDS[0]=$BUDGET
+		PLAN_SECONDS[0]=$PLAN_BUDGET
 	fi
 }
 
-# The guest stops starting studies at this many seconds: the plan may run
-# over its estimate by half (a minute at least), never past the budget.
+# assign_boots: the plan over BOOTS boots (at most the main suite's
+# rounds): BOOT_MAIN_R[b], the main suite's rounds in boot b (spread
+# evenly), BOOT_STUDIES[b], the side studies' plan indices it runs (each to
+# the boot with the least to do so far), BOOT_SECS[b], its estimate.
+declare -a BOOT_MAIN_R=() BOOT_MAIN_SECS=() BOOT_STUDIES=() BOOT_SECS=()
+assign_boots() {
+	local i b best r main_r=${PLAN_REPEAT[0]}
+
+	[[ -n $main_r ]] || BOOTS=1
+	[[ -z $main_r || $BOOTS -le $main_r ]] || BOOTS=$main_r
+	for ((b = 0; b < BOOTS; b++)); do
+		r=
+		[[ -z $main_r ]] || r=$((main_r / BOOTS + (b < main_r % BOOTS ? 1 : 0)))
+		BOOT_MAIN_R[b]=$r
+		BOOT_STUDIES[b]=
+		if [[ $BOOTS -eq 1 ]]; then
+			BOOT_SECS[b]=${PLAN_SECONDS[0]}
+		else
+			BOOT_SECS[b]=$(seconds_of "${PLAN_ARGS[0]}" "$r")
+		fi
+		BOOT_MAIN_SECS[b]=${BOOT_SECS[b]}
+	done
+	for ((i = 1; i < ${#PLAN_NAME[@]}; i++)); do
+		best=0
+		for ((b = 1; b < BOOTS; b++)); do
+			[[ ${BOOT_SECS[b]} -ge ${BOOT_SECS[best]} ]] || best=$b
+		done
+		BOOT_STUDIES[best]+=" $i"
+		BOOT_SECS[best]=$((BOOT_SECS[best] + PLAN_SECONDS[i]))
+	done
+}
+
+# guest_deadline B: boot B stops starting studies at this many seconds:
+# its plan may run over its estimate by half (a minute at least), never
+# past the budget.
 guest_deadline() {
 	local total slack
-	total=$(plan_total)
+	total=${BOOT_SECS[$1]}
 	slack=$((total / 2))
 	[[ $slack -ge 60 ]] || slack=60
 	total=$((total + slack))
-	[[ $total -le $BUDGET ]] || total=$BUDGET
+	[[ $total -le $PLAN_BUDGET ]] || total=$PLAN_BUDGET
 	echo "$total"
 }
 
@@ -415,11 +478,11 @@ vm_timeout() {
 	local extra=0
 
 	[[ -z $TRACE_STALL ]] || extra=$TRACE_OVERHEAD
-	echo "${BENCH_TIMEOUT:-$(($(guest_deadline) + VM_OVERHEAD + extra))}"
+	echo "${BENCH_TIMEOUT:-$(($(guest_deadline "$1") + VM_OVERHEAD + extra))}"
 }
 
 print_plan() {
-	local i runs total w=13
+	local i runs total w=13 wi
 	total=$(plan_total)
 	for i in "${!PLAN_NAME[@]}"; do
 		[[ ${#PLAN_NAME[i]} -le $w ]] || w=${#PLAN_NAME[i]}
@@ -441,30 +504,46 @@ print_plan() {
 	[[ -z $TRACE_STALL ]] ||
 		printf '  trace: every run with --trace-stall %s, a ring of %s KB per CPU (BENCH_TRACE_STALL)\n' \
 			"$TRACE_STALL" "$TRACE_KB"
-	printf '  total: about %s s (%d min); studies start until %s s, the VM may run %s s\n' \
-		"$total" $(((total + 59) / 60)) "$(guest_deadline)" "$(vm_timeout)"
+	total=$((total + (BOOTS - 1) * BOOT_SECONDS))
+	for ((i = 0; i < BOOTS; i++)); do
+		runs=${PLAN_NAME[0]}
+		[[ -z ${BOOT_MAIN_R[i]} ]] || runs+=" (${BOOT_MAIN_R[i]} round$([[ ${BOOT_MAIN_R[i]} == 1 ]] || echo s))"
+		for wi in ${BOOT_STUDIES[i]}; do
+			runs+=", ${PLAN_NAME[wi]}"
+		done
+		printf '  boot %d of %d: about %s s: %s; studies start until %s s, the VM may run %s s\n' \
+			$((i + 1)) "$BOOTS" "${BOOT_SECS[i]}" "$runs" "$(guest_deadline "$i")" "$(vm_timeout "$i")"
+	done
+	printf '  total: about %s s (%d min), %d boot%s (BENCH_BOOTS)\n' \
+		"$total" $(((total + 59) / 60)) "$BOOTS" "$([[ $BOOTS == 1 ]] || echo s)"
 }
 
-# The plan as the guest's driver runs it: one line per study.
+# write_plan FILE B: boot B's plan as the guest's driver runs it: one line
+# per study.
 write_plan() {
-	local i a line
+	local i a line b=$2
 	local -a args
 	{
-		echo "# Generated by tools/vm/bench.sh: the plan."
-		echo "deadline=\$((\$(date +%s) + $(guest_deadline)))"
+		echo "# Generated by tools/vm/bench.sh: the plan of boot $((b + 1)) of $BOOTS."
+		echo "deadline=\$((\$(date +%s) + $(guest_deadline "$b")))"
 		[[ -z $TRACE_STALL ]] || echo "trace_setup $TRACE_STALL $TRACE_KB $TRACE_KEEP"
-		for i in "${!PLAN_NAME[@]}"; do
+		for i in 0 ${BOOT_STUDIES[b]}; do
 			if [[ -z ${PLAN_ARGS[i]} ]]; then
 				echo "idle ${PLAN_SECONDS[i]} $(shell_quote "${PLAN_WHAT[i]}")"
 				continue
 			fi
-			line="study ${PLAN_SECONDS[i]} $(shell_quote "${PLAN_WHAT[i]}")"
+			line="study $([[ $i == 0 ]] && echo "${BOOT_MAIN_SECS[b]}" || echo "${PLAN_SECONDS[i]}")"
+			line+=" $(shell_quote "${PLAN_WHAT[i]}")"
 			line+=" $(shell_quote "${PLAN_PARAMS[i]}")"
 			read -r -a args <<<"${PLAN_ARGS[i]}"
 			for a in "${args[@]}"; do
 				line+=" $(shell_quote "$a")"
 			done
-			[[ -z ${PLAN_REPEAT[i]} ]] || line+=" -r ${PLAN_REPEAT[i]}"
+			if [[ $i == 0 ]]; then
+				[[ -z ${BOOT_MAIN_R[b]} ]] || line+=" -r ${BOOT_MAIN_R[b]}"
+			else
+				[[ -z ${PLAN_REPEAT[i]} ]] || line+=" -r ${PLAN_REPEAT[i]}"
+			fi
 			[[ -z $TRACE_STALL ]] || line+=" --trace-stall $TRACE_STALL"
 			echo "$line"
 		done
@@ -633,7 +712,7 @@ trace_save() {
 	echo 1 >$t/tracing_on
 }
 insmod ./kvbench.ko || exit 1
-. ./plan.sh
+. "./${1:-plan.sh}"
 [ -z "$trace_dir" ] || trace_save
 rmmod kvbench
 exit $rc
@@ -641,8 +720,61 @@ EOF
 	chmod +x "$1"
 }
 
+# boot_one B RESULTS PAYLOAD KERNEL MODE ACCEL CPUS: boot B's plan (in
+# the VM, or natively with the module loaded anew), its reports under
+# RESULTS/boot-B (or RESULTS itself with one boot), its output appended to
+# RESULTS/bench.txt; its host steal and trace, when asked, reported there.
+boot_one() {
+	local b=$1 results=$2 payload=$3 kernel=$4 mode=$5 accel=$6 cpus=$7
+	local out=$results status=0 stealer
+
+	[[ $BOOTS -eq 1 ]] || out=$results/boot-$b
+	mkdir -p "$out"
+	[[ $BOOTS -eq 1 ]] ||
+		printf '== boot %d of %d (%s)\n\n' "$b" "$BOOTS" "${out#"$REPO"/}" | keep -a "$results/bench.txt"
+	if [[ $mode == native ]]; then
+		"$REPO/tools/vm/host-steal" sample native "$WORK/steal-$b" &
+		stealer=$!
+		KVBENCH_OUT=$out KVBENCH_ACCEL=$accel "$payload/run-bench.sh" "plan-$b.sh" |
+			stamp "$WORK/stamps-$b" | keep -a "$results/bench.txt" || status=$?
+		kill "$stealer" 2>/dev/null || true
+		wait "$stealer" 2>/dev/null || true
+	else
+		KVER=$kernel "$VM" run --payload "$payload" --timeout "$(vm_timeout $((b - 1)))" \
+			--smp "$cpus" --out "$out" --snap-every "$SNAP_EVERY" \
+			--steal "$WORK/steal-$b" \
+			--log "$out/console.log" -- KVBENCH_ACCEL="$accel" ./run-bench.sh "plan-$b.sh" |
+			stamp "$WORK/stamps-$b" | keep -a "$results/bench.txt" || status=$?
+	fi
+	steal_report "$cpus" "$WORK/steal-$b" "$WORK/stamps-$b" "$out" "$results/meta.txt" "$b"
+	[[ -z $TRACE_STALL ]] || trace_report "$out" "$results/meta.txt"
+	[[ $status -eq 0 ]] || echo "bench: boot $b of $BOOTS failed with status $status (see ${out#"$REPO"/})" >&2
+	return "$status"
+}
+
+# pool_boots RESULTS: with several boots, the main suite's reports pooled
+# into RESULTS/bench.json (kvbench merge) and each side study's report
+# moved up beside it (a side study runs in one boot).
+pool_boots() {
+	local results=$1 f
+	local -a mains=()
+
+	[[ $BOOTS -gt 1 ]] || return 0
+	for f in "$results"/boot-*/bench.json; do
+		[[ -f $f ]] && mains+=("$f")
+	done
+	for f in "$results"/boot-*/*.json; do
+		[[ -f $f && ${f##*/} != bench.json ]] && mv "$f" "$results/"
+	done
+	[[ ${#mains[@]} -gt 0 ]] || return 0
+	step "merge: the main suite of ${#mains[@]} boots into ${results#"$REPO"/}/bench.json"
+	[[ ${#mains[@]} -eq $BOOTS ]] ||
+		echo "bench: only ${#mains[@]} of $BOOTS boots have a report of the main suite" >&2
+	"$KVB" merge -o "$results/bench.json" "${mains[@]}"
+}
+
 main() {
-	local payload=$WORK/payload kernel mode stamp results status=0 cpus busy accel=native stealer
+	local payload=$WORK/payload b kernel mode stamp results status=0 cpus busy accel=native
 	local guest_kvb=$KVB
 	local -a cross=()
 
@@ -651,6 +783,7 @@ main() {
 	[[ ${BENCH_DRY_RUN:-} == 1 ]] || "$VM" deps build
 	quiet "tool" make -C "$REPO/tools/kvbench"
 	plan "$cpus"
+	assign_boots
 	if [[ ${BENCH_DRY_RUN:-} == 1 ]]; then
 		print_plan
 		return 0
@@ -686,7 +819,9 @@ main() {
 	mkdir -p "$payload"
 	cp "$REPO/module/kvbench.ko" "$guest_kvb" "$payload/"
 	write_driver "$payload/run-bench.sh"
-	write_plan "$payload/plan.sh"
+	for ((b = 0; b < BOOTS; b++)); do
+		write_plan "$payload/plan-$((b + 1)).sh" "$b"
+	done
 
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
 	results=$REPO/results/$stamp-$kernel
@@ -699,6 +834,7 @@ main() {
 		echo "commit: $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo unknown)"
 		echo "args: ${BENCH_ARGS:-}"
 		echo "budget: $BUDGET s"
+		echo "boots: $BOOTS (main suite rounds per boot: ${BOOT_MAIN_R[*]:-as BENCH_ARGS says})"
 		busy=$(host_busy)
 		echo "host CPUs busy just before the run: $busy%"
 	} >"$results/meta.txt"
@@ -706,22 +842,10 @@ main() {
 	print_plan | tee "$results/plan.txt" >&2
 
 	step "bench: $kernel ($mode); results in ${results#"$REPO"/}"
-	if [[ $mode == native ]]; then
-		"$REPO/tools/vm/host-steal" sample native "$WORK/steal" &
-		stealer=$!
-		KVBENCH_OUT=$results KVBENCH_ACCEL=$accel "$payload/run-bench.sh" |
-			stamp "$WORK/stamps" | keep "$results/bench.txt" || status=$?
-		kill "$stealer" 2>/dev/null || true
-		wait "$stealer" 2>/dev/null || true
-	else
-		KVER=$kernel "$VM" run --payload "$payload" --timeout "$(vm_timeout)" \
-			--smp "$cpus" --out "$results" --snap-every "$SNAP_EVERY" \
-			--steal "$WORK/steal" \
-			--log "$results/console.log" -- KVBENCH_ACCEL="$accel" ./run-bench.sh |
-			stamp "$WORK/stamps" | keep "$results/bench.txt" || status=$?
-	fi
-	steal_report "$cpus" "$WORK/steal" "$WORK/stamps" "$results"
-	[[ -z $TRACE_STALL ]] || trace_report "$results"
+	for ((b = 1; b <= BOOTS; b++)); do
+		boot_one "$b" "$results" "$payload" "$kernel" "$mode" "$accel" "$cpus" || status=$?
+	done
+	pool_boots "$results" || status=1
 	if [[ -f $results/bench.json ]]; then
 		# gnuplot, from tools/deps.txt (setup installed it for the VM).
 		if ! "$VM" deps gnuplot; then

@@ -152,7 +152,7 @@ fi
 bench_plan() {
 	local cpus=$1
 	shift
-	env -u BENCH_ARGS -u BENCH_BUDGET -u BENCH_REPEAT -u BENCH_SMP -u NATIVE "$@" BENCH_DRY_RUN=1 \
+	env -u BENCH_ARGS -u BENCH_BUDGET -u BENCH_REPEAT -u BENCH_SMP -u BENCH_BOOTS -u NATIVE "$@" BENCH_DRY_RUN=1 \
 		make -s -C "$REPO" bench SMP="$cpus" 2>&1
 }
 
@@ -164,9 +164,9 @@ for cpus in 2 16 64 128; do
 	printf '%s\n' "$out" | sed "s/^/# $cpus CPUs: /"
 	total=$(plan_seconds "$out")
 	threads=$(awk -v n=$cpus 'BEGIN { for (t = 1; t < n; t *= 2) s = s t ","; print s n }')
-	[[ -n $total && $total -le 660 && $out == *"threads $threads,"* &&
+	[[ -n $total && $total -le 720 && $out == *"threads $threads,"* &&
 		$out == *"main suite"* && $out != *"==> setup"* ]]
-	ok $? "make bench plans $cpus CPUs (threads $threads) within the default budget of 660 s, booting nothing"
+	ok $? "make bench plans $cpus CPUs (threads $threads) within the default budget of 720 s, booting nothing"
 done
 
 out=$(bench_plan 2)
@@ -187,6 +187,25 @@ ok $? "BENCH_ARGS plans that one kvbench run instead of the suite"
 out=$(bench_plan 2 BENCH_REPEAT=5 BENCH_BUDGET=3600)
 [[ $out == *"main suite"*", 5 rounds (runs per case)"* && $out != *"dropped"* ]]
 ok $? "BENCH_REPEAT=5 plans 5 rounds, 5 runs per case (for kvbench compare)"
+
+out=$(bench_plan 2 BENCH_REPEAT=5 BENCH_BUDGET=3600 BENCH_BOOTS=3)
+[[ $out == *"  boot 1 of 3: about "*": main (2 rounds), "* &&
+	$out == *"  boot 2 of 3: about "*": main (2 rounds), "* &&
+	$out == *"  boot 3 of 3: about "*": main (1 round), "* && $out == *", 3 boots (BENCH_BOOTS)"* ]]
+ok $? "BENCH_BOOTS=3 spreads the main suite's 5 rounds over 3 boots (2, 2, 1) and the side studies among them"
+
+out=$(bench_plan 2)
+[[ $out == *"  boot 5 of 5: about "*": main (1 round)"* && $out == *", 5 boots (BENCH_BOOTS)"* ]]
+ok $? "make bench by default runs each of the main suite's 5 rounds in a boot of its own"
+
+out=$(bench_plan 2 "BENCH_ARGS=-b rcu -m get -t 1" BENCH_BOOTS=4)
+[[ $out == *"  boot 1 of 1: "* && $out == *", 1 boot (BENCH_BOOTS)"* ]]
+ok $? "BENCH_ARGS runs in one boot"
+
+out=$(bench_plan 2 BENCH_BOOTS=0)
+st=$?
+[[ $st -ne 0 && $out == *"BENCH_BOOTS=0: not a number of boots"* ]]
+ok $? "BENCH_BOOTS that is not a number of boots is an error"
 
 out=$(bench_plan 2 BENCH_REPEAT=many)
 st=$?

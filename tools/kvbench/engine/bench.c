@@ -791,6 +791,8 @@ void kvb_result_free(struct kvb_result *r)
 	r->run_ops = NULL;
 	free(r->run_round);
 	r->run_round = NULL;
+	free(r->hist);
+	r->hist = NULL;
 }
 
 void kvb_case_acc_free(struct kvb_case_acc *a)
@@ -916,6 +918,11 @@ void kvb_case_summarize(const struct kvb_params *p, struct kvb_result *res,
 	kvb_summarize(res->run_ops, res->runs, &res->sum);
 	res->noisy = res->runs > 1 && res->spread_pct > p->noisy_pct;
 	kvb_hist_summary(a->all, &res->lat);
+	/* the histogram itself, for the report (and kvbench merge) */
+	if (!res->hist)
+		res->hist = malloc(sizeof(*res->hist));
+	if (res->hist)
+		*res->hist = *a->all;
 	kvb_ctr_finish(&a->ctr, &res->ctr);
 	res->samples = res->lat.samples;
 	res->p50 = res->lat.pct[0];

@@ -274,6 +274,47 @@ static void print_latency(FILE *f, const struct kvb_result *x)
 }
 
 /*
+ * "latency_hist": the case's histogram (util/hist.c's layout), from which
+ * kvbench merge pools the latency of several reports exactly: the count,
+ * sum, min and max, and each bucket that is not empty as [index, count];
+ * null without samples.
+ */
+void kvb_json_hist(FILE *f, const struct kvb_hist *h)
+{
+	unsigned int i, k = 0;
+
+	if (!h || !h->count) {
+		fputs("null", f);
+		return;
+	}
+	fprintf(f, "{ \"sub_bits\": %d, \"count\": %llu, \"sum\": %llu,",
+		KVB_HIST_SUB_BITS, (unsigned long long)h->count,
+		(unsigned long long)h->sum);
+	fprintf(f, " \"min\": %llu, \"max\": %llu,\n        \"buckets\": [",
+		(unsigned long long)h->min, (unsigned long long)h->max);
+	for (i = 0; i < KVB_HIST_BUCKETS; i++) {
+		if (!h->counts[i])
+			continue;
+		fputs(!k ? "" : k % 8 ? ", " : ",\n          ", f);
+		fprintf(f, "[%u, %llu]", i, (unsigned long long)h->counts[i]);
+		k++;
+	}
+	fputs("] }", f);
+}
+
+/* "latency_ns" of a histogram (kvbench merge's pooled one). */
+void kvb_json_latency(FILE *f, const struct kvb_hist *h)
+{
+	struct kvb_result x = { .samples = h->count };
+
+	kvb_hist_summary(h, &x.lat);
+	x.p50 = x.lat.pct[0];
+	x.p99 = x.lat.pct[2];
+	x.p999 = x.lat.pct[3];
+	print_latency(f, &x);
+}
+
+/*
  * params.workloads: the --workload presets of the run, each with its
  * whole definition (null without --workload: the cases are --mix's).
  */
@@ -515,6 +556,8 @@ static void print_results(FILE *f, const struct kvb_params *p,
 		jnum(f, x->seconds, 6);
 		fprintf(f, ",\n      \"latency_ns\": ");
 		print_latency(f, x);
+		fprintf(f, ",\n      \"latency_hist\": ");
+		kvb_json_hist(f, x->hist);
 		fprintf(f, ",\n      \"vcsw_per_op\": ");
 		jnum(f, x->ops ? (double)x->vcsw / x->ops : NAN, 4);
 		fprintf(f, ",\n      \"cost_vs_nop\": ");
@@ -629,6 +672,66 @@ static int load_rounds(const struct jnode *r, int i, struct kvb_rcase *c,
 		}
 	}
 	return 0;
+}
+
+/*
+ * A result's "latency_hist" into *h: 1, 0 when it is null or absent (no
+ * samples, or a report from before the field), -1 with a message in err
+ * when it is not one this tool wrote (its layout, an index out of range,
+ * counts that do not add up).
+ */
+int kvb_rcase_hist(const struct jnode *x, struct kvb_hist *h, char *err,
+		   size_t errlen)
+{
+	const struct jnode *n = kvb_json_member(x, "latency_hist"), *b;
+	const char *bad = NULL;
+	unsigned long long total = 0;
+	int i;
+
+	kvb_hist_init(h);
+	if (!n || n->type == J_NULL)
+		return 0;
+	b = kvb_json_get(n, "buckets", J_ARR);
+	if (!b || !kvb_json_get(n, "sub_bits", J_NUM) ||
+	    kvb_json_get(n, "sub_bits", J_NUM)->num != KVB_HIST_SUB_BITS) {
+		snprintf(err, errlen, "latency_hist: not a histogram of %d sub-bucket bits",
+			 KVB_HIST_SUB_BITS);
+		return -1;
+	}
+	for (i = 0; i < b->nkids && !bad; i++) {
+		const struct jnode *e = &b->kids[i];
+		unsigned int idx, cnt;
+
+		if (e->type != J_ARR || e->nkids != 2 ||
+		    e->kids[0].type != J_NUM || e->kids[1].type != J_NUM ||
+		    whole(&e->kids[0], KVB_HIST_BUCKETS - 1, &idx) ||
+		    whole(&e->kids[1], 4e9, &cnt)) {
+			bad = "a bucket is not [index, count]";
+			continue;
+		}
+		h->counts[idx] += cnt;
+		total += cnt;
+	}
+	if (!bad) {
+		static const char * const f[] = { "count", "sum", "min", "max" };
+		__u64 *v[] = { &h->count, &h->sum, &h->min, &h->max };
+
+		for (i = 0; i < 4 && !bad; i++) {
+			const struct jnode *m = kvb_json_get(n, f[i], J_NUM);
+
+			if (!m || !(m->num >= 0) || m->num != floor(m->num))
+				bad = "count, sum, min or max is not a whole number";
+			else
+				*v[i] = (__u64)m->num;
+		}
+	}
+	if (!bad && (total != h->count || !total || h->min > h->max))
+		bad = "its buckets do not add up to its count";
+	if (bad) {
+		snprintf(err, errlen, "latency_hist: %s", bad);
+		return -1;
+	}
+	return 1;
 }
 
 /*

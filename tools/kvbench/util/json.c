@@ -353,3 +353,88 @@ void kvb_json_str(FILE *f, const char *s)
 	}
 	fputc('"', f);
 }
+
+/*
+ * A number as the reader will read it back: the shortest of 15 or 17
+ * significant digits that gives the same double (838332.2, not
+ * 838332.19999999995); null for what JSON cannot hold.
+ */
+void kvb_json_double(FILE *f, double v)
+{
+	char s[32];
+
+	if (!isfinite(v)) {
+		fputs("null", f);
+		return;
+	}
+	if (v == floor(v) && fabs(v) < 9.2e18)
+		snprintf(s, sizeof(s), "%.0f", v);	/* a seed, a count */
+	else
+		snprintf(s, sizeof(s), "%.15g", v);
+	if (strtod(s, NULL) != v)
+		snprintf(s, sizeof(s), "%.17g", v);
+	fputs(s, f);
+}
+
+static int json_scalar(const struct jnode *n)
+{
+	return n->type != J_ARR && n->type != J_OBJ;
+}
+
+/* Whether n's members or elements are all scalars: then it takes a line. */
+static int json_flat(const struct jnode *n)
+{
+	int i;
+
+	for (i = 0; i < n->nkids; i++)
+		if (!json_scalar(&n->kids[i]))
+			return 0;
+	return n->type == J_ARR || n->nkids <= 8;
+}
+
+/*
+ * Write a tree back as text, @indent spaces deep: an object or array of
+ * scalars on one line, any other with a member or element per line. The
+ * tool's own writer (benchjson.c) lays its reports out the same way; this
+ * one is for a tree that was read and changed (kvbench merge).
+ */
+void kvb_json_write(FILE *f, const struct jnode *n, int indent)
+{
+	int flat, i;
+
+	switch (n->type) {
+	case J_NULL:
+		fputs("null", f);
+		return;
+	case J_BOOL:
+		fputs(n->num ? "true" : "false", f);
+		return;
+	case J_NUM:
+		kvb_json_double(f, n->num);
+		return;
+	case J_STR:
+		kvb_json_str(f, n->str);
+		return;
+	case J_ARR:
+	case J_OBJ:
+		break;
+	}
+	flat = json_flat(n);
+	fputc(n->type == J_ARR ? '[' : '{', f);
+	for (i = 0; i < n->nkids; i++) {
+		if (flat)
+			fputs(i ? ", " : n->type == J_OBJ ? " " : "", f);
+		else
+			fprintf(f, "%s\n%*s", i ? "," : "", indent + 2, "");
+		if (n->type == J_OBJ) {
+			kvb_json_str(f, n->kids[i].key);
+			fputs(": ", f);
+		}
+		kvb_json_write(f, &n->kids[i], indent + 2);
+	}
+	if (!flat && n->nkids)
+		fprintf(f, "\n%*s", indent, "");
+	else if (flat && n->type == J_OBJ && n->nkids)
+		fputc(' ', f);
+	fputc(n->type == J_ARR ? ']' : '}', f);
+}
