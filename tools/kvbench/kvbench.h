@@ -1297,6 +1297,8 @@ struct kvb_rmodel {
 	int norun;		/* results without a run (not judged) */
 	int short_runs;		/* results with fewer runs than "repeat" */
 	int over_runs;		/* results with more: the header is contradicted */
+	double max_steal;	/* kvbench merge --max-steal: its PCT; NAN: none */
+	int dropped;		/* runs it left out, over every result */
 };
 
 int kvb_rmodel_parse(const char *text, struct kvb_rmodel *m, char *err,

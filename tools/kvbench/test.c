@@ -4008,8 +4008,8 @@ static size_t vresult(char *buf, size_t len, const char *backend, const char *ki
 }
 
 /*
- * The verdict of a real make bench: the main suite's report kept in
- * Documentation/results/ (5 runs per case, 4 workloads, 2 CPUs).
+ * The verdict of a real make bench: the main suite's report of commit
+ * 864f534, kept in testdata/ (5 runs per case, 4 workloads, 2 CPUs).
  */
 /*
  * plot to a path it cannot write wrote the PNG to stdout (gnuplot's "set
@@ -4018,7 +4018,7 @@ static size_t vresult(char *buf, size_t len, const char *backend, const char *ki
  */
 static void test_plot_and_range_defects(const char *k)
 {
-	static const char json[] = "../../Documentation/results/bench.json";
+	static const char json[] = "testdata/bench-864f534.json";
 	char out[4096];
 	int st;
 
@@ -4046,7 +4046,7 @@ static void test_plot_and_range_defects(const char *k)
 /* plot --forest: the verdict's figure, per group the report shows */
 static void test_forest(const char *k)
 {
-	static const char json[] = "../../Documentation/results/bench.json";
+	static const char json[] = "testdata/bench-864f534.json";
 	char err[256] = "", *text, *buf = NULL, out[1024];
 	struct kvb_rmodel m;
 	size_t len = 0;
@@ -4094,7 +4094,7 @@ static void test_forest(const char *k)
  */
 static void test_plot_ops(const char *k)
 {
-	static const char json[] = "../../Documentation/results/bench.json";
+	static const char json[] = "testdata/bench-864f534.json";
 	char err[256] = "", *text, *buf = NULL, out[1024];
 	struct kvb_rmodel m;
 	size_t len = 0;
@@ -4197,7 +4197,7 @@ static int widest(const char *s, const char **at)
  */
 static void test_report_mail(const char *k)
 {
-	static const char json[] = "../../Documentation/results/bench.json";
+	static const char json[] = "testdata/bench-864f534.json";
 	static char out[65536], js[262144];
 	const struct jnode *reps, *v;
 	const char *at;
@@ -4399,13 +4399,13 @@ static void test_report_ranges(void)
 
 static void test_report_real(const char *k)
 {
-	static const char json[] = "../../Documentation/results/bench.json";
+	static const char json[] = "testdata/bench-864f534.json";
 	char out[32768];
 	int st;
 
 	if (!k || access(k, X_OK) || access(json, R_OK)) {
 		skip("no kvbench binary, or not run from tools/kvbench",
-		     "kvbench report on the make bench report of Documentation/results");
+		     "kvbench report on a make bench report (testdata/bench-864f534.json)");
 		return;
 	}
 	st = run(out, sizeof(out), "%s report %s 2>&1", k, json);
@@ -4413,7 +4413,7 @@ static void test_report_real(const char *k)
 	ok(st == 0 && count_of(out, "\nverdict: ") == 4 &&
 	   strstr(out, "\nverdict: ycsb-c, scrambled-zipf, 2 threads, batch 1: ") &&
 	   strstr(out, "\nverdict: seed, 2 threads, batch 1: ") &&
-	   strstr(out, "5 runs per case") && !strstr(out, " runs, needs ") &&
+	   strstr(out, "2 CPUs, 5 runs per") && !strstr(out, " runs, needs ") &&
 	   !strstr(out, "user-rwlock"),
 	   "kvbench report on a real make bench report: a verdict per workload at 2 threads");
 	/*
@@ -5182,6 +5182,9 @@ static void test_merge(const char *k)
 	static const double rw2[] = { 120, 121, 122 }, rc2[] = { 80, 81, 82 };
 	const char *a = "/tmp/kvbench-test-merge-a.json", *b = "/tmp/kvbench-test-merge-b.json";
 	const char *c = "/tmp/kvbench-test-merge-c.json", *o = "/tmp/kvbench-test-merge-o.json";
+	static const char steal_txt[] =
+		"30% kvbench: [round 2/3, 1/2] rwlock seed threads=2 batch=1 fd=per-thread 1 ops/s\n"
+		"5% kvbench: [round 1/3, 2/2] rcu seed threads=2 batch=1 fd=per-thread 1 ops/s\n";
 	struct kvb_hist *h1 = malloc(sizeof(*h1)), *h2 = malloc(sizeof(*h2));
 	const struct jnode *res, *x = NULL, *v1, *v2, *lat;
 	char *ta, *tb, *tc, *pooled, err[256] = "", where[256] = "", out[8192];
@@ -5285,6 +5288,53 @@ static void test_merge(const char *k)
 	st = run(out, sizeof(out), "%s merge 2>&1", k);
 	ok(st == 2 && strstr(out, "takes the reports to pool"),
 	   "merge without reports: usage, exit 2");
+	/*
+	 * --max-steal: the runner's host-steal.txt beside a report says the
+	 * host took 30% of the vCPUs' time in rwlock's second run of a: left
+	 * out and listed; 5% in rcu's first run: kept.
+	 */
+	{
+		char dir[] = "/tmp/kvbench-test-steal.XXXXXX", path[64], path2[64];
+
+		if (mkdtemp(dir)) {
+			snprintf(path, sizeof(path), "%s/bench.json", dir);
+			write_tmp(path, ta);
+			snprintf(path2, sizeof(path2), "%s/host-steal.txt", dir);
+			write_tmp(path2, steal_txt);
+			st = run(out, sizeof(out),
+				 "%s merge --max-steal 10 -o %s %s %s && %s report %s",
+				 k, o, path, b, k, o);
+			unlink(path);
+			unlink(path2);
+			rmdir(dir);
+		} else {
+			st = -1;
+		}
+	}
+	pooled = kvb_slurp(o, err, sizeof(err));
+	memset(&root, 0, sizeof(root));
+	res = NULL;
+	x = NULL;
+	if (st == 0 && pooled && !kvb_json_parse(pooled, &root, err, sizeof(err)))
+		res = kvb_json_get(&root, "results", J_ARR);
+	if (res && res->nkids == 2)
+		x = &res->kids[0];
+	ok(x && kvb_json_get(x, "runs", J_NUM)->num == 5 &&
+	   kvb_json_get(x, "ops_per_sec_runs", J_ARR)->kids[1].num == 104 &&
+	   kvb_json_get(x, "dropped_runs", J_ARR) &&
+	   kvb_json_get(x, "dropped_runs", J_ARR)->nkids == 1 &&
+	   kvb_json_get(&kvb_json_get(x, "dropped_runs", J_ARR)->kids[0], "ops_per_sec",
+			J_NUM)->num == 102 &&
+	   kvb_json_get(&res->kids[1], "runs", J_NUM)->num == 6 &&
+	   kvb_json_get(&root, "max_steal_pct", J_NUM)->num == 10 &&
+	   strstr(out, "runs left out: 1, the host took 10% or more of the vCPUs' time in them"),
+	   "merge --max-steal 10: the run the host took 30%% of left out and listed, one at 5%% kept, the report says so (%s)",
+	   err);
+	kvb_json_free(&root);
+	free(pooled);
+	st = run(out, sizeof(out), "%s merge --max-steal 0 %s 2>&1", k, a);
+	ok(st == 2 && strstr(out, "--max-steal: a share of the vCPUs' time"),
+	   "merge --max-steal 0: usage, exit 2");
 	unlink(a);
 	unlink(b);
 	unlink(c);

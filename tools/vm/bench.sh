@@ -15,15 +15,16 @@
 # With no BENCH_ARGS it runs the default suite (STUDIES below): every
 # backend and baseline on YCSB's workloads C (read only), B (95:5) and A
 # (50:50) and the seed's case (GETs of uniform keys), at 1, 2, 4, ...
-# threads up to the vCPUs and at their number, five runs per case (kvbench
-# bench's default: enough for the verdict's test and intervals), in five
-# rounds that each run every case once in a shuffled order (kvbench bench
-# --order shuffled: a case's runs are minutes apart, and each starts
-# settled, after what the run before it deferred is done), each round in
-# a boot of its own (BENCH_BOOTS): a backend's speed moves more between
-# two boots than between two runs of one, so a verdict must see runs of
-# several (kvbench merge pools them; Documentation/results.rst says what
-# was measured); with the rounds, side
+# threads up to the vCPUs and at their number, eight runs per case (five,
+# kvbench bench's default, are the fewest for the verdict's test; eight
+# detect a difference of 5% about twice as often), in eight rounds that
+# each run every case once in a shuffled order (kvbench bench --order
+# shuffled: each run starts settled, after what the run before it
+# deferred is done), each round in a boot of its own (BENCH_BOOTS): a
+# backend's speed moves between two boots as much as between two runs of
+# one, and a verdict whose runs all come from one boot judges that boot
+# (kvbench merge pools them; Documentation/results.rst, "Does the verdict
+# hold on the next run?"); with the rounds, side
 # studies at that many threads: hot keys, what a shared fd costs, a packed
 # MGET of 64 keys against a BATCH of 64 GETs, GET through io_uring at queue
 # depth 1, 16 and 64 against ioctls and BATCH(64) (and, last, with SQPOLL),
@@ -58,15 +59,20 @@
 #                  hash_bits, BENCH_ARGS needs --keep-hash-bits, or
 #                  kvbench sets it for its --keys
 #   BENCH_BUDGET   seconds the benchmark may take in the guest, each boot
-#                  after the first counted as BOOT_SECONDS (default 720:
-#                  `make bench` stays under 15 minutes at any CPU count)
-#   BENCH_BOOTS    boots the main suite's rounds are spread over (default 5,
+#                  after the first counted as BOOT_SECONDS (default 960:
+#                  `make bench` stays under 20 minutes at any CPU count)
+#   BENCH_MAX_STEAL  PCT: the pooled report leaves out each run during
+#                  which the host took PCT% or more of the vCPUs' time
+#                  (kvbench merge --max-steal, from each boot's
+#                  host-steal.txt; listed in the case's "dropped_runs");
+#                  default: none left out
+#   BENCH_BOOTS    boots the main suite's rounds are spread over (default 8,
 #                  a round each; at most the rounds; 1: every round in one
 #                  boot, as before); side studies go to the boot with the
 #                  least to do. With BENCH_ARGS, 1
-#   BENCH_REPEAT   runs per case, as rounds (default 5: with fewer, no difference
-#                  between two backends can be significant, and the verdict
-#                  and `kvbench compare` say "cannot tell")
+#   BENCH_REPEAT   runs per case, as rounds (default 8; with fewer than 5, no
+#                  difference between two backends can be significant, and
+#                  the verdict and `kvbench compare` say "cannot tell")
 #   BENCH_DRY_RUN  1: print the plan and stop (no setup, no VM)
 #   BENCH_SMP      vCPUs (default: nproc; with BENCH_DRY_RUN, the CPU count
 #                  to plan for); SMP is the same (`make bench SMP=8`)
@@ -117,7 +123,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 readonly REPO
 readonly VM=$REPO/tools/vm/kvbench-vm
 readonly KVB=$REPO/tools/kvbench/kvbench
-readonly BUDGET=${BENCH_BUDGET:-720}
+readonly BUDGET=${BENCH_BUDGET:-960}
 BENCH_SMP=${BENCH_SMP:-${SMP:-}}
 
 # The default suite, most important first:
@@ -140,12 +146,13 @@ readonly -a STUDIES=(
 	"uring-sqpoll|side study: io_uring with SQPOLL, an SQ thread per ring (GET)||-b nop,rcu,kthread -m get -t @N --io uring --qd 1,16,64 --sqpoll --json @OUT/uring-sqpoll.json"
 )
 readonly IDLE_SECONDS=25
-readonly REPEAT=${BENCH_REPEAT:-5}
+readonly REPEAT=${BENCH_REPEAT:-8}
 # Boots of the default suite, and what a boot beyond the first costs of
 # the budget: the kernel's boot, insmod and the copy of the results back
 # under TCG (measured: about 20 s).
-BOOTS=${BENCH_BOOTS:-5}
+BOOTS=${BENCH_BOOTS:-8}
 readonly BOOT_SECONDS=25
+readonly MAX_STEAL=${BENCH_MAX_STEAL:-}
 # What a study costs around its kvbench run: the driver's sysfs writes, the
 # process start, the reports (seconds).
 readonly STUDY_OVERHEAD=3
@@ -177,6 +184,8 @@ die() { printf 'bench: %s\n' "$*" >&2; exit 1; }
 [[ $BOOTS =~ ^[1-9][0-9]?$ ]] ||
 	die "BENCH_BOOTS=$BOOTS: not a number of boots (1-99)"
 [[ -z ${BENCH_ARGS:-} ]] || BOOTS=1
+[[ -z $MAX_STEAL || $MAX_STEAL =~ ^[1-9][0-9]?$|^100$ ]] ||
+	die "BENCH_MAX_STEAL=$MAX_STEAL: not a share of the vCPUs' time in percent (1-100)"
 [[ -z ${BENCH_SMP:-} || $BENCH_SMP =~ ^[1-9][0-9]*$ ]] ||
 	die "BENCH_SMP=$BENCH_SMP: not a number of CPUs"
 [[ -z ${BENCH_TIMEOUT:-} || $BENCH_TIMEOUT =~ ^[1-9][0-9]*$ ]] ||
@@ -770,7 +779,7 @@ pool_boots() {
 	step "merge: the main suite of ${#mains[@]} boots into ${results#"$REPO"/}/bench.json"
 	[[ ${#mains[@]} -eq $BOOTS ]] ||
 		echo "bench: only ${#mains[@]} of $BOOTS boots have a report of the main suite" >&2
-	"$KVB" merge -o "$results/bench.json" "${mains[@]}"
+	"$KVB" merge ${MAX_STEAL:+--max-steal "$MAX_STEAL"} -o "$results/bench.json" "${mains[@]}"
 }
 
 main() {

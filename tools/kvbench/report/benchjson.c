@@ -863,7 +863,10 @@ static int load_header(const struct jnode *root, struct kvb_rmodel *m,
 	const struct jnode *hz = kvb_json_get(pv, "hz", J_NUM);
 	const struct jnode *seed = kvb_json_get(params, "seed", J_NUM);
 	const struct jnode *margin = kvb_json_get(params, "margin", J_NUM);
+	const struct jnode *max_steal = kvb_json_get(root, "max_steal_pct", J_NUM);
 
+	/* kvbench merge --max-steal: runs the host disturbed were left out */
+	m->max_steal = max_steal ? max_steal->num : NAN;
 	/* with workloads (-W) each case has its own: the groups' labels say it */
 	if (kvb_json_get(params, "workloads", J_ARR))
 		snprintf(m->dist, sizeof(m->dist), "the workloads' own keys");
@@ -947,6 +950,8 @@ static int load_results(const struct jnode *res, struct kvb_rmodel *m,
 		m->n++;
 		/* named by the readers (kvb_rmodel_notes()), not an error */
 		m->over_runs += m->repeat && c->nruns > m->repeat;
+		if (kvb_json_get(&res->kids[i], "dropped_runs", J_ARR))
+			m->dropped += kvb_json_get(&res->kids[i], "dropped_runs", J_ARR)->nkids;
 		if (c->v.kind == KVB_NOP || c->errors)
 			continue;
 		if (!c->nruns) {
@@ -1043,6 +1048,10 @@ void kvb_rmodel_prov(FILE *f, const struct kvb_rmodel *m)
 	if (m->short_runs)
 		fprintf(f, "note: %d case%s fewer runs than the %u asked\n", m->short_runs,
 			m->short_runs == 1 ? " has" : "s have", m->repeat);
+	if (isfinite(m->max_steal))
+		fprintf(f, "runs left out: %d, the host took %g%% or more of the vCPUs' time %s\n",
+			m->dropped, m->max_steal,
+			"in them\n  (kvbench merge --max-steal; each case's \"dropped_runs\")");
 }
 
 static void jnum_or_null(FILE *f, double v, int prec)

@@ -18,12 +18,20 @@
  * pooled report as `kvbench report` reads it. The reports must be of one
  * suite: the same tool, commit, module, kernel, command line and
  * parameters, but for the seed, the rounds and the budget.
+ *
+ * --max-steal PCT leaves out a run during which the host took PCT% or
+ * more of the vCPUs' time, as the VM runner measured it from outside
+ * (host-steal.txt beside the report, tools/vm/host-steal: a line per run,
+ * "12.5% kvbench: [round R/N, I/M] LABEL OPS ops/s"): that run measured
+ * the host, not the guest. Each one left out is listed in its case's
+ * "dropped_runs", never silently.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
 
 #include "kvbench.h"
 
@@ -37,6 +45,10 @@ static const char merge_help[] =
 	"again from the pooled runs and histograms.\n"
 	"\n"
 	"  -o, --output FILE  write the report to FILE (default: standard output)\n"
+	"      --max-steal PCT  leave out each run during which the host took PCT%\n"
+	"                     or more of the vCPUs' time (host-steal.txt beside the\n"
+	"                     report, as make bench writes it; listed in the case's\n"
+	"                     \"dropped_runs\")\n"
 	"  -h, --help         show this help\n"
 	"\n"
 	"The reports must agree on the tool, commit, module, kernel, its command\n"
@@ -60,10 +72,21 @@ static const char * const params_free[] = {
 	"seed", "seed_given", "repeat", "budget_s", "clock_read_ns",
 };
 
+/* A run the host disturbed: round, case label, the host's share. */
+struct msteal {
+	unsigned int round;
+	char label[160];
+	double pct;
+};
+
 struct mreport {
 	const char *name;
 	struct kvb_rmodel m;	/* read and checked; m.root is changed */
 	unsigned int rounds;	/* params.repeat */
+	struct msteal *steal;	/* --max-steal: the runs at or over it */
+	int nsteal;
+	int steal_read;		/* host-steal.txt was there */
+	int dropped;		/* runs left out */
 };
 
 static struct jnode *member(struct jnode *obj, const char *key)
@@ -266,6 +289,90 @@ static char *nums_text(const double *v, int n, int prec)
 	return t;
 }
 
+/*
+ * --max-steal: report k's host-steal.txt, the runs at or over max; none
+ * when there is no such file (steal_read 0, said in "boots").
+ */
+static int read_steal(struct mreport *r, double max, char *err, size_t errlen)
+{
+	char *dir = strdup(r->name), path[4096], line[512];
+	FILE *f;
+
+	if (!dir)
+		goto oom;
+	snprintf(path, sizeof(path), "%s/host-steal.txt", dirname(dir));
+	free(dir);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	r->steal_read = 1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int round;
+		double pct;
+		char *label, *end;
+		int at = 0;
+
+		/* "12.5% kvbench: [round R/N, I/M] LABEL OPS ops/s" */
+		if (sscanf(line, "%lf%% kvbench: [round %u/%*u, %*u/%*u] %n", &pct, &round,
+			   &at) < 2 || !at || pct < max || !round)
+			continue;
+		label = line + at;
+		end = strstr(label, " ops/s");
+		if (!end)
+			continue;
+		/* the run's ops/s before " ops/s", the label before that */
+		while (end > label && end[-1] != ' ')
+			end--;
+		if (end > label)
+			end--;
+		*end = 0;
+		if (r->nsteal % 16 == 0) {
+			struct msteal *m = realloc(r->steal, (r->nsteal + 16) * sizeof(*m));
+
+			if (!m) {
+				fclose(f);
+				goto oom;
+			}
+			r->steal = m;
+		}
+		r->steal[r->nsteal].round = round - 1;
+		r->steal[r->nsteal].pct = pct;
+		snprintf(r->steal[r->nsteal].label, sizeof(r->steal[0].label), "%s", label);
+		r->nsteal++;
+	}
+	fclose(f);
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/* A case's label as the bench prints it in its progress lines. */
+static void case_label(const struct jnode *x, char *buf, size_t len)
+{
+	const struct jnode *fd = kvb_json_get(x, "fd", J_STR);
+	const struct jnode *multi = kvb_json_get(x, "multi", J_BOOL);
+	const struct jnode *mix = kvb_json_get(kvb_json_member(x, "mix"), "name", J_STR);
+	const struct jnode *backend = kvb_json_get(x, "backend", J_STR);
+	const struct jnode *th = kvb_json_get(x, "threads", J_NUM);
+	const struct jnode *b = kvb_json_get(x, "batch", J_NUM);
+
+	snprintf(buf, len, "%s %s threads=%.0f %s=%.0f%s%s", backend ? backend->str : "",
+		 mix ? mix->str : "", th ? th->num : 0, multi && multi->num ? "multi" : "batch",
+		 b ? b->num : 0, fd ? " fd=" : "", fd ? fd->str : "");
+}
+
+/* The host's share of run @round of case @label in report r, or NAN. */
+static double disturbed(const struct mreport *r, unsigned int round, const char *label)
+{
+	int i;
+
+	for (i = 0; i < r->nsteal; i++)
+		if (r->steal[i].round == round && !strcmp(r->steal[i].label, label))
+			return r->steal[i].pct;
+	return NAN;
+}
+
 /* One case pooled from the reports that have it. */
 struct mcase {
 	struct jnode *x[KVB_MERGE_MAX];	/* the case in report k, or NULL */
@@ -400,8 +507,60 @@ static void pool_counters(struct jnode *dst, const struct mcase *c, int nr)
 }
 
 /* The pooled runs' figures, as the bench writer gives a case's. */
-static int pool_runs(struct jnode *dst, const struct mcase *c, int nr,
-		     double noisy_pct, char *err, size_t errlen)
+/*
+ * --max-steal: the runs of the pool (n of them) the host disturbed taken
+ * out, each listed in "dropped_runs" (null without --max-steal).
+ */
+static int drop_disturbed(struct jnode *dst, const struct mcase *c, struct mreport *rp,
+			  double max_steal, double *ops, double *rounds, double *boots,
+			  int *n, char *err, size_t errlen)
+{
+	char label[160], *t = NULL;
+	size_t len = 0;
+	FILE *f;
+	int i, kept = 0, nd = 0, ret;
+
+	if (!member(dst, "dropped_runs") && !add_member(dst, "dropped_runs"))
+		goto oom;
+	if (isnan(max_steal))
+		return set_text(member(dst, "dropped_runs"), "null", err, errlen);
+	f = open_memstream(&t, &len);
+	if (!f)
+		goto oom;
+	fputc('[', f);
+	for (i = 0; i < *n; i++) {
+		int k = (int)boots[i];
+		double pct;
+
+		case_label(c->x[k], label, sizeof(label));
+		pct = disturbed(&rp[k], (unsigned int)rounds[i] - c->off[k], label);
+		if (isnan(pct)) {
+			ops[kept] = ops[i];
+			rounds[kept] = rounds[i];
+			boots[kept++] = boots[i];
+			continue;
+		}
+		rp[k].dropped++;
+		fprintf(f, "%s{ \"boot\": %d, \"round\": %.0f, \"ops_per_sec\": %.1f,",
+			nd++ ? ", " : "", k, rounds[i], ops[i]);
+		fprintf(f, " \"host_steal_pct\": %.1f }", pct);
+	}
+	fputc(']', f);
+	if (fclose(f)) {
+		free(t);
+		goto oom;
+	}
+	*n = kept;
+	ret = set_text(member(dst, "dropped_runs"), t, err, errlen);
+	free(t);
+	return ret;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+static int pool_runs(struct jnode *dst, const struct mcase *c, int nr, struct mreport *rp,
+		     double noisy_pct, double max_steal, char *err, size_t errlen)
 {
 	struct kvb_summary sum;
 	double *ops = NULL, *rounds = NULL, *boots = NULL, med, threads;
@@ -428,6 +587,8 @@ static int pool_runs(struct jnode *dst, const struct mcase *c, int nr,
 		snprintf(err, errlen, "a report without \"rounds\" (before kvbench-bench/4)");
 		goto out;
 	}
+	if (drop_disturbed(dst, c, rp, max_steal, ops, rounds, boots, &n, err, errlen))
+		goto out;
 	med = kvb_median(ops, n);
 	kvb_summarize(ops, n, &sum);
 	threads = num_of(dst, "threads");
@@ -554,8 +715,8 @@ out:
  * One case of the pooled report, into *out: the first report's result
  * with every figure computed again from the runs of all of them.
  */
-static int pool_case(struct jnode *out, const struct mcase *c, int nr,
-		     double noisy_pct, char *err, size_t errlen)
+static int pool_case(struct jnode *out, const struct mcase *c, int nr, struct mreport *rp,
+		     double noisy_pct, double max_steal, char *err, size_t errlen)
 {
 	static const char * const sums[] = { "ops", "misses", "errors", "seconds" };
 	static const char * const fair[] = { "min", "max", "min_max_ratio" };
@@ -568,7 +729,7 @@ static int pool_case(struct jnode *out, const struct mcase *c, int nr,
 		first++;
 	if (copy_of(c->x[first], &d, err, errlen))
 		return -1;
-	if (pool_runs(&d, c, nr, noisy_pct, err, errlen) ||
+	if (pool_runs(&d, c, nr, rp, noisy_pct, max_steal, err, errlen) ||
 	    pool_latency(&d, c, nr, err, errlen))
 		goto fail;
 	for (k = 0; k < nr; k++) {
@@ -678,7 +839,8 @@ struct mlist {
 };
 
 /* Every report's cases, pooled into the first report's "results". */
-static int pool_results(struct mreport *rp, int nr, char *err, size_t errlen)
+static int pool_results(struct mreport *rp, int nr, double max_steal, char *err,
+			size_t errlen)
 {
 	struct jnode *res0 = member(&rp[0].m.root, "results"), *nk = NULL;
 	double noisy_pct = num_of(kvb_json_member(&rp[0].m.root, "params"), "noisy_pct");
@@ -730,7 +892,7 @@ static int pool_results(struct mreport *rp, int nr, char *err, size_t errlen)
 	if (!nk)
 		goto oom;
 	for (j = 0; j < n; j++) {
-		if (pool_case(&nk[j], &l[j].c, nr, noisy_pct, err, errlen)) {
+		if (pool_case(&nk[j], &l[j].c, nr, rp, noisy_pct, max_steal, err, errlen)) {
 			char what[256];
 
 			for (k = 0; !l[j].c.x[k]; k++)
@@ -786,7 +948,7 @@ static void drop_member(struct jnode *obj, const char *key)
  * were, what did not run in each, the host at its busiest before a boot,
  * the rounds added up, and "boots": what each report was.
  */
-static int pool_top(struct mreport *rp, int nr, char *err, size_t errlen)
+static int pool_top(struct mreport *rp, int nr, double max_steal, char *err, size_t errlen)
 {
 	struct jnode *root = &rp[0].m.root;
 	struct jnode *prov = member(root, "provenance");
@@ -830,6 +992,9 @@ static int pool_top(struct mreport *rp, int nr, char *err, size_t errlen)
 		kvb_json_double(fb, num_of(pv, "cpu_busy_pct_before"));
 		fprintf(fb, ", \"cpu_steal_pct_before\": ");
 		kvb_json_double(fb, num_of(pv, "cpu_steal_pct_before"));
+		if (!isnan(max_steal))
+			fprintf(fb, ",\n      \"host_steal_read\": %s, \"dropped_runs\": %d",
+				rp[k].steal_read ? "true" : "false", rp[k].dropped);
 		fputs(" }", fb);
 		if (k && kvb_json_get(r, "trace_stall", J_OBJ) &&
 		    !kvb_json_get(root, "trace_stall", J_OBJ) &&
@@ -859,6 +1024,9 @@ static int pool_top(struct mreport *rp, int nr, char *err, size_t errlen)
 		goto oom;
 	if (set_text(member(root, "boots"), boots, err, errlen))
 		goto out;
+	if (!member(root, "max_steal_pct") && !add_member(root, "max_steal_pct"))
+		goto oom;
+	set_num(member(root, "max_steal_pct"), max_steal, 1);
 	ret = 0;
 	goto out;
 oom:
@@ -910,6 +1078,7 @@ int kvb_merge_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "max-steal", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -917,7 +1086,9 @@ int kvb_merge_main(int argc, char **argv)
 	const char *out = NULL;
 	char err[512] = "";
 	FILE *f = stdout;
+	double max_steal = NAN;
 	int c, k, nr, ret = KVB_EXIT_FAIL;
+	char *end;
 
 	opterr = 1;
 	optind = 1;
@@ -925,6 +1096,12 @@ int kvb_merge_main(int argc, char **argv)
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case 's':
+			max_steal = strtod(optarg, &end);
+			if (end == optarg || *end || !(max_steal > 0 && max_steal <= 100))
+				return kvb_usage("merge", NULL,
+						 "--max-steal: a share of the vCPUs' time in %, above 0, at most 100");
 			break;
 		case 'h':
 			fputs(merge_help, stdout);
@@ -967,8 +1144,13 @@ int kvb_merge_main(int argc, char **argv)
 			fprintf(stderr, "kvbench merge: %s\n", err);
 			goto out;
 		}
+		if (!isnan(max_steal) && read_steal(&rp[k], max_steal, err, sizeof(err))) {
+			fprintf(stderr, "kvbench merge: %s: %s\n", rp[k].name, err);
+			goto out;
+		}
 	}
-	if (pool_results(rp, nr, err, sizeof(err)) || pool_top(rp, nr, err, sizeof(err))) {
+	if (pool_results(rp, nr, max_steal, err, sizeof(err)) ||
+	    pool_top(rp, nr, max_steal, err, sizeof(err))) {
 		fprintf(stderr, "kvbench merge: %s\n", err);
 		goto out;
 	}
@@ -992,8 +1174,10 @@ int kvb_merge_main(int argc, char **argv)
 	}
 	ret = KVB_EXIT_OK;
 out:
-	for (k = 0; rp && k < nr; k++)
+	for (k = 0; rp && k < nr; k++) {
 		kvb_rmodel_free(&rp[k].m);
+		free(rp[k].steal);
+	}
 	free(rp);
 	return ret;
 }
