@@ -1071,7 +1071,7 @@ void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
 		    struct kvb_bstats *out);
 void kvb_print_version(FILE *f);
 
-/* util/json.c: the reader of the tool's own JSON reports, and the string writer */
+/* util/json.c: the reader of the tool's own JSON reports; the string and number writers */
 enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 
 struct jnode {
@@ -1093,6 +1093,9 @@ const struct jnode *kvb_json_get(const struct jnode *obj, const char *key,
 				 enum jtype type);
 /* the writer's string: quotes, backslashes and control characters escaped */
 void kvb_json_str(FILE *f, const char *s);
+/* the writer's number: prec digits after the point, or KVB_JSON_SIG(n); null */
+#define KVB_JSON_SIG(n)	(-(n))
+void kvb_json_num(FILE *f, double v, int prec);
 
 /* util/file.c: a file's first line (-errno), or all of it (NULL, err) */
 int kvb_read_line(const char *path, char *buf, size_t len);

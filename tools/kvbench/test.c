@@ -1063,6 +1063,28 @@ static int count_of(const char *hay, const char *needle)
 	return n;
 }
 
+/* The writers' one number: fixed or significant digits; null when not finite. */
+static void test_json_num(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	kvb_json_num(f, 3.14159, 2);
+	fputc(' ', f);
+	kvb_json_num(f, 2e6, 0);
+	fputc(' ', f);
+	kvb_json_num(f, 1.0 / 3, KVB_JSON_SIG(6));
+	fputc(' ', f);
+	kvb_json_num(f, NAN, 1);
+	fputc(' ', f);
+	kvb_json_num(f, -INFINITY, KVB_JSON_SIG(10));
+	fclose(f);
+	ok(buf && !strcmp(buf, "3.14 2000000 0.333333 null null"),
+	   "kvb_json_num: %%.*f, %%.*g, null for NaN and infinity (%s)", buf ? buf : "");
+	free(buf);
+}
+
 static void test_output(void)
 {
 	struct kvb_params p;
@@ -6320,6 +6342,7 @@ int main(int argc, char **argv)
 	test_output();
 	test_multi();
 	test_fdless();
+	test_json_num();
 	test_summary();
 	test_hist();
 	test_median_ci();

@@ -22,15 +22,6 @@
 
 #include "kvbench.h"
 
-/* JSON has no NaN or infinity: those become null. */
-static void jnum(FILE *f, double v, int prec)
-{
-	if (isfinite(v))
-		fprintf(f, "%.*f", prec, v);
-	else
-		fputs("null", f);
-}
-
 /* A string, or null for "" (unknown). */
 static void jstr_or_null(FILE *f, const char *s)
 {
@@ -91,9 +82,9 @@ static void print_host(FILE *f, const struct kvb_prov *pv)
 	fprintf(f, ",\n    \"loadavg_after\": ");
 	jload(f, h->load_after);
 	fprintf(f, ",\n    \"cpu_busy_pct_before\": ");
-	jnum(f, h->busy_pct, 1);
+	kvb_json_num(f, h->busy_pct, 1);
 	fprintf(f, ",\n    \"cpu_steal_pct_before\": ");
-	jnum(f, h->steal_pct, 1);
+	kvb_json_num(f, h->steal_pct, 1);
 	fprintf(f, ",\n    \"host_busy\": %s,\n    \"module_srcversion\": ",
 		h->busy ? "true" : "false");
 	jstr_or_null(f, h->srcversion);
@@ -158,21 +149,21 @@ static void print_bstats(FILE *f, const struct kvb_bstats *b)
 	}
 	fprintf(f, "{ \"reset\": %s, \"queue_hwm\": %llu, \"drain_mean\": ",
 		b->reset ? "true" : "false", b->queue_hwm);
-	jnum(f, b->drain_mean, 2);
+	kvb_json_num(f, b->drain_mean, 2);
 	fprintf(f, ", \"queue_full\": %llu, \"requests\": %llu",
 		b->queue_full, b->requests);
 	if (b->has_sleeps) {
 		fprintf(f, ", \"sleeps\": %llu, \"wakeups_per_req\": ",
 			b->sleeps);
-		jnum(f, kvb_wakeups_per_req(b), 4);
+		kvb_json_num(f, kvb_wakeups_per_req(b), 4);
 		fprintf(f, ", \"handoffs\": %llu, \"combine_mean\": ",
 			b->handoffs);
-		jnum(f, b->combine_mean, 2);
+		kvb_json_num(f, b->combine_mean, 2);
 	}
 	if (b->has_poll) {
 		fprintf(f, ", \"owners\": %llu, \"poll_us\": %llu, \"poll_cpus\": ",
 			b->owners, b->poll_us);
-		jnum(f, kvb_poll_cpus(b, b->window_s), 4);
+		kvb_json_num(f, kvb_poll_cpus(b, b->window_s), 4);
 	}
 	fputs(" }", f);
 }
@@ -193,15 +184,12 @@ static void print_counters(FILE *f, const struct kvb_ctr_case *c)
 	for (i = 0; i < KVB_CTR_NEV; i++) {
 		fprintf(f, "%s\"%s\": ", i ? ", " : " ", kvb_ctr_name(i));
 		/* significant digits: 25 switches in 3.7M ops is no 0.0000 */
-		if (c->why[i][0] || !isfinite(c->per_op[i]))
-			fputs("null", f);
-		else
-			fprintf(f, "%.6g", c->per_op[i]);
+		kvb_json_num(f, c->why[i][0] ? NAN : c->per_op[i], KVB_JSON_SIG(6));
 	}
 	fprintf(f, " },\n        \"running_pct\": {");
 	for (i = 0; i < KVB_CTR_NEV; i++) {
 		fprintf(f, "%s\"%s\": ", i ? ", " : " ", kvb_ctr_name(i));
-		jnum(f, c->why[i][0] ? NAN : c->running_pct[i], 2);
+		kvb_json_num(f, c->why[i][0] ? NAN : c->running_pct[i], 2);
 	}
 	fprintf(f, " },\n        \"unavailable\": {");
 	for (i = 0; i < KVB_CTR_NEV; i++) {
@@ -248,15 +236,15 @@ static void print_latency(FILE *f, const struct kvb_result *x)
 	int i, k = 0, any = x->samples > 0;
 
 	fprintf(f, "{\n        \"samples\": %llu, \"min\": ", x->samples);
-	jnum(f, any ? l->min : NAN, 0);
+	kvb_json_num(f, any ? l->min : NAN, 0);
 	fprintf(f, ", \"mean\": ");
-	jnum(f, any ? l->mean : NAN, 1);
+	kvb_json_num(f, any ? l->mean : NAN, 1);
 	fprintf(f, ", \"max\": ");
-	jnum(f, any ? l->max : NAN, 0);
+	kvb_json_num(f, any ? l->max : NAN, 0);
 	fprintf(f, ",\n        \"percentiles\": { ");
 	for (i = 0; i < KVB_NPCT; i++) {
 		fprintf(f, "%s\"%s\": ", i ? ", " : "", kvb_lat_pct_names[i]);
-		jnum(f, any ? l->pct[i] : NAN, 0);
+		kvb_json_num(f, any ? l->pct[i] : NAN, 0);
 	}
 	fprintf(f, " },\n        \"insufficient\": [");
 	for (i = 0; i < KVB_NPCT; i++) {
@@ -265,11 +253,11 @@ static void print_latency(FILE *f, const struct kvb_result *x)
 		fprintf(f, "%s\"%s\"", k++ ? ", " : "", kvb_lat_pct_names[i]);
 	}
 	fprintf(f, "], \"precision\": %.7f,\n        \"p50\": ", KVB_HIST_PRECISION);
-	jnum(f, x->p50, 0);
+	kvb_json_num(f, x->p50, 0);
 	fprintf(f, ", \"p99\": ");
-	jnum(f, x->p99, 0);
+	kvb_json_num(f, x->p99, 0);
 	fprintf(f, ", \"p99_9\": ");
-	jnum(f, x->p999, 0);
+	kvb_json_num(f, x->p999, 0);
 	fputs(" }", f);
 }
 
@@ -297,7 +285,7 @@ static void print_workloads(FILE *f, const struct kvb_params *p)
 		fprintf(f,
 			", \"read\": %u, \"update\": %u, \"insert\": %u, \"rmw\": %u, \"dist\": \"%s\", \"theta\": ",
 			w->mix.get, w->mix.set, w->mix.ins, w->mix.rmw, kvb_dist_name(w->dist));
-		jnum(f, w->theta, 3);
+		kvb_json_num(f, w->theta, 3);
 		fputs(" }", f);
 	}
 	fputs("\n    ]", f);
@@ -324,9 +312,9 @@ static void print_stall(FILE *f, const struct kvb_stall *s)
 		fprintf(f, ",\n    \"op\": ");
 		kvb_json_str(f, s->what);
 		fprintf(f, ", \"latency_us\": ");
-		jnum(f, s->ns / 1e3, 1);
+		kvb_json_num(f, s->ns / 1e3, 1);
 		fprintf(f, ", \"at_s\": ");
-		jnum(f, s->at_s, 3);
+		kvb_json_num(f, s->at_s, 3);
 		fprintf(f, ", \"thread\": %u, \"tid\": %d, \"cpu\": %d,\n    \"case\": ",
 			s->thread, s->tid, s->cpu);
 		kvb_json_str(f, s->label);
@@ -387,12 +375,12 @@ static void print_results(FILE *f, const struct kvb_params *p,
 		p->keys, p->key_size, p->value_size);
 	fprintf(f, "    \"dist\": \"%s\",\n    \"theta\": ",
 		kvb_dist_name(p->dist));
-	jnum(f, p->theta, 3);
+	kvb_json_num(f, p->theta, 3);
 	print_workloads(f, p);
 	fprintf(f, ",\n    \"warmup_s\": ");
-	jnum(f, p->warmup, 3);
+	kvb_json_num(f, p->warmup, 3);
 	fprintf(f, ",\n    \"duration_s\": ");
-	jnum(f, p->ops ? NAN : p->duration, 3);
+	kvb_json_num(f, p->ops ? NAN : p->duration, 3);
 	fprintf(f, ",\n    \"ops_per_thread\": ");
 	if (p->ops)
 		fprintf(f, "%llu", p->ops);
@@ -401,9 +389,9 @@ static void print_results(FILE *f, const struct kvb_params *p,
 	fprintf(f, ",\n    \"repeat\": %u,\n    \"pin\": %s,\n    \"sample_every\": %u,\n",
 		p->repeat, p->pin ? "true" : "false", p->sample_every);
 	fprintf(f, "    \"budget_s\": ");
-	jnum(f, p->budget > 0 ? p->budget : NAN, 0);
+	kvb_json_num(f, p->budget > 0 ? p->budget : NAN, 0);
 	fprintf(f, ",\n    \"clock_read_ns\": ");
-	jnum(f, p->clock_ns, 1);
+	kvb_json_num(f, p->clock_ns, 1);
 	fprintf(f, ",\n    \"seed\": %llu,\n    \"seed_given\": %s,\n",
 		(unsigned long long)p->seed, p->seed_given ? "true" : "false");
 	/* How the runs were ordered, and whether each was settled. */
@@ -427,7 +415,7 @@ static void print_results(FILE *f, const struct kvb_params *p,
 		fputs("null", f);
 	}
 	fprintf(f, ",\n    \"noisy_pct\": ");
-	jnum(f, p->noisy_pct, 1);
+	kvb_json_num(f, p->noisy_pct, 1);
 	/* the verdict's tie margin (--margin), which `kvbench report` takes */
 	fprintf(f, ",\n    \"margin\": %.4g\n  },\n", p->margin);
 	fprintf(f, "  \"results\": [");
@@ -451,7 +439,7 @@ static void print_results(FILE *f, const struct kvb_params *p,
 			fputs("null", f);
 		fprintf(f, ",\n      \"dist\": \"%s\",\n      \"theta\": ",
 			kvb_dist_name(x->dist));
-		jnum(f, x->dist == KVB_UNIFORM ? 0 : x->theta, 3);
+		kvb_json_num(f, x->dist == KVB_UNIFORM ? 0 : x->theta, 3);
 		fputs(",\n", f);
 		fprintf(f, "      \"threads\": %u,\n      \"batch\": %u,\n", x->threads,
 			x->batch);
@@ -468,11 +456,11 @@ static void print_results(FILE *f, const struct kvb_params *p,
 		else
 			fputs("null,\n", f);
 		fprintf(f, "      \"runs\": %u,\n      \"ops_per_sec\": ", x->runs);
-		jnum(f, x->ops_per_sec, 1);
+		kvb_json_num(f, x->ops_per_sec, 1);
 		fprintf(f, ",\n      \"ops_per_sec_runs\": [");
 		for (j = 0; j < x->runs; j++) {
 			fputs(j ? ", " : "", f);
-			jnum(f, x->run_ops[j], 1);
+			kvb_json_num(f, x->run_ops[j], 1);
 		}
 		/* The round of each run, from 0, in the order of the runs. */
 		fprintf(f, "],\n      \"rounds\": [");
@@ -480,47 +468,47 @@ static void print_results(FILE *f, const struct kvb_params *p,
 			fprintf(f, "%s%u", j ? ", " : "",
 				x->run_round ? x->run_round[j] : j);
 		fprintf(f, "],\n      \"ops_per_sec_stats\": { \"mean\": ");
-		jnum(f, x->sum.mean, 1);
+		kvb_json_num(f, x->sum.mean, 1);
 		fprintf(f, ", \"median\": ");
-		jnum(f, x->sum.median, 1);
+		kvb_json_num(f, x->sum.median, 1);
 		fprintf(f, ", \"stddev\": ");
-		jnum(f, x->sum.stddev, 1);
+		kvb_json_num(f, x->sum.stddev, 1);
 		fprintf(f, ",\n        \"mean_ci95_low\": ");
-		jnum(f, x->sum.ci_lo, 1);
+		kvb_json_num(f, x->sum.ci_lo, 1);
 		fprintf(f, ", \"mean_ci95_high\": ");
-		jnum(f, x->sum.ci_hi, 1);
+		kvb_json_num(f, x->sum.ci_hi, 1);
 		fprintf(f, ",\n        \"median_ci_low\": ");
-		jnum(f, x->sum.med_lo, 1);
+		kvb_json_num(f, x->sum.med_lo, 1);
 		fprintf(f, ", \"median_ci_high\": ");
-		jnum(f, x->sum.med_hi, 1);
+		kvb_json_num(f, x->sum.med_hi, 1);
 		fprintf(f, ", \"median_ci_level\": ");
-		jnum(f, x->sum.med_level, 6);
+		kvb_json_num(f, x->sum.med_level, 6);
 		fprintf(f, " },\n      \"per_thread_ops_per_sec\": { \"min\": ");
-		jnum(f, x->thr_min, 1);
+		kvb_json_num(f, x->thr_min, 1);
 		fprintf(f, ", \"max\": ");
-		jnum(f, x->thr_max, 1);
+		kvb_json_num(f, x->thr_max, 1);
 		fprintf(f, ", \"min_max_ratio\": ");
-		jnum(f, x->thr_ratio, 4);
+		kvb_json_num(f, x->thr_ratio, 4);
 		fprintf(f, " },\n      \"spread_pct\": ");
-		jnum(f, x->spread_pct, 2);
+		kvb_json_num(f, x->spread_pct, 2);
 		fprintf(f, ",\n      \"noisy\": %s,\n      \"ns_per_op\": ",
 			x->noisy ? "true" : "false");
-		jnum(f, x->ns_per_op, 2);
+		kvb_json_num(f, x->ns_per_op, 2);
 		fprintf(f, ",\n      \"lat_per_op_ns\": ");
-		jnum(f, x->lat_per_op, 2);
+		kvb_json_num(f, x->lat_per_op, 2);
 		fprintf(f,
 			",\n      \"ops\": %llu,\n      \"misses\": %llu,\n      \"errors\": %llu,\n",
 			x->ops, x->misses, x->errors);
 		fprintf(f, "      \"seconds\": ");
-		jnum(f, x->seconds, 6);
+		kvb_json_num(f, x->seconds, 6);
 		fprintf(f, ",\n      \"latency_ns\": ");
 		print_latency(f, x);
 		fprintf(f, ",\n      \"vcsw_per_op\": ");
-		jnum(f, x->ops ? (double)x->vcsw / x->ops : NAN, 4);
+		kvb_json_num(f, x->ops ? (double)x->vcsw / x->ops : NAN, 4);
 		fprintf(f, ",\n      \"cost_vs_nop\": ");
-		jnum(f, x->cost_vs_nop, 4);
+		kvb_json_num(f, x->cost_vs_nop, 4);
 		fprintf(f, ",\n      \"tput_vs_rwlock\": ");
-		jnum(f, x->tput_vs_rwlock, 4);
+		kvb_json_num(f, x->tput_vs_rwlock, 4);
 		fprintf(f, ",\n      \"backend_stats\": ");
 		print_bstats(f, &x->bstats);
 		fprintf(f, ",\n      \"counters\": ");
@@ -942,23 +930,15 @@ void kvb_rmodel_prov(FILE *f, const struct kvb_rmodel *m)
 			m->short_runs == 1 ? " has" : "s have", m->repeat);
 }
 
-static void jnum_or_null(FILE *f, double v, int prec)
-{
-	if (isfinite(v))
-		fprintf(f, "%.*f", prec, v);
-	else
-		fputs("null", f);
-}
-
 /* The same as a JSON object (no newline after it). */
 void kvb_rmodel_prov_json(FILE *f, const struct kvb_rmodel *m)
 {
 	fprintf(f, "{ \"accel\": ");
 	kvb_json_str(f, m->accel);
 	fprintf(f, ", \"cpu_busy_pct_before\": ");
-	jnum_or_null(f, m->busy_pct, 1);
+	kvb_json_num(f, m->busy_pct, 1);
 	fprintf(f, ", \"cpu_steal_pct_before\": ");
-	jnum_or_null(f, m->steal_pct, 1);
+	kvb_json_num(f, m->steal_pct, 1);
 	fprintf(f, ", \"host_busy\": %s, \"noisy\": %d, \"cases\": %d,",
 		m->host_busy < 0 ? "null" : m->host_busy ? "true" : "false", m->noisy, m->nv);
 	fprintf(f, " \"without_runs\": %d, \"over_repeat\": %d, \"under_repeat\": %d }",

@@ -832,15 +832,6 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 	table_notes(f, x, lo, ln);
 }
 
-/* A number for JSON: null when it is not finite. */
-static void jnum(FILE *f, const char *fmt, double v)
-{
-	if (isfinite(v))
-		fprintf(f, fmt, v);
-	else
-		fputs("null", f);
-}
-
 static void json_diffs(FILE *f, const char *name, const struct cmp_diff *d, int n)
 {
 	int i;
@@ -864,15 +855,15 @@ static void json_geo(FILE *f, const struct cmp_geo *g)
 {
 	fputs("{ \"rows\": ", f);
 	fprintf(f, "%d, \"old_ops_per_sec\": ", g->rows);
-	jnum(f, "%.1f", g->rows ? g->old_ops : NAN);
+	kvb_json_num(f, g->rows ? g->old_ops : NAN, 1);
 	fputs(", \"new_ops_per_sec\": ", f);
-	jnum(f, "%.1f", g->rows ? g->new_ops : NAN);
+	kvb_json_num(f, g->rows ? g->new_ops : NAN, 1);
 	fputs(", \"old_lat_per_op_ns\": ", f);
-	jnum(f, "%.2f", g->rows ? g->old_lat : NAN);
+	kvb_json_num(f, g->rows ? g->old_lat : NAN, 2);
 	fputs(", \"new_lat_per_op_ns\": ", f);
-	jnum(f, "%.2f", g->rows ? g->new_lat : NAN);
+	kvb_json_num(f, g->rows ? g->new_lat : NAN, 2);
 	fputs(", \"ratio\": ", f);
-	jnum(f, "%.10g", g->rows ? g->ratio : NAN);
+	kvb_json_num(f, g->rows ? g->ratio : NAN, KVB_JSON_SIG(10));
 	fputs(" }", f);
 }
 
@@ -917,15 +908,15 @@ static void json_rows(FILE *f, const struct cmp_ctx *x)
 		else
 			fputs("null", f);
 		fputs(",\n      \"old_median\": ", f);
-		jnum(f, "%.1f", r->mo);
+		kvb_json_num(f, r->mo, 1);
 		fputs(", \"new_median\": ", f);
-		jnum(f, "%.1f", r->mn);
+		kvb_json_num(f, r->mn, 1);
 		fputs(", \"ratio\": ", f);
-		jnum(f, "%.10g", r->ratio);
+		kvb_json_num(f, r->ratio, KVB_JSON_SIG(10));
 		fprintf(f, ", \"old_runs\": %u, \"new_runs\": %u, \"p\": ", r->o->n, r->n->n);
-		jnum(f, "%.6g", r->p);
+		kvb_json_num(f, r->p, KVB_JSON_SIG(6));
 		fputs(", \"min_p\": ", f);
-		jnum(f, "%.6g", r->min_p);
+		kvb_json_num(f, r->min_p, KVB_JSON_SIG(6));
 		fprintf(f, ", \"significant\": %s }", r->significant ? "true" : "false");
 	}
 	fprintf(f, "%s],\n", x->np ? "\n  " : "");

@@ -680,14 +680,6 @@ static const char * const mark_names[] = {
 	[KVB_V_INCONCLUSIVE] = "inconclusive",
 };
 
-static void jnum(FILE *f, double v, int prec)
-{
-	if (isfinite(v))
-		fprintf(f, "%.*f", prec, v);
-	else
-		fputs("null", f);
-}
-
 /*
  * The groups as a JSON array (no newline after it), each line indented by
  * ind spaces: what "verdict" holds in a bench report and in `kvbench report
@@ -749,19 +741,19 @@ void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 			kvb_json_str(f, t->c->target);
 			fprintf(f, ", \"kind\": \"%s\", \"runs\": %u, \"ops_per_sec\": ",
 				kvb_kind_name(t->c->kind), t->c->n);
-			jnum(f, t->median, 1);
+			kvb_json_num(f, t->median, 1);
 			fprintf(f, ",\n%*s\"ratio\": ", ind + 8, "");
-			jnum(f, t->hl.ratio, 4);
+			kvb_json_num(f, t->hl.ratio, 4);
 			fprintf(f, ", \"ci_low\": ");
-			jnum(f, t->hl.lo, 4);
+			kvb_json_num(f, t->hl.lo, 4);
 			fprintf(f, ", \"ci_high\": ");
-			jnum(f, t->hl.hi, 4);
+			kvb_json_num(f, t->hl.hi, 4);
 			fprintf(f, ", \"p\": ");
-			jnum(f, t->hl.p, 4);
+			kvb_json_num(f, t->hl.p, 4);
 			fprintf(f, ", \"p_floor\": ");
-			jnum(f, t->p_floor, 4);
+			kvb_json_num(f, t->p_floor, 4);
 			fprintf(f, ", \"p_holm\": ");
-			jnum(f, t->p_holm, 4);
+			kvb_json_num(f, t->p_holm, 4);
 			fprintf(f, ",\n%*s\"noisy\": %s, \"mark\": \"%s\", \"text\": ", ind + 8, "",
 				t->c->noisy ? "true" : "false", mark_names[t->mark]);
 			kvb_verdict_mark(buf, sizeof(buf), t, g[i].t[0].c->n);

@@ -3,7 +3,8 @@
  * kvbench: a small strict JSON reader for the tool's own reports (compare,
  * report, plot). It knows nothing beyond RFC 8259: no comments, no trailing
  * commas, no NaN. A document is parsed into a tree of struct jnode.
- * And the writer's one string escape, kvb_json_str().
+ * And the writers' string escape, kvb_json_str(), and number,
+ * kvb_json_num().
  */
 #include <errno.h>
 #include <math.h>
@@ -352,4 +353,19 @@ void kvb_json_str(FILE *f, const char *s)
 			fputc(c, f);
 	}
 	fputc('"', f);
+}
+
+/*
+ * A JSON number: prec >= 0 digits after the point ("%.*f"), or with
+ * KVB_JSON_SIG(n) n significant digits ("%.*g"). JSON has no NaN or
+ * infinity: a value that is not finite is null.
+ */
+void kvb_json_num(FILE *f, double v, int prec)
+{
+	if (!isfinite(v))
+		fputs("null", f);
+	else if (prec >= 0)
+		fprintf(f, "%.*f", prec, v);
+	else
+		fprintf(f, "%.*g", -prec, v);
 }
