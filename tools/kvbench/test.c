@@ -4358,6 +4358,20 @@ static void test_order_effect(void)
 	   strstr(buf, "4 cases: 0 significantly different (Holm's p <= 0.05 over 4 tests)"),
 	   "order: the same p in a table of four tests: Holm's 0.061, no mark");
 	free(buf);
+
+	/* a case with too few runs is no test: Holm over the one that is */
+	c4[1] = (struct kvb_ocase){ "e get t=1 b=1", slow, rounds, 4 };
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	kvb_order_effect(f, c4, 2, "set,get", 2, 0.05, 0.05);
+	fclose(f);
+	ok(buf && strstr(buf, "p 0.015 (Holm 0.015)  FASTER after get") &&
+	   strstr(buf, "e get t=1 b=1 ") && strstr(buf, "too few runs to tell") &&
+	   strstr(buf, "2 cases: 1 significantly different (Holm's p <= 0.05 over 1 test)"),
+	   "order: beside a case too short to tell, p 0.015 is Holm's 0.015 over 1 test");
+	free(buf);
 }
 
 static void test_report_ranges(void)
