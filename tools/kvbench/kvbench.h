@@ -663,6 +663,7 @@ const char *kvb_fd_name(enum kvb_fd fd);
 const char *kvb_kind_name(enum kvb_kind kind);
 const char *kvb_dist_name(enum kvb_dist dist);
 void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len);
+void kvb_mix_names(const struct kvb_mix *mixes, unsigned int n, char *buf, size_t len);
 
 /*
  * engine/target.c: the target table, every target -b knows by name, in

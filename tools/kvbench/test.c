@@ -300,8 +300,18 @@ static void test_mix(void)
 	n = 0;
 	ok(!kvb_parse_mixes("get,90:10,set", &ms, &n, err, sizeof(err)) &&
 	   n == 3 && ms[1].get == 90, "mix list get,90:10,set");
-	if (n)
+	if (n) {
+		char names[3 * 32];
+
+		kvb_mix_names(ms, n, names, sizeof(names));
+		ok(!strcmp(names, "get,90:10,set"), "the mixes in turn named get,90:10,set (%s)",
+		   names);
+		kvb_mix_names(ms + 2, 1, names, sizeof(names));
+		ok(!strcmp(names, "set"), "one mix in turn named set (%s)", names);
+		kvb_mix_names(ms, 3, names, 8);
+		ok(!strcmp(names, "get,90:"), "the mixes' names cut to the buffer (%s)", names);
 		free(ms);
+	}
 	m = (struct kvb_mix){ .get = 90, .set = 10, .del = 0 };
 	kvb_mix_name(&m, name, sizeof(name));
 	ok(!strcmp(name, "90:10"), "mix name 90:10");

@@ -399,17 +399,10 @@ static void print_results(FILE *f, const struct kvb_params *p,
 		p->order == KVB_ORDER_SHUFFLED ? "shuffled" : "sequential",
 		p->settled ? "true" : "false");
 	if (p->nafter) {
-		char am[KVB_AFTER_MAX * 32] = "";
-		unsigned int k;
+		char am[KVB_AFTER_MAX * 32];
 
 		/* "set" or, in turn round by round, "set,get" */
-		for (k = 0; k < p->nafter; k++) {
-			size_t l = strlen(am);
-
-			if (k)
-				am[l++] = ',';
-			kvb_mix_name(&p->after[k], am + l, 32);
-		}
+		kvb_mix_names(p->after, p->nafter, am, sizeof(am));
 		kvb_json_str(f, am);
 	} else {
 		fputs("null", f);
