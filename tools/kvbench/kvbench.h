@@ -1227,6 +1227,8 @@ struct kvb_ocase {
 	unsigned int n;
 };
 
+void kvb_ocase_label(struct kvb_ocase *c, const char *target, const char *mix,
+		     unsigned int threads, unsigned int batch);
 int kvb_order_case(const struct kvb_ocase *c, unsigned int nafter,
 		   unsigned int k, double alpha, struct kvb_hl *h);
 void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,

@@ -944,9 +944,8 @@ static void print_order_effect(const struct kvb_session *s)
 		if (!r->runs || !r->run_round || r->kind == KVB_NOP)
 			continue;
 		kvb_mix_name(&r->mix, m, sizeof(m));
-		snprintf(c[n].label, sizeof(c[n].label), "%.40s %.31s t=%u b=%u",
-			 r->target, r->mix.wl ? r->mix.wl->name : m, r->threads,
-			 r->batch);
+		kvb_ocase_label(&c[n], r->target, r->mix.wl ? r->mix.wl->name : m,
+				r->threads, r->batch);
 		c[n].runs = r->run_ops;
 		c[n].rounds = r->run_round;
 		c[n++].n = r->runs;

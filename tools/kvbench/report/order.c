@@ -32,6 +32,14 @@ static unsigned int runs_after(const struct kvb_ocase *c, unsigned int nafter,
 	return n;
 }
 
+/* c's label, as the table names a case: "rcu get t=1 b=1" */
+void kvb_ocase_label(struct kvb_ocase *c, const char *target, const char *mix,
+		     unsigned int threads, unsigned int batch)
+{
+	snprintf(c->label, sizeof(c->label), "%.40s %.31s t=%u b=%u", target, mix,
+		 threads, batch);
+}
+
 int kvb_order_case(const struct kvb_ocase *c, unsigned int nafter,
 		   unsigned int k, double alpha, struct kvb_hl *h)
 {
@@ -166,9 +174,8 @@ void kvb_order_effect_model(FILE *f, const struct kvb_rmodel *m, double alpha,
 
 		if (!r->rounds || !r->nruns || r->v.kind == KVB_NOP)
 			continue;
-		snprintf(c[n].label, sizeof(c[n].label), "%.40s %.31s t=%u b=%u",
-			 r->target, r->workload[0] ? r->workload : r->mix,
-			 r->threads, r->batch);
+		kvb_ocase_label(&c[n], r->target, r->workload[0] ? r->workload : r->mix,
+				r->threads, r->batch);
 		c[n].runs = r->runs;
 		c[n].rounds = r->rounds;
 		c[n++].n = r->nruns;
