@@ -205,7 +205,8 @@ static const char report_help[] =
 	"Exit status: 0, 1 when a report cannot be read, holds no result or no\n"
 	"group to show, 2 on usage errors.\n";
 
-int kvb_report_main(int argc, char **argv)
+/* report's options into o: -1 to go on, else the exit status */
+static int report_opts(int argc, char **argv, struct rep_opts *o)
 {
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'a' },
@@ -215,11 +216,9 @@ int kvb_report_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct rep_opts o = { .margin = 0 };
-	struct kvb_vtally tl = { .pfloor = NAN };
 	unsigned long long v;
 	char err[256];
-	int c, i, ret = KVB_EXIT_OK, first = 1;
+	int c;
 
 	argv[0] = "kvbench report";
 	opterr = 1;
@@ -227,27 +226,19 @@ int kvb_report_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			o.all = 1;
+			o->all = 1;
 			break;
 		case 't':
-			if (kvb_parse_count(optarg, 1, KVB_MAX_THREADS, &v, err, sizeof(err))) {
-				char msg[300];
-
-				snprintf(msg, sizeof(msg), "--threads: %s", err);
-				return kvb_usage("report", NULL, msg);
-			}
-			o.threads = v;
+			if (kvb_parse_count(optarg, 1, KVB_MAX_THREADS, &v, err, sizeof(err)))
+				return kvb_usage("report", "--threads", err);
+			o->threads = v;
 			break;
 		case 'm':
-			if (kvb_parse_margin(optarg, &o.margin, err, sizeof(err))) {
-				char msg[300];
-
-				snprintf(msg, sizeof(msg), "--margin: %s", err);
-				return kvb_usage("report", NULL, msg);
-			}
+			if (kvb_parse_margin(optarg, &o->margin, err, sizeof(err)))
+				return kvb_usage("report", "--margin", err);
 			break;
 		case 'j':
-			o.json = 1;
+			o->json = 1;
 			break;
 		case 'h':
 			fputs(report_help, stdout);
@@ -259,30 +250,43 @@ int kvb_report_main(int argc, char **argv)
 	if (optind >= argc)
 		return kvb_usage("report", NULL,
 				 "takes one or more reports: kvbench report RUN.json");
-	if (o.json)
+	return -1;
+}
+
+/*
+ * Each of the n files' verdict on stdout (with --json in one document),
+ * then the legend; the exit status.
+ */
+static int report_files(char **files, int n, const struct rep_opts *o)
+{
+	struct kvb_vtally tl = { .pfloor = NAN };
+	char err[256];
+	int i, ret = KVB_EXIT_OK, first = 1;
+
+	if (o->json) {
 		printf("{ \"schema\": \"kvbench-verdict/1\", \"alpha\": %.3g, \"margin\": ",
 		       KVB_VERDICT_ALPHA);
-	/* without --margin each report's own, in its entry */
-	if (o.json && o.margin > 0)
-		printf("%.3g,", o.margin);
-	else if (o.json)
-		printf("null,");
-	if (o.json)
+		/* without --margin each report's own, in its entry */
+		if (o->margin > 0)
+			printf("%.3g,", o->margin);
+		else
+			printf("null,");
 		printf(" \"reports\": [");
-	for (i = optind; i < argc; i++) {
-		char *text = kvb_slurp(argv[i], err, sizeof(err));
+	}
+	for (i = 0; i < n; i++) {
+		char *text = kvb_slurp(files[i], err, sizeof(err));
 
 		if (!text ||
-		    report_one(stdout, text, argv[i], &o, &tl, first, err, sizeof(err)) < 0) {
+		    report_one(stdout, text, files[i], o, &tl, first, err, sizeof(err)) < 0) {
 			fflush(stdout);
-			fprintf(stderr, "kvbench report: %s: %s\n", argv[i], err);
+			fprintf(stderr, "kvbench report: %s: %s\n", files[i], err);
 			ret = KVB_EXIT_FAIL;
 		} else {
 			first = 0;
 		}
 		free(text);
 	}
-	if (o.json)
+	if (o->json)
 		printf("%s] }\n", first ? "" : "\n  ");
 	else if (!first)
 		kvb_verdict_legend(stdout, KVB_VERDICT_ALPHA, &tl);
@@ -291,6 +295,16 @@ int kvb_report_main(int argc, char **argv)
 		return KVB_EXIT_FAIL;
 	}
 	return ret;
+}
+
+int kvb_report_main(int argc, char **argv)
+{
+	struct rep_opts o = { .margin = 0 };
+	int ret = report_opts(argc, argv, &o);
+
+	if (ret >= 0)
+		return ret;
+	return report_files(argv + optind, argc - optind, &o);
 }
 
 /*
