@@ -97,13 +97,67 @@ static void thread_counts(char *buf, size_t len, const struct kvb_vgroup *g, int
  * One report, parsed; -1 with a message in err (a report that cannot be
  * read, holds no result, or has no group to show), else the groups shown.
  */
+/* One report's entry of report --json: the groups sel marks. */
+static void report_json(FILE *f, const char *name, const struct kvb_rmodel *r,
+			const struct rep_opts *o, const struct kvb_vgroup *g, int ng,
+			const int *sel, const char *why, int first)
+{
+	fprintf(f, "%s\n    { \"file\": ", first ? "" : ",");
+	kvb_json_str(f, name);
+	fprintf(f, ", \"kernel\": ");
+	kvb_json_str(f, r->kernel);
+	fprintf(f, ", \"cpus\": %d, \"margin\": %.4g,\n      \"provenance\": ", r->cpus,
+		o->margin > 0 ? o->margin : r->margin);
+	kvb_rmodel_prov_json(f, r);
+	fprintf(f, ",\n      \"shown\": ");
+	kvb_json_str(f, why);
+	fprintf(f, ",\n      \"verdict\": ");
+	kvb_verdict_json(f, g, ng, sel, 6);
+	fprintf(f, " }");
+}
+
+/*
+ * One report's verdict as text, for mail (every line within
+ * KVB_MAIL_COLS): its header, the groups sel marks (tallied into tl for
+ * the legend), the order effect and the counters.
+ */
+static void report_table(FILE *f, const char *name, const struct kvb_rmodel *r,
+			 const struct rep_opts *o, const struct kvb_vgroup *g, int ng,
+			 const int *sel, const char *why, struct kvb_vtally *tl, int first)
+{
+	double margin = o->margin > 0 ? o->margin : r->margin;
+	char line[1024];
+	int i;
+
+	snprintf(line, sizeof(line), "== %s: kernel %s, %d CPUs, %u run%s per case, %s", name,
+		 r->kernel, r->cpus, r->repeat, r->repeat == 1 ? "" : "s", r->dist);
+	if (!first)
+		fputc('\n', f);
+	kvb_wrap(f, "", line, 3, KVB_MAIL_COLS);
+	kvb_rmodel_prov(f, r);
+	fprintf(f, "margin: tied within ±%g%% (%s)\n", margin * 100,
+		o->margin > 0 ? "--margin" : r->margin_said ? "the run's, bench --margin" :
+		"the default; the report does not say");
+	kvb_wrap(f, "shown: ", why, 2, KVB_MAIL_COLS);
+	for (i = 0; i < ng; i++) {
+		if (!sel[i])
+			continue;
+		fputc('\n', f);
+		kvb_verdict_table(f, &g[i]);
+		kvb_verdict_tally(tl, &g[i]);
+	}
+	/* a run with --after over several mixes: what the case before did */
+	kvb_order_effect_model(f, r, KVB_VERDICT_ALPHA, margin);
+	kvb_ctr_rmodel_table(f, r);
+}
+
 static int report_one(FILE *f, const char *text, const char *name,
 		      const struct rep_opts *o, struct kvb_vtally *tl, int first,
 		      char *err, size_t errlen)
 {
 	struct kvb_vgroup *g = NULL;
 	struct kvb_rmodel r;
-	char why[256], thr[128], line[1024];
+	char why[256], thr[128];
 	int ng, i, shown = 0, *sel = NULL;
 
 	if (kvb_rmodel_parse(text, &r, err, errlen))
@@ -138,43 +192,10 @@ static int report_one(FILE *f, const char *text, const char *name,
 		shown = -1;
 		goto out;
 	}
-	if (o->json) {
-		fprintf(f, "%s\n    { \"file\": ", first ? "" : ",");
-		kvb_json_str(f, name);
-		fprintf(f, ", \"kernel\": ");
-		kvb_json_str(f, r.kernel);
-		fprintf(f, ", \"cpus\": %d, \"margin\": %.4g,\n      \"provenance\": ", r.cpus,
-			o->margin > 0 ? o->margin : r.margin);
-		kvb_rmodel_prov_json(f, &r);
-		fprintf(f, ",\n      \"shown\": ");
-		kvb_json_str(f, why);
-		fprintf(f, ",\n      \"verdict\": ");
-		kvb_verdict_json(f, g, ng, sel, 6);
-		fprintf(f, " }");
-		goto out;
-	}
-	/* for mail: every line within KVB_MAIL_COLS */
-	snprintf(line, sizeof(line), "== %s: kernel %s, %d CPUs, %u run%s per case, %s", name,
-		 r.kernel, r.cpus, r.repeat, r.repeat == 1 ? "" : "s", r.dist);
-	if (!first)
-		fputc('\n', f);
-	kvb_wrap(f, "", line, 3, KVB_MAIL_COLS);
-	kvb_rmodel_prov(f, &r);
-	fprintf(f, "margin: tied within ±%g%% (%s)\n",
-		(o->margin > 0 ? o->margin : r.margin) * 100,
-		o->margin > 0 ? "--margin" : r.margin_said ? "the run's, bench --margin" :
-		"the default; the report does not say");
-	kvb_wrap(f, "shown: ", why, 2, KVB_MAIL_COLS);
-	for (i = 0; i < ng; i++) {
-		if (!sel[i])
-			continue;
-		fputc('\n', f);
-		kvb_verdict_table(f, &g[i]);
-		kvb_verdict_tally(tl, &g[i]);
-	}
-	/* a run with --after over several mixes: what the case before did */
-	kvb_order_effect_model(f, &r, KVB_VERDICT_ALPHA, o->margin > 0 ? o->margin : r.margin);
-	kvb_ctr_rmodel_table(f, &r);
+	if (o->json)
+		report_json(f, name, &r, o, g, ng, sel, why, first);
+	else
+		report_table(f, name, &r, o, g, ng, sel, why, tl, first);
 out:
 	free(sel);
 	kvb_verdict_free(g, ng);
