@@ -1097,6 +1097,8 @@ void kvb_json_str(FILE *f, const char *s);
 /* the writer's number: prec digits after the point, or KVB_JSON_SIG(n); null */
 #define KVB_JSON_SIG(n)	(-(n))
 void kvb_json_num(FILE *f, double v, int prec);
+/* before (", "), then "key": and the number as kvb_json_num() writes it */
+void kvb_json_field(FILE *f, const char *before, const char *key, double v, int prec);
 
 /* util/file.c: a file's first line (-errno), or all of it (NULL, err) */
 int kvb_read_line(const char *path, char *buf, size_t len);

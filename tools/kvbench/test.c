@@ -1073,7 +1073,7 @@ static int count_of(const char *hay, const char *needle)
 	return n;
 }
 
-/* The writers' one number: fixed or significant digits; null when not finite. */
+/* The writers' one number (and member): fixed or significant digits; null when not finite. */
 static void test_json_num(void)
 {
 	char *buf = NULL;
@@ -1081,17 +1081,20 @@ static void test_json_num(void)
 	FILE *f = open_memstream(&buf, &len);
 
 	kvb_json_num(f, 3.14159, 2);
-	fputc(' ', f);
+	fputc('|', f);
 	kvb_json_num(f, 2e6, 0);
-	fputc(' ', f);
+	fputc('|', f);
 	kvb_json_num(f, 1.0 / 3, KVB_JSON_SIG(6));
-	fputc(' ', f);
+	fputc('|', f);
 	kvb_json_num(f, NAN, 1);
-	fputc(' ', f);
+	fputc('|', f);
 	kvb_json_num(f, -INFINITY, KVB_JSON_SIG(10));
+	kvb_json_field(f, ", ", "p", 0.25, 2);
+	kvb_json_field(f, ",\n  ", "q", NAN, 2);
 	fclose(f);
-	ok(buf && !strcmp(buf, "3.14 2000000 0.333333 null null"),
-	   "kvb_json_num: %%.*f, %%.*g, null for NaN and infinity (%s)", buf ? buf : "");
+	ok(buf && !strcmp(buf, "3.14|2000000|0.333333|null|null, \"p\": 0.25,\n  \"q\": null"),
+	   "kvb_json_num: %%.*f, %%.*g, null for NaN and infinity; kvb_json_field: \"key\": (%s)",
+	   buf ? buf : "");
 	free(buf);
 }
 

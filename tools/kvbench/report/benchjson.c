@@ -82,10 +82,8 @@ static void print_host(FILE *f, const struct kvb_prov *pv)
 	jload(f, h->load_before);
 	fprintf(f, ",\n    \"loadavg_after\": ");
 	jload(f, h->load_after);
-	fprintf(f, ",\n    \"cpu_busy_pct_before\": ");
-	kvb_json_num(f, h->busy_pct, 1);
-	fprintf(f, ",\n    \"cpu_steal_pct_before\": ");
-	kvb_json_num(f, h->steal_pct, 1);
+	kvb_json_field(f, ",\n    ", "cpu_busy_pct_before", h->busy_pct, 1);
+	kvb_json_field(f, ",\n    ", "cpu_steal_pct_before", h->steal_pct, 1);
 	fprintf(f, ",\n    \"host_busy\": %s,\n    \"module_srcversion\": ",
 		h->busy ? "true" : "false");
 	jstr_or_null(f, h->srcversion);
@@ -623,22 +621,14 @@ static void put_ops_stats(FILE *f, const void *obj)
 {
 	const struct kvb_summary *s = &((const struct kvb_result *)obj)->sum;
 
-	fprintf(f, "{ \"mean\": ");
-	kvb_json_num(f, s->mean, 1);
-	fprintf(f, ", \"median\": ");
-	kvb_json_num(f, s->median, 1);
-	fprintf(f, ", \"stddev\": ");
-	kvb_json_num(f, s->stddev, 1);
-	fprintf(f, ",\n        \"mean_ci95_low\": ");
-	kvb_json_num(f, s->ci_lo, 1);
-	fprintf(f, ", \"mean_ci95_high\": ");
-	kvb_json_num(f, s->ci_hi, 1);
-	fprintf(f, ",\n        \"median_ci_low\": ");
-	kvb_json_num(f, s->med_lo, 1);
-	fprintf(f, ", \"median_ci_high\": ");
-	kvb_json_num(f, s->med_hi, 1);
-	fprintf(f, ", \"median_ci_level\": ");
-	kvb_json_num(f, s->med_level, 6);
+	kvb_json_field(f, "{ ", "mean", s->mean, 1);
+	kvb_json_field(f, ", ", "median", s->median, 1);
+	kvb_json_field(f, ", ", "stddev", s->stddev, 1);
+	kvb_json_field(f, ",\n        ", "mean_ci95_low", s->ci_lo, 1);
+	kvb_json_field(f, ", ", "mean_ci95_high", s->ci_hi, 1);
+	kvb_json_field(f, ",\n        ", "median_ci_low", s->med_lo, 1);
+	kvb_json_field(f, ", ", "median_ci_high", s->med_hi, 1);
+	kvb_json_field(f, ", ", "median_ci_level", s->med_level, 6);
 	fputs(" }", f);
 }
 
@@ -646,12 +636,9 @@ static void put_per_thread(FILE *f, const void *obj)
 {
 	const struct kvb_result *x = obj;
 
-	fprintf(f, "{ \"min\": ");
-	kvb_json_num(f, x->thr_min, 1);
-	fprintf(f, ", \"max\": ");
-	kvb_json_num(f, x->thr_max, 1);
-	fprintf(f, ", \"min_max_ratio\": ");
-	kvb_json_num(f, x->thr_ratio, 4);
+	kvb_json_field(f, "{ ", "min", x->thr_min, 1);
+	kvb_json_field(f, ", ", "max", x->thr_max, 1);
+	kvb_json_field(f, ", ", "min_max_ratio", x->thr_ratio, 4);
 	fputs(" }", f);
 }
 
@@ -1167,10 +1154,8 @@ void kvb_rmodel_prov_json(FILE *f, const struct kvb_rmodel *m)
 {
 	fprintf(f, "{ \"accel\": ");
 	kvb_json_str(f, m->accel);
-	fprintf(f, ", \"cpu_busy_pct_before\": ");
-	kvb_json_num(f, m->busy_pct, 1);
-	fprintf(f, ", \"cpu_steal_pct_before\": ");
-	kvb_json_num(f, m->steal_pct, 1);
+	kvb_json_field(f, ", ", "cpu_busy_pct_before", m->busy_pct, 1);
+	kvb_json_field(f, ", ", "cpu_steal_pct_before", m->steal_pct, 1);
 	fprintf(f, ", \"host_busy\": %s, \"noisy\": %d, \"cases\": %d,",
 		m->host_busy < 0 ? "null" : m->host_busy ? "true" : "false", m->noisy, m->nv);
 	fprintf(f, " \"without_runs\": %d, \"over_repeat\": %d, \"under_repeat\": %d }",

@@ -700,16 +700,11 @@ static void json_target(FILE *f, const struct kvb_vtarget *t, unsigned int nfast
 	kvb_json_num(f, t->median, 1);
 	fprintf(f, ",\n%*s\"ratio\": ", ind, "");
 	kvb_json_num(f, t->hl.ratio, 4);
-	fprintf(f, ", \"ci_low\": ");
-	kvb_json_num(f, t->hl.lo, 4);
-	fprintf(f, ", \"ci_high\": ");
-	kvb_json_num(f, t->hl.hi, 4);
-	fprintf(f, ", \"p\": ");
-	kvb_json_num(f, t->hl.p, 4);
-	fprintf(f, ", \"p_floor\": ");
-	kvb_json_num(f, t->p_floor, 4);
-	fprintf(f, ", \"p_holm\": ");
-	kvb_json_num(f, t->p_holm, 4);
+	kvb_json_field(f, ", ", "ci_low", t->hl.lo, 4);
+	kvb_json_field(f, ", ", "ci_high", t->hl.hi, 4);
+	kvb_json_field(f, ", ", "p", t->hl.p, 4);
+	kvb_json_field(f, ", ", "p_floor", t->p_floor, 4);
+	kvb_json_field(f, ", ", "p_holm", t->p_holm, 4);
 	fprintf(f, ",\n%*s\"noisy\": %s, \"mark\": \"%s\", \"text\": ", ind, "",
 		t->c->noisy ? "true" : "false", mark_names[t->mark]);
 	kvb_verdict_mark(buf, sizeof(buf), t, nfast);

@@ -369,3 +369,10 @@ void kvb_json_num(FILE *f, double v, int prec)
 	else
 		fprintf(f, "%.*g", -prec, v);
 }
+
+/* A member whose value is a number: before, "key": and kvb_json_num(). */
+void kvb_json_field(FILE *f, const char *before, const char *key, double v, int prec)
+{
+	fprintf(f, "%s\"%s\": ", before, key);
+	kvb_json_num(f, v, prec);
+}
