@@ -182,6 +182,15 @@ static int parse_switch(const char *f, void *arg)
 	return 0;
 }
 
+/* The lowest and highest owner seen, n events seen before this one's. */
+static void owner_range(int *lo, int *hi, unsigned int n, int owner)
+{
+	if (!n || owner < *lo)
+		*lo = owner;
+	if (!n || owner > *hi)
+		*hi = owner;
+}
+
 struct pass_sum {
 	unsigned int n;
 	int min_owner, max_owner;
@@ -201,10 +210,7 @@ static int parse_pass(const char *f, void *arg)
 		fprintf(stderr, "# unparsable kvbench_owner_pass: %s\n", f);
 		return -1;
 	}
-	if (!s->n || owner < s->min_owner)
-		s->min_owner = owner;
-	if (!s->n || owner > s->max_owner)
-		s->max_owner = owner;
+	owner_range(&s->min_owner, &s->max_owner, s->n, owner);
 	s->n++;
 	s->msgs += msgs;
 	s->reqs += reqs;
@@ -258,10 +264,7 @@ static int parse_full(const char *f, void *arg)
 		fprintf(stderr, "# unparsable kvbench_queue_full: %s\n", f);
 		return -1;
 	}
-	if (!s->n || owner < s->min_owner)
-		s->min_owner = owner;
-	if (!s->n || owner > s->max_owner)
-		s->max_owner = owner;
+	owner_range(&s->min_owner, &s->max_owner, s->n, owner);
 	s->n++;
 	s->interrupted += intr != 0;
 	s->zero_ns += !ns;
