@@ -50,19 +50,10 @@ skip()
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup()
 {
-	rc=$?
-	if ! kvb_teardown; then
-		echo "$0: rmmod kvbench failed" >&2
-		if [ "$rc" -eq 0 ]; then
-			rc=1
-		fi
-	fi
-	exit "$rc"
+	kvb_finish $? 2 "$0: rmmod kvbench failed"
 }
 
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+kvb_traps cleanup
 
 if [ "$(id -u)" -ne 0 ]; then
 	skip "must be run as root"

@@ -102,18 +102,10 @@ cleanup()
 	if [ -n "$tmp" ]; then
 		rm -rf "$tmp"
 	fi
-	if ! kvb_teardown; then
-		echo "# rmmod kvbench failed"
-		if [ "$rc" -eq 0 ]; then
-			rc=1
-		fi
-	fi
-	exit "$rc"
+	kvb_finish "$rc" 1 "# rmmod kvbench failed"
 }
 
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+kvb_traps cleanup
 
 if [ "$(id -u)" -ne 0 ]; then
 	skip "must be run as root"

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,6 +302,15 @@ static inline long long mono_ms(void)
 	return now_ns(CLOCK_MONOTONIC) / 1000000;
 }
 
+/* A whole file's tests skipped, with why, when why is not NULL. */
+static inline void kvb_skip_all_if(const char *why)
+{
+	if (why) {
+		ksft_print_header();
+		ksft_exit_skip("%s\n", why);
+	}
+}
+
 #define FNV1A_OFFSET		0xcbf29ce484222325ULL
 
 /* FNV-1a over @len bytes of @data, from @h (FNV1A_OFFSET to start). */
@@ -313,6 +323,20 @@ static inline __u64 fnv1a(const void *data, size_t len, __u64 h)
 		h *= 0x100000001b3ULL;
 	}
 	return h;
+}
+
+/*
+ * FNV-1a of a stamped value of @len bytes: a header of @hdr bytes (at most
+ * 64) with its 64-bit checksum at @csum_off counted as 0, then the rest.
+ * The stress and torn-read tests stamp their values so.
+ */
+static inline __u64 fnv1a_stamped(const void *v, size_t len, size_t hdr, size_t csum_off)
+{
+	unsigned char h[64];
+
+	memcpy(h, v, hdr);
+	memset(h + csum_off, 0, sizeof(__u64));
+	return fnv1a((const unsigned char *)v + hdr, len - hdr, fnv1a(h, hdr, FNV1A_OFFSET));
 }
 
 /* splitmix64: the next number of the sequence in *@state; any seed is good. */

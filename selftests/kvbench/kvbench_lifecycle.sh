@@ -139,9 +139,7 @@ if loaded; then
 	was_loaded=1
 fi
 
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+kvb_traps cleanup
 
 echo "1..$ntests"
 diag "module ${KVBENCH_KO:-kvbench (modprobe)}, CLI $cli, $cycles cycles"

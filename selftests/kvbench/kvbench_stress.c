@@ -111,12 +111,7 @@ struct stamp {
 
 static __u64 stamp_csum(const unsigned char *v, size_t len)
 {
-	struct stamp st;
-
-	memcpy(&st, v, sizeof(st));
-	st.csum = 0;
-	return fnv1a(v + sizeof(st), len - sizeof(st),
-		     fnv1a(&st, sizeof(st), FNV1A_OFFSET));
+	return fnv1a_stamped(v, len, sizeof(struct stamp), offsetof(struct stamp, csum));
 }
 
 static size_t stamp_make(unsigned char *v, const char *key, size_t klen,

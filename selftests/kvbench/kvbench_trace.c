@@ -182,6 +182,15 @@ static int parse_switch(const char *f, void *arg)
 	return 0;
 }
 
+/* The lowest and highest owner seen, n events seen before this one's. */
+static void owner_range(int *lo, int *hi, unsigned int n, int owner)
+{
+	if (!n || owner < *lo)
+		*lo = owner;
+	if (!n || owner > *hi)
+		*hi = owner;
+}
+
 struct pass_sum {
 	unsigned int n;
 	int min_owner, max_owner;
@@ -201,10 +210,7 @@ static int parse_pass(const char *f, void *arg)
 		fprintf(stderr, "# unparsable kvbench_owner_pass: %s\n", f);
 		return -1;
 	}
-	if (!s->n || owner < s->min_owner)
-		s->min_owner = owner;
-	if (!s->n || owner > s->max_owner)
-		s->max_owner = owner;
+	owner_range(&s->min_owner, &s->max_owner, s->n, owner);
 	s->n++;
 	s->msgs += msgs;
 	s->reqs += reqs;
@@ -258,10 +264,7 @@ static int parse_full(const char *f, void *arg)
 		fprintf(stderr, "# unparsable kvbench_queue_full: %s\n", f);
 		return -1;
 	}
-	if (!s->n || owner < s->min_owner)
-		s->min_owner = owner;
-	if (!s->n || owner > s->max_owner)
-		s->max_owner = owner;
+	owner_range(&s->min_owner, &s->max_owner, s->n, owner);
 	s->n++;
 	s->interrupted += intr != 0;
 	s->zero_ns += !ns;
@@ -570,6 +573,32 @@ TEST_F(trace, switch_event)
 }
 
 /*
+ * singles GETs of k one by one, then batched (at most 16) in one BATCH:
+ * the passes the owner and combining tests count.
+ */
+static void gets_one_and_batched(struct __test_metadata *_metadata, int fd,
+				 const char *k, unsigned int singles, unsigned int batched)
+{
+	struct kvbench_op ops[16];
+	struct kvbench_batch b;
+	char buf[16];
+	unsigned int i;
+
+	ASSERT_GE(ARRAY_SIZE(ops), batched);
+	for (i = 0; i < singles; i++)
+		ASSERT_EQ(0, kv_ioctl(fd, KVBENCH_IOC_GET, k, buf, sizeof(buf)));
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < batched; i++) {
+		kv_str(&ops[i].kv, k, buf, sizeof(buf));
+		ops[i].op = KVBENCH_OP_GET;
+	}
+	memset(&b, 0, sizeof(b));
+	b.ops = (__u64)(unsigned long)ops;
+	b.count = batched;
+	ASSERT_EQ(0, ioctl(fd, KVBENCH_IOC_BATCH, &b));
+}
+
+/*
  * The owner backends: kvbench_owner_pass events account for every request
  * and message, from the owners the backend has.
  */
@@ -577,10 +606,7 @@ TEST_F(trace, owner_pass)
 {
 	const unsigned int singles = 20, batched = 16;
 	struct pass_sum sum = { 0 };
-	struct kvbench_op ops[16];
-	struct kvbench_batch b;
-	char k[64], buf[16];
-	unsigned int i;
+	char k[64];
 	char *text;
 	int tries;
 
@@ -593,18 +619,7 @@ TEST_F(trace, owner_pass)
 
 	ASSERT_EQ(0, event_enable(self->inst, "kvbench_owner_pass", true));
 	ASSERT_EQ(0, trace_clear(self->inst));
-	for (i = 0; i < singles; i++)
-		ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_GET, k, buf,
-				      sizeof(buf)));
-	memset(ops, 0, sizeof(ops));
-	for (i = 0; i < batched; i++) {
-		kv_str(&ops[i].kv, k, buf, sizeof(buf));
-		ops[i].op = KVBENCH_OP_GET;
-	}
-	memset(&b, 0, sizeof(b));
-	b.ops = (__u64)(unsigned long)ops;
-	b.count = batched;
-	ASSERT_EQ(0, ioctl(self->fd, KVBENCH_IOC_BATCH, &b));
+	gets_one_and_batched(_metadata, self->fd, k, singles, batched);
 
 	/* The owner records a pass after it answered: wait for the last. */
 	for (tries = 0; tries < 50; tries++) {
@@ -645,10 +660,7 @@ TEST_F(trace, comb_pass)
 {
 	const unsigned int singles = 20, batched = 16;
 	struct comb_sum sum = { 0 };
-	struct kvbench_op ops[16];
-	struct kvbench_batch b;
-	char k[64], buf[16];
-	unsigned int i;
+	char k[64];
 	char *text;
 
 	if (strcmp(variant->backend, "combining"))
@@ -658,18 +670,7 @@ TEST_F(trace, comb_pass)
 
 	ASSERT_EQ(0, event_enable(self->inst, "kvbench_comb_pass", true));
 	ASSERT_EQ(0, trace_clear(self->inst));
-	for (i = 0; i < singles; i++)
-		ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_GET, k, buf,
-				      sizeof(buf)));
-	memset(ops, 0, sizeof(ops));
-	for (i = 0; i < batched; i++) {
-		kv_str(&ops[i].kv, k, buf, sizeof(buf));
-		ops[i].op = KVBENCH_OP_GET;
-	}
-	memset(&b, 0, sizeof(b));
-	b.ops = (__u64)(unsigned long)ops;
-	b.count = batched;
-	ASSERT_EQ(0, ioctl(self->fd, KVBENCH_IOC_BATCH, &b));
+	gets_one_and_batched(_metadata, self->fd, k, singles, batched);
 	/* The caller recorded its pass before the ioctl returned. */
 	text = trace_read(self->inst);
 	ASSERT_NE(NULL, text);
@@ -1322,11 +1323,6 @@ static const char *unavailable(void)
 
 int main(int argc, char **argv)
 {
-	const char *why = unavailable();
-
-	if (why) {
-		ksft_print_header();
-		ksft_exit_skip("%s\n", why);
-	}
+	kvb_skip_all_if(unavailable());
 	return test_harness_run(argc, argv);
 }

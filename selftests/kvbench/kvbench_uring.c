@@ -1680,11 +1680,6 @@ static const char *unavailable(void)
 
 int main(int argc, char **argv)
 {
-	const char *why = unavailable();
-
-	if (why) {
-		ksft_print_header();
-		ksft_exit_skip("%s\n", why);
-	}
+	kvb_skip_all_if(unavailable());
 	return test_harness_run(argc, argv);
 }

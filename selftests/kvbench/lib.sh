@@ -103,6 +103,31 @@ kvb_teardown()
 	return 0
 }
 
+# kvb_finish RC FD MSG: undo kvb_setup and exit with RC; when the module
+# would not unload, MSG on FD (2, or 1 for a TAP comment) and 1 for an RC
+# of 0. For the scripts' EXIT traps.
+kvb_finish()
+{
+	kvb_rc=$1
+	if ! kvb_teardown; then
+		echo "$3" >&"$2"
+		if [ "$kvb_rc" -eq 0 ]; then
+			kvb_rc=1
+		fi
+	fi
+	exit "$kvb_rc"
+}
+
+# kvb_traps CLEANUP: run the function CLEANUP at exit, and exit (130, 143)
+# on SIGINT and SIGTERM, so that it runs then too.
+kvb_traps()
+{
+	# shellcheck disable=SC2064 # the function's name, now
+	trap "$1" EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+
 # kvb_backends: the backends of the loaded module, space-separated, in the
 # order of its table.
 kvb_backends()

@@ -669,6 +669,7 @@ const char *kvb_fd_name(enum kvb_fd fd);
 const char *kvb_kind_name(enum kvb_kind kind);
 const char *kvb_dist_name(enum kvb_dist dist);
 void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len);
+void kvb_mix_names(const struct kvb_mix *mixes, unsigned int n, char *buf, size_t len);
 
 /*
  * engine/target.c: the target table, every target -b knows by name, in
@@ -1077,7 +1078,7 @@ void kvb_bstats_end(const char *sysfs, const struct kvb_bstats *before,
 		    struct kvb_bstats *out);
 void kvb_print_version(FILE *f);
 
-/* util/json.c: the reader of the tool's own JSON reports, and the string writer */
+/* util/json.c: the reader of the tool's own JSON reports; the string and number writers */
 enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
 
 struct jnode {
@@ -1103,6 +1104,11 @@ void kvb_json_str(FILE *f, const char *s);
 void kvb_json_double(FILE *f, double v);
 /* a tree as text again, indent spaces deep (kvbench merge) */
 void kvb_json_write(FILE *f, const struct jnode *n, int indent);
+/* the writer's number: prec digits after the point, or KVB_JSON_SIG(n); null */
+#define KVB_JSON_SIG(n)	(-(n))
+void kvb_json_num(FILE *f, double v, int prec);
+/* before (", "), then "key": and the number as kvb_json_num() writes it */
+void kvb_json_field(FILE *f, const char *before, const char *key, double v, int prec);
 
 /* util/file.c: a file's first line (-errno), or all of it (NULL, err) */
 int kvb_read_line(const char *path, char *buf, size_t len);
@@ -1233,6 +1239,8 @@ struct kvb_ocase {
 	unsigned int n;
 };
 
+void kvb_ocase_label(struct kvb_ocase *c, const char *target, const char *mix,
+		     unsigned int threads, unsigned int batch);
 int kvb_order_case(const struct kvb_ocase *c, unsigned int nafter,
 		   unsigned int k, double alpha, struct kvb_hl *h);
 void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,

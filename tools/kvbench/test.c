@@ -300,8 +300,18 @@ static void test_mix(void)
 	n = 0;
 	ok(!kvb_parse_mixes("get,90:10,set", &ms, &n, err, sizeof(err)) &&
 	   n == 3 && ms[1].get == 90, "mix list get,90:10,set");
-	if (n)
+	if (n) {
+		char names[3 * 32];
+
+		kvb_mix_names(ms, n, names, sizeof(names));
+		ok(!strcmp(names, "get,90:10,set"), "the mixes in turn named get,90:10,set (%s)",
+		   names);
+		kvb_mix_names(ms + 2, 1, names, sizeof(names));
+		ok(!strcmp(names, "set"), "one mix in turn named set (%s)", names);
+		kvb_mix_names(ms, 3, names, 8);
+		ok(!strcmp(names, "get,90:"), "the mixes' names cut to the buffer (%s)", names);
 		free(ms);
+	}
 	m = (struct kvb_mix){ .get = 90, .set = 10, .del = 0 };
 	kvb_mix_name(&m, name, sizeof(name));
 	ok(!strcmp(name, "90:10"), "mix name 90:10");
@@ -1061,6 +1071,31 @@ static int count_of(const char *hay, const char *needle)
 		hay += strlen(needle);
 	}
 	return n;
+}
+
+/* The writers' one number (and member): fixed or significant digits; null when not finite. */
+static void test_json_num(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	kvb_json_num(f, 3.14159, 2);
+	fputc('|', f);
+	kvb_json_num(f, 2e6, 0);
+	fputc('|', f);
+	kvb_json_num(f, 1.0 / 3, KVB_JSON_SIG(6));
+	fputc('|', f);
+	kvb_json_num(f, NAN, 1);
+	fputc('|', f);
+	kvb_json_num(f, -INFINITY, KVB_JSON_SIG(10));
+	kvb_json_field(f, ", ", "p", 0.25, 2);
+	kvb_json_field(f, ",\n  ", "q", NAN, 2);
+	fclose(f);
+	ok(buf && !strcmp(buf, "3.14|2000000|0.333333|null|null, \"p\": 0.25,\n  \"q\": null"),
+	   "kvb_json_num: %%.*f, %%.*g, null for NaN and infinity; kvb_json_field: \"key\": (%s)",
+	   buf ? buf : "");
+	free(buf);
 }
 
 static void test_output(void)
@@ -4044,13 +4079,34 @@ static void test_plot_and_range_defects(const char *k)
 }
 
 /* plot --forest: the verdict's figure, per group the report shows */
+/*
+ * A verdict figure's gnuplot script (kvb_forest_script(), kvb_ops_script())
+ * for the report in text, drawn to out: the script (to free), its status
+ * in *rc (-1 when the report does not read), a message in err.
+ */
+static char *figure_script(int (*script)(FILE *, const char *, const struct kvb_rmodel *,
+					 char *, size_t),
+			   const char *text, const char *out, int *rc, char *err, size_t errlen)
+{
+	struct kvb_rmodel m;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	*rc = -1;
+	if (f && !kvb_rmodel_parse(text, &m, err, errlen)) {
+		*rc = script(f, out, &m, err, errlen);
+		kvb_rmodel_free(&m);
+	}
+	if (f)
+		fclose(f);
+	return buf;
+}
+
 static void test_forest(const char *k)
 {
 	static const char json[] = "testdata/bench-864f534.json";
 	char err[256] = "", *text, *buf = NULL, out[1024];
-	struct kvb_rmodel m;
-	size_t len = 0;
-	FILE *f;
 	int rc = -1, st;
 
 	text = kvb_slurp(json, err, sizeof(err));
@@ -4060,13 +4116,7 @@ static void test_forest(const char *k)
 		skip("not run from tools/kvbench", "kvbench plot --forest draws");
 		return;
 	}
-	f = open_memstream(&buf, &len);
-	if (f && !kvb_rmodel_parse(text, &m, err, sizeof(err))) {
-		rc = kvb_forest_script(f, "f.svg", &m, err, sizeof(err));
-		kvb_rmodel_free(&m);
-	}
-	if (f)
-		fclose(f);
+	buf = figure_script(kvb_forest_script, text, "f.svg", &rc, err, sizeof(err));
 	ok(!rc && buf && strstr(buf, "set terminal svg ") && strstr(buf, "multiplot layout 4,1") &&
 	   strstr(buf, "'rwlock! (inconclusive)' 1") && strstr(buf, "'rcu! (fastest)' 0") &&
 	   strstr(buf, "set arrow from 0.95, graph 0") &&
@@ -4096,9 +4146,6 @@ static void test_plot_ops(const char *k)
 {
 	static const char json[] = "testdata/bench-864f534.json";
 	char err[256] = "", *text, *buf = NULL, out[1024];
-	struct kvb_rmodel m;
-	size_t len = 0;
-	FILE *f;
 	int rc = -1, st;
 
 	text = kvb_slurp(json, err, sizeof(err));
@@ -4107,13 +4154,7 @@ static void test_plot_ops(const char *k)
 		skip("not run from tools/kvbench", "kvbench plot --ops draws");
 		return;
 	}
-	f = open_memstream(&buf, &len);
-	if (f && !kvb_rmodel_parse(text, &m, err, sizeof(err))) {
-		rc = kvb_ops_script(f, "o.svg", &m, err, sizeof(err));
-		kvb_rmodel_free(&m);
-	}
-	if (f)
-		fclose(f);
+	buf = figure_script(kvb_ops_script, text, "o.svg", &rc, err, sizeof(err));
 	/* ycsb-b at 2 threads: rcu's median 598324, its runs; user-rwlock in-process */
 	ok(!rc && buf && strstr(buf, "set terminal svg ") && strstr(buf, "multiplot layout 4,1") &&
 	   count_of(buf, "'user-rwlock! (in-process)'") == 4 &&
@@ -4335,6 +4376,20 @@ static void test_order_effect(void)
 	   !strstr(buf, "FASTER") &&
 	   strstr(buf, "4 cases: 0 significantly different (Holm's p <= 0.05 over 4 tests)"),
 	   "order: the same p in a table of four tests: Holm's 0.061, no mark");
+	free(buf);
+
+	/* a case with too few runs is no test: Holm over the one that is */
+	c4[1] = (struct kvb_ocase){ "e get t=1 b=1", slow, rounds, 4 };
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	kvb_order_effect(f, c4, 2, "set,get", 2, 0.05, 0.05);
+	fclose(f);
+	ok(buf && strstr(buf, "p 0.015 (Holm 0.015)  FASTER after get") &&
+	   strstr(buf, "e get t=1 b=1 ") && strstr(buf, "too few runs to tell") &&
+	   strstr(buf, "2 cases: 1 significantly different (Holm's p <= 0.05 over 1 test)"),
+	   "order: beside a case too short to tell, p 0.015 is Holm's 0.015 over 1 test");
 	free(buf);
 }
 
@@ -5038,6 +5093,46 @@ static int jsame(const struct jnode *a, const struct jnode *b, char *where, size
  * global --dist uniform: bench's verdict named "uniform" before (output.c
  * took the global p->dist), report the workload's.
  */
+/*
+ * bench.json's verdict (json) against `kvbench report --json`'s of the
+ * same report (its text in *rep, for the caller to free): the number of
+ * groups when they agree field for field, else -1 and where (or why) not.
+ */
+static int verdict_roundtrip(const char *json, char **rep, char *where, size_t wlen)
+{
+	const struct jnode *va = NULL, *vb = NULL, *reps;
+	struct jnode a = { 0 }, b = { 0 };
+	char err[256] = "", *doc;
+	size_t len = 0;
+	FILE *f = open_memstream(rep, &len);
+	int n = -1;
+
+	if (json && f && kvb_report_text(f, json, "bench.json", 1, 0, 1, err, sizeof(err)) < 0)
+		fprintf(stderr, "# %s\n", err);
+	if (f)
+		fclose(f);
+	if (json && !kvb_json_parse(json, &a, err, sizeof(err)))
+		va = kvb_json_get(&a, "verdict", J_ARR);
+	/* report --json: { "file": ..., "verdict": [...] }, without the outer object */
+	doc = *rep ? malloc(strlen(*rep) + 32) : NULL;
+	if (doc) {
+		sprintf(doc, "{ \"reports\": [%s] }", *rep);
+		if (!kvb_json_parse(doc, &b, err, sizeof(err))) {
+			reps = kvb_json_get(&b, "reports", J_ARR);
+			if (reps && reps->nkids == 1)
+				vb = kvb_json_get(&reps->kids[0], "verdict", J_ARR);
+		}
+		free(doc);
+	}
+	if (va && vb && jsame(va, vb, where, wlen))
+		n = va->nkids;
+	else if (err[0])
+		snprintf(where, wlen, "%s", err);
+	kvb_json_free(&a);
+	kvb_json_free(&b);
+	return n;
+}
+
 static void test_verdict_roundtrip(void)
 {
 	static double runs[4][5] = {
@@ -5047,11 +5142,7 @@ static void test_verdict_roundtrip(void)
 	static const char * const names[] = { "rwlock", "rcu", "rhashtable", "kthread" };
 	struct kvb_result r[8];
 	struct kvb_params p;
-	struct jnode a, b;
-	const struct jnode *va = NULL, *vb = NULL, *reps;
-	char err[256] = "", where[256] = "", *json, *rep = NULL;
-	size_t len = 0;
-	FILE *f;
+	char where[256] = "", *json, *rep = NULL;
 	int i, w;
 
 	kvb_params_defaults(&p);
@@ -5080,35 +5171,10 @@ static void test_verdict_roundtrip(void)
 		}
 	}
 	json = report(kvb_print_json, &p, r, 8);
-	f = open_memstream(&rep, &len);
-	if (json && f && kvb_report_text(f, json, "bench.json", 1, 0, 1, err, sizeof(err)) < 0)
-		fprintf(stderr, "# %s\n", err);
-	if (f)
-		fclose(f);
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	if (json && !kvb_json_parse(json, &a, err, sizeof(err)))
-		va = kvb_json_get(&a, "verdict", J_ARR);
-	/* report --json: { "file": ..., "verdict": [...] }, without the outer object */
-	if (rep) {
-		char *doc = malloc(strlen(rep) + 32);
-
-		if (doc) {
-			sprintf(doc, "{ \"reports\": [%s] }", rep);
-			if (!kvb_json_parse(doc, &b, err, sizeof(err))) {
-				reps = kvb_json_get(&b, "reports", J_ARR);
-				if (reps && reps->nkids == 1)
-					vb = kvb_json_get(&reps->kids[0], "verdict", J_ARR);
-			}
-			free(doc);
-		}
-	}
-	ok(va && vb && va->nkids == 2 && jsame(va, vb, where, sizeof(where)),
-	   "verdict: bench.json's and kvbench report's agree field for field (%s%s)", where, err);
+	ok(verdict_roundtrip(json, &rep, where, sizeof(where)) == 2,
+	   "verdict: bench.json's and kvbench report's agree field for field (%s)", where);
 	ok(json && strstr(json, "\"group\": \"ycsb-c, scrambled-zipf, 2 threads, batch 1\""),
 	   "verdict: bench.json names the workload's distribution, not the global --dist");
-	kvb_json_free(&a);
-	kvb_json_free(&b);
 	free(json);
 	free(rep);
 }
@@ -5363,8 +5429,6 @@ static void test_run_margin(const char *k)
 	struct kvb_params p;
 	struct kvb_rmodel m5, m30;
 	struct kvb_agree ag;
-	struct jnode a, b;
-	const struct jnode *va = NULL, *vb = NULL, *reps;
 	char err[256] = "", where[256] = "", *json, *json5, *rep = NULL, *tab, *fo = NULL;
 	char out[16384], eout[4096], path[64];
 	struct kvb_cmp_opts co = { .alpha = 0.05 };
@@ -5402,33 +5466,10 @@ static void test_run_margin(const char *k)
 	   strstr(tab, "\ninterval inside ±30%; 'kvbench report --all'"),
 	   "bench --margin 30: the table's verdict lines tie at it");
 	/* report without --margin: the run's; its verdict is bench.json's, field for field */
-	f = open_memstream(&rep, &len);
-	if (json && f && kvb_report_text(f, json, "bench.json", 1, 0, 1, err, sizeof(err)) < 0)
-		fprintf(stderr, "# %s\n", err);
-	if (f)
-		fclose(f);
-	memset(&a, 0, sizeof(a));
-	memset(&b, 0, sizeof(b));
-	if (json && !kvb_json_parse(json, &a, err, sizeof(err)))
-		va = kvb_json_get(&a, "verdict", J_ARR);
-	if (rep) {
-		char *doc = malloc(strlen(rep) + 32);
-
-		if (doc) {
-			sprintf(doc, "{ \"reports\": [%s] }", rep);
-			if (!kvb_json_parse(doc, &b, err, sizeof(err))) {
-				reps = kvb_json_get(&b, "reports", J_ARR);
-				if (reps && reps->nkids == 1)
-					vb = kvb_json_get(&reps->kids[0], "verdict", J_ARR);
-			}
-			free(doc);
-		}
-	}
-	ok(va && vb && jsame(va, vb, where, sizeof(where)) && strstr(rep, "\"margin\": 0.3,"),
-	   "bench --margin 30: report --json without --margin gives bench.json's verdict (%s%s)",
-	   where, err);
-	kvb_json_free(&a);
-	kvb_json_free(&b);
+	ok(verdict_roundtrip(json, &rep, where, sizeof(where)) > 0 &&
+	   strstr(rep, "\"margin\": 0.3,"),
+	   "bench --margin 30: report --json without --margin gives bench.json's verdict (%s)",
+	   where);
 	free(rep);
 	rep = NULL;
 	f = open_memstream(&rep, &len);
@@ -6552,6 +6593,7 @@ int main(int argc, char **argv)
 	test_output();
 	test_multi();
 	test_fdless();
+	test_json_num();
 	test_summary();
 	test_hist();
 	test_median_ci();

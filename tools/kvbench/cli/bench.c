@@ -928,8 +928,7 @@ static void print_order_effect(const struct kvb_session *s)
 {
 	const struct kvb_params *p = s->p;
 	struct kvb_ocase *c;
-	char names[KVB_AFTER_MAX * 32] = "";
-	unsigned int k;
+	char names[KVB_AFTER_MAX * 32];
 	int i, n = 0;
 
 	if (p->nafter < 2 || !s->res)
@@ -937,13 +936,7 @@ static void print_order_effect(const struct kvb_session *s)
 	c = calloc(s->total, sizeof(*c));
 	if (!c)
 		return;
-	for (k = 0; k < p->nafter; k++) {
-		size_t l = strlen(names);
-
-		if (k)
-			names[l++] = ',';
-		kvb_mix_name(&p->after[k], names + l, 32);
-	}
+	kvb_mix_names(p->after, p->nafter, names, sizeof(names));
 	for (i = 0; i < s->total; i++) {
 		const struct kvb_result *r = &s->res[i];
 		char m[32];
@@ -951,9 +944,8 @@ static void print_order_effect(const struct kvb_session *s)
 		if (!r->runs || !r->run_round || r->kind == KVB_NOP)
 			continue;
 		kvb_mix_name(&r->mix, m, sizeof(m));
-		snprintf(c[n].label, sizeof(c[n].label), "%.40s %.31s t=%u b=%u",
-			 r->target, r->mix.wl ? r->mix.wl->name : m, r->threads,
-			 r->batch);
+		kvb_ocase_label(&c[n], r->target, r->mix.wl ? r->mix.wl->name : m,
+				r->threads, r->batch);
 		c[n].runs = r->run_ops;
 		c[n].rounds = r->run_round;
 		c[n++].n = r->runs;

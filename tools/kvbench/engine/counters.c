@@ -338,13 +338,48 @@ static double ratio(double a, double b)
 	return isfinite(a) && isfinite(b) && b > 0 ? a / b : NAN;
 }
 
+/*
+ * Under the table, why an event has no figure: each reason once, with
+ * the events (in the table's order) it stands for.
+ */
+static void ctr_reasons(FILE *f, const struct kvb_ctr_row *rows, int n, const int *order)
+{
+	int i, j, k;
+
+	for (j = 0; j < KVB_CTR_NEV; j++) {
+		const char *why = NULL;
+		int seen = 0;
+
+		for (i = 0; i < n && !why; i++)
+			if (rows[i].c->on && rows[i].c->why[order[j]][0])
+				why = rows[i].c->why[order[j]];
+		if (!why)
+			continue;
+		/* said already, with an earlier event? */
+		for (k = 0; k < j && !seen; k++)
+			for (i = 0; i < n && !seen; i++)
+				seen = rows[i].c->on && !strcmp(rows[i].c->why[order[k]], why);
+		if (seen)
+			continue;
+		fprintf(f, "-:");
+		for (k = j; k < KVB_CTR_NEV; k++) {
+			for (i = 0; i < n; i++)
+				if (rows[i].c->on && !strcmp(rows[i].c->why[order[k]], why))
+					break;
+			if (i < n)
+				fprintf(f, " %s", defs[order[k]].col);
+		}
+		fprintf(f, ": %s\n", why);
+	}
+}
+
 void kvb_ctr_table(FILE *f, const struct kvb_ctr_row *rows, int n)
 {
 	static const int order[KVB_CTR_NEV] = {
 		KVB_CTR_INSTR_U, KVB_CTR_INSTR_K, KVB_CTR_CYC_U, KVB_CTR_CYC_K,
 		KVB_CTR_CMISS_U, KVB_CTR_CMISS_K, KVB_CTR_CSW,
 	};
-	int i, j, k, lw = 4, shown = 0, scaled = 0;
+	int i, j, lw = 4, shown = 0, scaled = 0;
 
 	for (i = 0; i < n; i++) {
 		if (!rows[i].c->on)
@@ -390,32 +425,7 @@ void kvb_ctr_table(FILE *f, const struct kvb_ctr_row *rows, int n)
 		fprintf(f,
 			"(scaled: r%%) = an event had a counter for r%% of the window only (the PMU's counters\n"
 			"were shared): its count is scaled by time enabled / time running, as perf stat does.\n");
-	/* each reason once, with the events it stands for */
-	for (j = 0; j < KVB_CTR_NEV; j++) {
-		const char *why = NULL;
-		int seen = 0;
-
-		for (i = 0; i < n && !why; i++)
-			if (rows[i].c->on && rows[i].c->why[order[j]][0])
-				why = rows[i].c->why[order[j]];
-		if (!why)
-			continue;
-		/* said already, with an earlier event? */
-		for (k = 0; k < j && !seen; k++)
-			for (i = 0; i < n && !seen; i++)
-				seen = rows[i].c->on && !strcmp(rows[i].c->why[order[k]], why);
-		if (seen)
-			continue;
-		fprintf(f, "-:");
-		for (k = j; k < KVB_CTR_NEV; k++) {
-			for (i = 0; i < n; i++)
-				if (rows[i].c->on && !strcmp(rows[i].c->why[order[k]], why))
-					break;
-			if (i < n)
-				fprintf(f, " %s", defs[order[k]].col);
-		}
-		fprintf(f, ": %s\n", why);
-	}
+	ctr_reasons(f, rows, n, order);
 	fprintf(f,
 		"Counts are the worker threads' own: work other threads do for them (owner threads,\n"
 		"kthreads, an SQPOLL thread, io-wq) is not in them. Figures of one run of a busy\n"

@@ -107,3 +107,21 @@ void kvb_mix_name(const struct kvb_mix *mix, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%u:%u:%u", mix->get, mix->set, mix->del);
 }
+
+/*
+ * n mixes in turn (--after), as the reports name them: "set", or
+ * "set,get" for set then get round by round; each name at most 31 bytes.
+ */
+void kvb_mix_names(const struct kvb_mix *mixes, unsigned int n, char *buf, size_t len)
+{
+	size_t l = 0;
+	unsigned int k;
+	char m[32];
+
+	if (len)
+		buf[0] = '\0';
+	for (k = 0; k < n && l < len; k++) {
+		kvb_mix_name(&mixes[k], m, sizeof(m));
+		l += snprintf(buf + l, len - l, "%s%s", k ? "," : "", m);
+	}
+}

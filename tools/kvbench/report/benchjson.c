@@ -15,21 +15,13 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/utsname.h>
 
 #include "kvbench.h"
-
-/* JSON has no NaN or infinity: those become null. */
-static void jnum(FILE *f, double v, int prec)
-{
-	if (isfinite(v))
-		fprintf(f, "%.*f", prec, v);
-	else
-		fputs("null", f);
-}
 
 /* A string, or null for "" (unknown). */
 static void jstr_or_null(FILE *f, const char *s)
@@ -90,10 +82,8 @@ static void print_host(FILE *f, const struct kvb_prov *pv)
 	jload(f, h->load_before);
 	fprintf(f, ",\n    \"loadavg_after\": ");
 	jload(f, h->load_after);
-	fprintf(f, ",\n    \"cpu_busy_pct_before\": ");
-	jnum(f, h->busy_pct, 1);
-	fprintf(f, ",\n    \"cpu_steal_pct_before\": ");
-	jnum(f, h->steal_pct, 1);
+	kvb_json_field(f, ",\n    ", "cpu_busy_pct_before", h->busy_pct, 1);
+	kvb_json_field(f, ",\n    ", "cpu_steal_pct_before", h->steal_pct, 1);
 	fprintf(f, ",\n    \"host_busy\": %s,\n    \"module_srcversion\": ",
 		h->busy ? "true" : "false");
 	jstr_or_null(f, h->srcversion);
@@ -158,21 +148,21 @@ static void print_bstats(FILE *f, const struct kvb_bstats *b)
 	}
 	fprintf(f, "{ \"reset\": %s, \"queue_hwm\": %llu, \"drain_mean\": ",
 		b->reset ? "true" : "false", b->queue_hwm);
-	jnum(f, b->drain_mean, 2);
+	kvb_json_num(f, b->drain_mean, 2);
 	fprintf(f, ", \"queue_full\": %llu, \"requests\": %llu",
 		b->queue_full, b->requests);
 	if (b->has_sleeps) {
 		fprintf(f, ", \"sleeps\": %llu, \"wakeups_per_req\": ",
 			b->sleeps);
-		jnum(f, kvb_wakeups_per_req(b), 4);
+		kvb_json_num(f, kvb_wakeups_per_req(b), 4);
 		fprintf(f, ", \"handoffs\": %llu, \"combine_mean\": ",
 			b->handoffs);
-		jnum(f, b->combine_mean, 2);
+		kvb_json_num(f, b->combine_mean, 2);
 	}
 	if (b->has_poll) {
 		fprintf(f, ", \"owners\": %llu, \"poll_us\": %llu, \"poll_cpus\": ",
 			b->owners, b->poll_us);
-		jnum(f, kvb_poll_cpus(b, b->window_s), 4);
+		kvb_json_num(f, kvb_poll_cpus(b, b->window_s), 4);
 	}
 	fputs(" }", f);
 }
@@ -193,15 +183,12 @@ static void print_counters(FILE *f, const struct kvb_ctr_case *c)
 	for (i = 0; i < KVB_CTR_NEV; i++) {
 		fprintf(f, "%s\"%s\": ", i ? ", " : " ", kvb_ctr_name(i));
 		/* significant digits: 25 switches in 3.7M ops is no 0.0000 */
-		if (c->why[i][0] || !isfinite(c->per_op[i]))
-			fputs("null", f);
-		else
-			fprintf(f, "%.6g", c->per_op[i]);
+		kvb_json_num(f, c->why[i][0] ? NAN : c->per_op[i], KVB_JSON_SIG(6));
 	}
 	fprintf(f, " },\n        \"running_pct\": {");
 	for (i = 0; i < KVB_CTR_NEV; i++) {
 		fprintf(f, "%s\"%s\": ", i ? ", " : " ", kvb_ctr_name(i));
-		jnum(f, c->why[i][0] ? NAN : c->running_pct[i], 2);
+		kvb_json_num(f, c->why[i][0] ? NAN : c->running_pct[i], 2);
 	}
 	fprintf(f, " },\n        \"unavailable\": {");
 	for (i = 0; i < KVB_CTR_NEV; i++) {
@@ -211,29 +198,6 @@ static void print_counters(FILE *f, const struct kvb_ctr_case *c)
 		kvb_json_str(f, c->why[i]);
 	}
 	fprintf(f, "%s}\n      }", k ? "\n        " : " ");
-}
-
-/* "io", and for io_uring its queue depth, SQPOLL and submission batch */
-static void print_io(FILE *f, const struct kvb_result *x)
-{
-	int uring = x->io == KVB_IO_URING;
-
-	fputs("      \"io\": ", f);
-	if (x->io == KVB_IO_NONE)
-		fputs("null", f);
-	else
-		fprintf(f, "\"%s\"", kvb_io_name(x->io));
-	fprintf(f, ",\n      \"qd\": ");
-	if (uring)
-		fprintf(f, "%u", x->qd);
-	else
-		fputs("null", f);
-	fprintf(f, ",\n      \"sqpoll\": %s,\n      \"submit_batch\": ",
-		x->sqpoll ? "true" : "false");
-	if (uring)
-		fprintf(f, "%u,\n", x->submit_batch);
-	else
-		fputs("null,\n", f);
 }
 
 /*
@@ -248,15 +212,15 @@ static void print_latency(FILE *f, const struct kvb_result *x)
 	int i, k = 0, any = x->samples > 0;
 
 	fprintf(f, "{\n        \"samples\": %llu, \"min\": ", x->samples);
-	jnum(f, any ? l->min : NAN, 0);
+	kvb_json_num(f, any ? l->min : NAN, 0);
 	fprintf(f, ", \"mean\": ");
-	jnum(f, any ? l->mean : NAN, 1);
+	kvb_json_num(f, any ? l->mean : NAN, 1);
 	fprintf(f, ", \"max\": ");
-	jnum(f, any ? l->max : NAN, 0);
+	kvb_json_num(f, any ? l->max : NAN, 0);
 	fprintf(f, ",\n        \"percentiles\": { ");
 	for (i = 0; i < KVB_NPCT; i++) {
 		fprintf(f, "%s\"%s\": ", i ? ", " : "", kvb_lat_pct_names[i]);
-		jnum(f, any ? l->pct[i] : NAN, 0);
+		kvb_json_num(f, any ? l->pct[i] : NAN, 0);
 	}
 	fprintf(f, " },\n        \"insufficient\": [");
 	for (i = 0; i < KVB_NPCT; i++) {
@@ -265,11 +229,11 @@ static void print_latency(FILE *f, const struct kvb_result *x)
 		fprintf(f, "%s\"%s\"", k++ ? ", " : "", kvb_lat_pct_names[i]);
 	}
 	fprintf(f, "], \"precision\": %.7f,\n        \"p50\": ", KVB_HIST_PRECISION);
-	jnum(f, x->p50, 0);
+	kvb_json_num(f, x->p50, 0);
 	fprintf(f, ", \"p99\": ");
-	jnum(f, x->p99, 0);
+	kvb_json_num(f, x->p99, 0);
 	fprintf(f, ", \"p99_9\": ");
-	jnum(f, x->p999, 0);
+	kvb_json_num(f, x->p999, 0);
 	fputs(" }", f);
 }
 
@@ -318,11 +282,11 @@ void kvb_json_latency(FILE *f, const struct kvb_hist *h)
  * params.workloads: the --workload presets of the run, each with its
  * whole definition (null without --workload: the cases are --mix's).
  */
-static void print_workloads(FILE *f, const struct kvb_params *p)
+static void print_workloads(FILE *f, const void *obj)
 {
+	const struct kvb_params *p = obj;
 	int i;
 
-	fprintf(f, ",\n    \"workloads\": ");
 	if (!p->workloads) {
 		fputs("null", f);
 		return;
@@ -338,7 +302,7 @@ static void print_workloads(FILE *f, const struct kvb_params *p)
 		fprintf(f,
 			", \"read\": %u, \"update\": %u, \"insert\": %u, \"rmw\": %u, \"dist\": \"%s\", \"theta\": ",
 			w->mix.get, w->mix.set, w->mix.ins, w->mix.rmw, kvb_dist_name(w->dist));
-		jnum(f, w->theta, 3);
+		kvb_json_num(f, w->theta, 3);
 		fputs(" }", f);
 	}
 	fputs("\n    ]", f);
@@ -365,9 +329,9 @@ static void print_stall(FILE *f, const struct kvb_stall *s)
 		fprintf(f, ",\n    \"op\": ");
 		kvb_json_str(f, s->what);
 		fprintf(f, ", \"latency_us\": ");
-		jnum(f, s->ns / 1e3, 1);
+		kvb_json_num(f, s->ns / 1e3, 1);
 		fprintf(f, ", \"at_s\": ");
-		jnum(f, s->at_s, 3);
+		kvb_json_num(f, s->at_s, 3);
 		fprintf(f, ", \"thread\": %u, \"tid\": %d, \"cpu\": %d,\n    \"case\": ",
 			s->thread, s->tid, s->cpu);
 		kvb_json_str(f, s->label);
@@ -385,33 +349,103 @@ static void print_stall(FILE *f, const struct kvb_stall *s)
 	fputs(" },\n", f);
 }
 
-/* The report up to its "results" array, closed, without "verdict" and "}". */
-static void print_results(FILE *f, const struct kvb_params *p,
-			  const struct kvb_result *r, int n,
-			  const struct kvb_outcome *o)
-{
-	struct utsname u;
-	char date[32] = "";
-	time_t now = time(NULL);
-	struct tm tm;
-	int i;
-	unsigned int j;
+/*
+ * The writer's tables: each object of the report (its head, "params", each
+ * of "results") is a table of fields, a name and how to print its value,
+ * walked by put_fields() in order. A new field is a line in its table.
+ */
+enum jf_how {
+	JF_CHARS,	/* a char array at off, as a string */
+	JF_STR,		/* str(obj): a string, or null for NULL */
+	JF_DBL,		/* a double at off, prec as kvb_json_num() */
+	JF_NUM,		/* num(obj), prec as kvb_json_num() */
+	JF_INT,		/* an int at off */
+	JF_UINT,	/* an unsigned int at off */
+	JF_ULL,		/* an unsigned long long at off */
+	JF_BOOL,	/* an int at off: true or false */
+	JF_PUT,		/* put(f, obj) writes the value */
+};
 
-	if (uname(&u))
-		memset(&u, 0, sizeof(u));
-	if (gmtime_r(&now, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	fprintf(f, "{\n  \"schema\": \"kvbench-bench/%d\",\n  \"date\": \"%s\",\n  \"kernel\": ",
-		KVB_SCHEMA_VERSION, date);
-	kvb_json_str(f, u.release);
-	fprintf(f, ",\n  \"machine\": ");
-	kvb_json_str(f, u.machine);
-	fprintf(f, ",\n  \"cpus\": %d,\n  \"interrupted\": %s,\n", p->ncpus,
-		o->interrupted ? "true" : "false");
-	/* an interrupted run's report holds only part of the plan */
-	fprintf(f, "  \"complete\": %s,\n  \"skipped_cases\": %d,\n",
-		o->complete && !o->interrupted ? "true" : "false", o->skipped);
-	fprintf(f, "  \"not_run\": [");
+struct jfield {
+	const char *name;
+	enum jf_how how;
+	size_t off;
+	int prec;
+	const char *(*str)(const void *obj);
+	double (*num)(const void *obj);
+	void (*put)(FILE *f, const void *obj);
+};
+
+#define JF(n, h, type, member) { .name = n, .how = h, .off = offsetof(type, member) }
+#define JF_D(n, type, member, p) \
+	{ .name = n, .how = JF_DBL, .off = offsetof(type, member), .prec = p }
+#define JF_S(n, fn)	{ .name = n, .how = JF_STR, .str = fn }
+#define JF_N(n, fn, p)	{ .name = n, .how = JF_NUM, .num = fn, .prec = p }
+#define JF_P(n, fn)	{ .name = n, .how = JF_PUT, .put = fn }
+
+/* The fields of obj, "name": value, a line each after indent, no last comma. */
+static void put_fields(FILE *f, const void *obj, const struct jfield *t, size_t n,
+		       const char *indent)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const void *v = (const char *)obj + t[i].off;
+		const char *s;
+
+		fprintf(f, "%s%s\"%s\": ", i ? ",\n" : "", indent, t[i].name);
+		switch (t[i].how) {
+		case JF_CHARS:
+			kvb_json_str(f, v);
+			break;
+		case JF_STR:
+			s = t[i].str(obj);
+			if (s)
+				kvb_json_str(f, s);
+			else
+				fputs("null", f);
+			break;
+		case JF_DBL:
+			kvb_json_num(f, *(const double *)v, t[i].prec);
+			break;
+		case JF_NUM:
+			kvb_json_num(f, t[i].num(obj), t[i].prec);
+			break;
+		case JF_INT:
+			fprintf(f, "%d", *(const int *)v);
+			break;
+		case JF_UINT:
+			fprintf(f, "%u", *(const unsigned int *)v);
+			break;
+		case JF_ULL:
+			fprintf(f, "%llu", *(const unsigned long long *)v);
+			break;
+		case JF_BOOL:
+			fputs(*(const int *)v ? "true" : "false", f);
+			break;
+		case JF_PUT:
+			t[i].put(f, obj);
+			break;
+		}
+	}
+}
+
+/* The report's head: what print_results() knows before "params". */
+struct jhead {
+	char schema[32];
+	char date[32];
+	struct utsname u;
+	int cpus, interrupted, complete, skipped;
+	const struct kvb_outcome *o;
+};
+
+/* "not_run": the cases of the plan that did not run, and why */
+static void put_not_run(FILE *f, const void *obj)
+{
+	const struct kvb_outcome *o = ((const struct jhead *)obj)->o;
+	int i;
+
+	fputc('[', f);
 	for (i = 0; i < o->nskips; i++) {
 		fprintf(f, "%s\n    { \"case\": ", i ? "," : "");
 		kvb_json_str(f, o->skips[i].label);
@@ -419,157 +453,334 @@ static void print_results(FILE *f, const struct kvb_params *p,
 		kvb_json_str(f, o->skips[i].why);
 		fprintf(f, " }");
 	}
-	fprintf(f, "%s],\n", o->nskips ? "\n  " : "");
-	print_stall(f, o->stall);
-	print_provenance(f, p);
-	fprintf(f, "  \"params\": {\n    \"device\": ");
-	kvb_json_str(f, p->device);
-	fprintf(f, ",\n    \"keys\": %lu,\n    \"key_size\": %u,\n    \"value_size\": %u,\n",
-		p->keys, p->key_size, p->value_size);
-	fprintf(f, "    \"dist\": \"%s\",\n    \"theta\": ",
-		kvb_dist_name(p->dist));
-	jnum(f, p->theta, 3);
-	print_workloads(f, p);
-	fprintf(f, ",\n    \"warmup_s\": ");
-	jnum(f, p->warmup, 3);
-	fprintf(f, ",\n    \"duration_s\": ");
-	jnum(f, p->ops ? NAN : p->duration, 3);
-	fprintf(f, ",\n    \"ops_per_thread\": ");
+	fprintf(f, "%s]", o->nskips ? "\n  " : "");
+}
+
+static const struct jfield head_fields[] = {
+	JF("schema", JF_CHARS, struct jhead, schema),
+	JF("date", JF_CHARS, struct jhead, date),
+	JF("kernel", JF_CHARS, struct jhead, u.release),
+	JF("machine", JF_CHARS, struct jhead, u.machine),
+	JF("cpus", JF_INT, struct jhead, cpus),
+	JF("interrupted", JF_BOOL, struct jhead, interrupted),
+	/* an interrupted run's report holds only part of the plan */
+	JF("complete", JF_BOOL, struct jhead, complete),
+	JF("skipped_cases", JF_INT, struct jhead, skipped),
+	JF_P("not_run", put_not_run),
+};
+
+static void put_keys(FILE *f, const void *obj)
+{
+	fprintf(f, "%lu", ((const struct kvb_params *)obj)->keys);
+}
+
+static const char *params_device(const void *obj)
+{
+	return ((const struct kvb_params *)obj)->device;
+}
+
+static const char *params_dist(const void *obj)
+{
+	return kvb_dist_name(((const struct kvb_params *)obj)->dist);
+}
+
+static double params_duration(const void *obj)
+{
+	const struct kvb_params *p = obj;
+
+	return p->ops ? NAN : p->duration;
+}
+
+static void put_ops_per_thread(FILE *f, const void *obj)
+{
+	const struct kvb_params *p = obj;
+
 	if (p->ops)
 		fprintf(f, "%llu", p->ops);
 	else
 		fputs("null", f);
-	fprintf(f, ",\n    \"repeat\": %u,\n    \"pin\": %s,\n    \"sample_every\": %u,\n",
-		p->repeat, p->pin ? "true" : "false", p->sample_every);
-	fprintf(f, "    \"budget_s\": ");
-	jnum(f, p->budget > 0 ? p->budget : NAN, 0);
-	fprintf(f, ",\n    \"clock_read_ns\": ");
-	jnum(f, p->clock_ns, 1);
-	fprintf(f, ",\n    \"seed\": %llu,\n    \"seed_given\": %s,\n",
-		(unsigned long long)p->seed, p->seed_given ? "true" : "false");
-	/* How the runs were ordered, and whether each was settled. */
-	fprintf(f, "    \"order\": \"%s\",\n    \"settle\": %s,\n    \"after\": ",
-		p->order == KVB_ORDER_SHUFFLED ? "shuffled" : "sequential",
-		p->settled ? "true" : "false");
-	if (p->nafter) {
-		char am[KVB_AFTER_MAX * 32] = "";
-		unsigned int k;
+}
 
-		/* "set" or, in turn round by round, "set,get" */
-		for (k = 0; k < p->nafter; k++) {
-			size_t l = strlen(am);
+static double params_budget(const void *obj)
+{
+	const struct kvb_params *p = obj;
 
-			if (k)
-				am[l++] = ',';
-			kvb_mix_name(&p->after[k], am + l, 32);
-		}
-		kvb_json_str(f, am);
-	} else {
+	return p->budget > 0 ? p->budget : NAN;
+}
+
+static void put_seed(FILE *f, const void *obj)
+{
+	fprintf(f, "%llu", (unsigned long long)((const struct kvb_params *)obj)->seed);
+}
+
+static const char *params_order(const void *obj)
+{
+	const struct kvb_params *p = obj;
+
+	return p->order == KVB_ORDER_SHUFFLED ? "shuffled" : "sequential";
+}
+
+/* "set" or, in turn round by round, "set,get"; null without --after */
+static void put_after(FILE *f, const void *obj)
+{
+	const struct kvb_params *p = obj;
+	char am[KVB_AFTER_MAX * 32];
+
+	if (!p->nafter) {
 		fputs("null", f);
+		return;
 	}
-	fprintf(f, ",\n    \"noisy_pct\": ");
-	jnum(f, p->noisy_pct, 1);
-	/* the verdict's tie margin (--margin), which `kvbench report` takes */
-	fprintf(f, ",\n    \"margin\": %.4g\n  },\n", p->margin);
-	fprintf(f, "  \"results\": [");
-	for (i = 0; i < n; i++) {
-		const struct kvb_result *x = &r[i];
-		char m[32];
+	kvb_mix_names(p->after, p->nafter, am, sizeof(am));
+	kvb_json_str(f, am);
+}
 
-		kvb_mix_name(&x->mix, m, sizeof(m));
-		fprintf(f, "%s\n    {\n      \"backend\": ", i ? "," : "");
-		kvb_json_str(f, x->target);
-		fprintf(f, ",\n      \"kind\": \"%s\",\n", kvb_kind_name(x->kind));
-		fprintf(f, "      \"mix\": { \"name\": ");
-		kvb_json_str(f, x->kind == KVB_NOP ? "nop" : m);
-		fprintf(f,
-			", \"get\": %u, \"set\": %u, \"del\": %u, \"insert\": %u, \"rmw\": %u },\n",
-			x->mix.get, x->mix.set, x->mix.del, x->mix.ins, x->mix.rmw);
-		fputs("      \"workload\": ", f);
-		if (x->mix.wl)
-			kvb_json_str(f, x->mix.wl->name);
-		else
-			fputs("null", f);
-		fprintf(f, ",\n      \"dist\": \"%s\",\n      \"theta\": ",
-			kvb_dist_name(x->dist));
-		jnum(f, x->dist == KVB_UNIFORM ? 0 : x->theta, 3);
-		fputs(",\n", f);
-		fprintf(f, "      \"threads\": %u,\n      \"batch\": %u,\n", x->threads,
-			x->batch);
-		fprintf(f, "      \"multi\": %s,\n      \"fd\": ",
-			x->multi ? "true" : "false");
-		if (x->fdmode == KVB_FD_NONE)
-			fputs("null,\n", f);
-		else
-			fprintf(f, "\"%s\",\n", kvb_fd_name(x->fdmode));
-		print_io(f, x);
-		fputs("      \"hash_bits\": ", f);
-		if (x->hash_bits)
-			fprintf(f, "%u,\n", x->hash_bits);
-		else
-			fputs("null,\n", f);
-		fprintf(f, "      \"runs\": %u,\n      \"ops_per_sec\": ", x->runs);
-		jnum(f, x->ops_per_sec, 1);
-		fprintf(f, ",\n      \"ops_per_sec_runs\": [");
-		for (j = 0; j < x->runs; j++) {
-			fputs(j ? ", " : "", f);
-			jnum(f, x->run_ops[j], 1);
-		}
-		/* The round of each run, from 0, in the order of the runs. */
-		fprintf(f, "],\n      \"rounds\": [");
-		for (j = 0; j < x->runs; j++)
-			fprintf(f, "%s%u", j ? ", " : "",
-				x->run_round ? x->run_round[j] : j);
-		fprintf(f, "],\n      \"ops_per_sec_stats\": { \"mean\": ");
-		jnum(f, x->sum.mean, 1);
-		fprintf(f, ", \"median\": ");
-		jnum(f, x->sum.median, 1);
-		fprintf(f, ", \"stddev\": ");
-		jnum(f, x->sum.stddev, 1);
-		fprintf(f, ",\n        \"mean_ci95_low\": ");
-		jnum(f, x->sum.ci_lo, 1);
-		fprintf(f, ", \"mean_ci95_high\": ");
-		jnum(f, x->sum.ci_hi, 1);
-		fprintf(f, ",\n        \"median_ci_low\": ");
-		jnum(f, x->sum.med_lo, 1);
-		fprintf(f, ", \"median_ci_high\": ");
-		jnum(f, x->sum.med_hi, 1);
-		fprintf(f, ", \"median_ci_level\": ");
-		jnum(f, x->sum.med_level, 6);
-		fprintf(f, " },\n      \"per_thread_ops_per_sec\": { \"min\": ");
-		jnum(f, x->thr_min, 1);
-		fprintf(f, ", \"max\": ");
-		jnum(f, x->thr_max, 1);
-		fprintf(f, ", \"min_max_ratio\": ");
-		jnum(f, x->thr_ratio, 4);
-		fprintf(f, " },\n      \"spread_pct\": ");
-		jnum(f, x->spread_pct, 2);
-		fprintf(f, ",\n      \"noisy\": %s,\n      \"ns_per_op\": ",
-			x->noisy ? "true" : "false");
-		jnum(f, x->ns_per_op, 2);
-		fprintf(f, ",\n      \"lat_per_op_ns\": ");
-		jnum(f, x->lat_per_op, 2);
-		fprintf(f,
-			",\n      \"ops\": %llu,\n      \"misses\": %llu,\n      \"errors\": %llu,\n",
-			x->ops, x->misses, x->errors);
-		fprintf(f, "      \"seconds\": ");
-		jnum(f, x->seconds, 6);
-		fprintf(f, ",\n      \"latency_ns\": ");
-		print_latency(f, x);
-		fprintf(f, ",\n      \"latency_hist\": ");
-		kvb_json_hist(f, x->hist);
-		fprintf(f, ",\n      \"vcsw_per_op\": ");
-		jnum(f, x->ops ? (double)x->vcsw / x->ops : NAN, 4);
-		fprintf(f, ",\n      \"cost_vs_nop\": ");
-		jnum(f, x->cost_vs_nop, 4);
-		fprintf(f, ",\n      \"tput_vs_rwlock\": ");
-		jnum(f, x->tput_vs_rwlock, 4);
-		fprintf(f, ",\n      \"backend_stats\": ");
-		print_bstats(f, &x->bstats);
-		fprintf(f, ",\n      \"counters\": ");
-		print_counters(f, &x->ctr);
-		fprintf(f, ",\n      \"interrupted\": %s\n    }",
-			x->interrupted ? "true" : "false");
+static const struct jfield params_fields[] = {
+	JF_S("device", params_device),
+	JF_P("keys", put_keys),
+	JF("key_size", JF_UINT, struct kvb_params, key_size),
+	JF("value_size", JF_UINT, struct kvb_params, value_size),
+	JF_S("dist", params_dist),
+	JF_D("theta", struct kvb_params, theta, 3),
+	JF_P("workloads", print_workloads),
+	JF_D("warmup_s", struct kvb_params, warmup, 3),
+	JF_N("duration_s", params_duration, 3),
+	JF_P("ops_per_thread", put_ops_per_thread),
+	JF("repeat", JF_UINT, struct kvb_params, repeat),
+	JF("pin", JF_BOOL, struct kvb_params, pin),
+	JF("sample_every", JF_UINT, struct kvb_params, sample_every),
+	JF_N("budget_s", params_budget, 0),
+	JF_D("clock_read_ns", struct kvb_params, clock_ns, 1),
+	JF_P("seed", put_seed),
+	JF("seed_given", JF_BOOL, struct kvb_params, seed_given),
+	/* how the runs were ordered, and whether each was settled */
+	JF_S("order", params_order),
+	JF("settle", JF_BOOL, struct kvb_params, settled),
+	JF_P("after", put_after),
+	JF_D("noisy_pct", struct kvb_params, noisy_pct, 1),
+	/* the verdict's tie margin (--margin), which `kvbench report` takes */
+	JF_D("margin", struct kvb_params, margin, KVB_JSON_SIG(4)),
+};
+
+static const char *result_kind(const void *obj)
+{
+	return kvb_kind_name(((const struct kvb_result *)obj)->kind);
+}
+
+static void put_mix(FILE *f, const void *obj)
+{
+	const struct kvb_result *x = obj;
+	char m[32];
+
+	kvb_mix_name(&x->mix, m, sizeof(m));
+	fprintf(f, "{ \"name\": ");
+	kvb_json_str(f, x->kind == KVB_NOP ? "nop" : m);
+	fprintf(f, ", \"get\": %u, \"set\": %u, \"del\": %u, \"insert\": %u, \"rmw\": %u }",
+		x->mix.get, x->mix.set, x->mix.del, x->mix.ins, x->mix.rmw);
+}
+
+static const char *result_workload(const void *obj)
+{
+	const struct kvb_result *x = obj;
+
+	return x->mix.wl ? x->mix.wl->name : NULL;
+}
+
+static const char *result_dist(const void *obj)
+{
+	return kvb_dist_name(((const struct kvb_result *)obj)->dist);
+}
+
+static double result_theta(const void *obj)
+{
+	const struct kvb_result *x = obj;
+
+	return x->dist == KVB_UNIFORM ? 0 : x->theta;
+}
+
+static const char *result_fd(const void *obj)
+{
+	const struct kvb_result *x = obj;
+
+	return x->fdmode == KVB_FD_NONE ? NULL : kvb_fd_name(x->fdmode);
+}
+
+static const char *result_io(const void *obj)
+{
+	const struct kvb_result *x = obj;
+
+	return x->io == KVB_IO_NONE ? NULL : kvb_io_name(x->io);
+}
+
+/* io_uring's queue depth and submission batch; null for another io */
+static double result_qd(const void *obj)
+{
+	const struct kvb_result *x = obj;
+
+	return x->io == KVB_IO_URING ? x->qd : NAN;
+}
+
+static double result_submit_batch(const void *obj)
+{
+	const struct kvb_result *x = obj;
+
+	return x->io == KVB_IO_URING ? x->submit_batch : NAN;
+}
+
+static double result_hash_bits(const void *obj)
+{
+	const struct kvb_result *x = obj;
+
+	return x->hash_bits ? x->hash_bits : NAN;
+}
+
+static void put_runs(FILE *f, const void *obj)
+{
+	const struct kvb_result *x = obj;
+	unsigned int j;
+
+	fputc('[', f);
+	for (j = 0; j < x->runs; j++) {
+		fputs(j ? ", " : "", f);
+		kvb_json_num(f, x->run_ops[j], 1);
+	}
+	fputc(']', f);
+}
+
+/* The round of each run, from 0, in the order of the runs. */
+static void put_rounds(FILE *f, const void *obj)
+{
+	const struct kvb_result *x = obj;
+	unsigned int j;
+
+	fputc('[', f);
+	for (j = 0; j < x->runs; j++)
+		fprintf(f, "%s%u", j ? ", " : "", x->run_round ? x->run_round[j] : j);
+	fputc(']', f);
+}
+
+static void put_ops_stats(FILE *f, const void *obj)
+{
+	const struct kvb_summary *s = &((const struct kvb_result *)obj)->sum;
+
+	kvb_json_field(f, "{ ", "mean", s->mean, 1);
+	kvb_json_field(f, ", ", "median", s->median, 1);
+	kvb_json_field(f, ", ", "stddev", s->stddev, 1);
+	kvb_json_field(f, ",\n        ", "mean_ci95_low", s->ci_lo, 1);
+	kvb_json_field(f, ", ", "mean_ci95_high", s->ci_hi, 1);
+	kvb_json_field(f, ",\n        ", "median_ci_low", s->med_lo, 1);
+	kvb_json_field(f, ", ", "median_ci_high", s->med_hi, 1);
+	kvb_json_field(f, ", ", "median_ci_level", s->med_level, 6);
+	fputs(" }", f);
+}
+
+static void put_per_thread(FILE *f, const void *obj)
+{
+	const struct kvb_result *x = obj;
+
+	kvb_json_field(f, "{ ", "min", x->thr_min, 1);
+	kvb_json_field(f, ", ", "max", x->thr_max, 1);
+	kvb_json_field(f, ", ", "min_max_ratio", x->thr_ratio, 4);
+	fputs(" }", f);
+}
+
+static void put_latency(FILE *f, const void *obj)
+{
+	print_latency(f, obj);
+}
+
+static void put_hist(FILE *f, const void *obj)
+{
+	kvb_json_hist(f, ((const struct kvb_result *)obj)->hist);
+}
+
+static double result_vcsw(const void *obj)
+{
+	const struct kvb_result *x = obj;
+
+	return x->ops ? (double)x->vcsw / x->ops : NAN;
+}
+
+static void put_bstats(FILE *f, const void *obj)
+{
+	print_bstats(f, &((const struct kvb_result *)obj)->bstats);
+}
+
+static void put_counters(FILE *f, const void *obj)
+{
+	print_counters(f, &((const struct kvb_result *)obj)->ctr);
+}
+
+static const struct jfield result_fields[] = {
+	JF("backend", JF_CHARS, struct kvb_result, target),
+	JF_S("kind", result_kind),
+	JF_P("mix", put_mix),
+	JF_S("workload", result_workload),
+	JF_S("dist", result_dist),
+	JF_N("theta", result_theta, 3),
+	JF("threads", JF_UINT, struct kvb_result, threads),
+	JF("batch", JF_UINT, struct kvb_result, batch),
+	JF("multi", JF_BOOL, struct kvb_result, multi),
+	JF_S("fd", result_fd),
+	/* "io", and for io_uring its queue depth, SQPOLL and submission batch */
+	JF_S("io", result_io),
+	JF_N("qd", result_qd, 0),
+	JF("sqpoll", JF_BOOL, struct kvb_result, sqpoll),
+	JF_N("submit_batch", result_submit_batch, 0),
+	JF_N("hash_bits", result_hash_bits, 0),
+	JF("runs", JF_UINT, struct kvb_result, runs),
+	JF_D("ops_per_sec", struct kvb_result, ops_per_sec, 1),
+	JF_P("ops_per_sec_runs", put_runs),
+	JF_P("rounds", put_rounds),
+	JF_P("ops_per_sec_stats", put_ops_stats),
+	JF_P("per_thread_ops_per_sec", put_per_thread),
+	JF_D("spread_pct", struct kvb_result, spread_pct, 2),
+	JF("noisy", JF_BOOL, struct kvb_result, noisy),
+	JF_D("ns_per_op", struct kvb_result, ns_per_op, 2),
+	JF_D("lat_per_op_ns", struct kvb_result, lat_per_op, 2),
+	JF("ops", JF_ULL, struct kvb_result, ops),
+	JF("misses", JF_ULL, struct kvb_result, misses),
+	JF("errors", JF_ULL, struct kvb_result, errors),
+	JF_D("seconds", struct kvb_result, seconds, 6),
+	JF_P("latency_ns", put_latency),
+	JF_P("latency_hist", put_hist),
+	JF_N("vcsw_per_op", result_vcsw, 4),
+	JF_D("cost_vs_nop", struct kvb_result, cost_vs_nop, 4),
+	JF_D("tput_vs_rwlock", struct kvb_result, tput_vs_rwlock, 4),
+	JF_P("backend_stats", put_bstats),
+	JF_P("counters", put_counters),
+	JF("interrupted", JF_BOOL, struct kvb_result, interrupted),
+};
+
+/* The report up to its "results" array, closed, without "verdict" and "}". */
+static void print_results(FILE *f, const struct kvb_params *p,
+			  const struct kvb_result *r, int n,
+			  const struct kvb_outcome *o)
+{
+	struct jhead h = {
+		.cpus = p->ncpus, .interrupted = o->interrupted,
+		.complete = o->complete && !o->interrupted, .skipped = o->skipped, .o = o,
+	};
+	time_t now = time(NULL);
+	struct tm tm;
+	int i;
+
+	snprintf(h.schema, sizeof(h.schema), "kvbench-bench/%d", KVB_SCHEMA_VERSION);
+	if (uname(&h.u))
+		memset(&h.u, 0, sizeof(h.u));
+	if (gmtime_r(&now, &tm))
+		strftime(h.date, sizeof(h.date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	fputs("{\n", f);
+	put_fields(f, &h, head_fields, ARRAY_SIZE(head_fields), "  ");
+	fputs(",\n", f);
+	print_stall(f, o->stall);
+	print_provenance(f, p);
+	fputs("  \"params\": {\n", f);
+	put_fields(f, p, params_fields, ARRAY_SIZE(params_fields), "    ");
+	fputs("\n  },\n  \"results\": [", f);
+	for (i = 0; i < n; i++) {
+		fprintf(f, "%s\n    {\n", i ? "," : "");
+		put_fields(f, &r[i], result_fields, ARRAY_SIZE(result_fields), "      ");
+		fputs("\n    }", f);
 	}
 	fprintf(f, "%s]", n ? "\n  " : "");
 }
@@ -1054,23 +1265,13 @@ void kvb_rmodel_prov(FILE *f, const struct kvb_rmodel *m)
 			"in them\n  (kvbench merge --max-steal; each case's \"dropped_runs\")");
 }
 
-static void jnum_or_null(FILE *f, double v, int prec)
-{
-	if (isfinite(v))
-		fprintf(f, "%.*f", prec, v);
-	else
-		fputs("null", f);
-}
-
 /* The same as a JSON object (no newline after it). */
 void kvb_rmodel_prov_json(FILE *f, const struct kvb_rmodel *m)
 {
 	fprintf(f, "{ \"accel\": ");
 	kvb_json_str(f, m->accel);
-	fprintf(f, ", \"cpu_busy_pct_before\": ");
-	jnum_or_null(f, m->busy_pct, 1);
-	fprintf(f, ", \"cpu_steal_pct_before\": ");
-	jnum_or_null(f, m->steal_pct, 1);
+	kvb_json_field(f, ", ", "cpu_busy_pct_before", m->busy_pct, 1);
+	kvb_json_field(f, ", ", "cpu_steal_pct_before", m->steal_pct, 1);
 	fprintf(f, ", \"host_busy\": %s, \"noisy\": %d, \"cases\": %d,",
 		m->host_busy < 0 ? "null" : m->host_busy ? "true" : "false", m->noisy, m->nv);
 	fprintf(f, " \"without_runs\": %d, \"over_repeat\": %d, \"under_repeat\": %d }",

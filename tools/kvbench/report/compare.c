@@ -832,15 +832,6 @@ static void print_table(FILE *f, struct cmp_ctx *x, const struct cmp_geo *geo)
 	table_notes(f, x, lo, ln);
 }
 
-/* A number for JSON: null when it is not finite. */
-static void jnum(FILE *f, const char *fmt, double v)
-{
-	if (isfinite(v))
-		fprintf(f, fmt, v);
-	else
-		fputs("null", f);
-}
-
 static void json_diffs(FILE *f, const char *name, const struct cmp_diff *d, int n)
 {
 	int i;
@@ -862,17 +853,12 @@ static void json_diffs(FILE *f, const char *name, const struct cmp_diff *d, int 
 
 static void json_geo(FILE *f, const struct cmp_geo *g)
 {
-	fputs("{ \"rows\": ", f);
-	fprintf(f, "%d, \"old_ops_per_sec\": ", g->rows);
-	jnum(f, "%.1f", g->rows ? g->old_ops : NAN);
-	fputs(", \"new_ops_per_sec\": ", f);
-	jnum(f, "%.1f", g->rows ? g->new_ops : NAN);
-	fputs(", \"old_lat_per_op_ns\": ", f);
-	jnum(f, "%.2f", g->rows ? g->old_lat : NAN);
-	fputs(", \"new_lat_per_op_ns\": ", f);
-	jnum(f, "%.2f", g->rows ? g->new_lat : NAN);
-	fputs(", \"ratio\": ", f);
-	jnum(f, "%.10g", g->rows ? g->ratio : NAN);
+	fprintf(f, "{ \"rows\": %d", g->rows);
+	kvb_json_field(f, ", ", "old_ops_per_sec", g->rows ? g->old_ops : NAN, 1);
+	kvb_json_field(f, ", ", "new_ops_per_sec", g->rows ? g->new_ops : NAN, 1);
+	kvb_json_field(f, ", ", "old_lat_per_op_ns", g->rows ? g->old_lat : NAN, 2);
+	kvb_json_field(f, ", ", "new_lat_per_op_ns", g->rows ? g->new_lat : NAN, 2);
+	kvb_json_field(f, ", ", "ratio", g->rows ? g->ratio : NAN, KVB_JSON_SIG(10));
 	fputs(" }", f);
 }
 
@@ -916,16 +902,12 @@ static void json_rows(FILE *f, const struct cmp_ctx *x)
 			kvb_json_str(f, r->n->fd);
 		else
 			fputs("null", f);
-		fputs(",\n      \"old_median\": ", f);
-		jnum(f, "%.1f", r->mo);
-		fputs(", \"new_median\": ", f);
-		jnum(f, "%.1f", r->mn);
-		fputs(", \"ratio\": ", f);
-		jnum(f, "%.10g", r->ratio);
+		kvb_json_field(f, ",\n      ", "old_median", r->mo, 1);
+		kvb_json_field(f, ", ", "new_median", r->mn, 1);
+		kvb_json_field(f, ", ", "ratio", r->ratio, KVB_JSON_SIG(10));
 		fprintf(f, ", \"old_runs\": %u, \"new_runs\": %u, \"p\": ", r->o->n, r->n->n);
-		jnum(f, "%.6g", r->p);
-		fputs(", \"min_p\": ", f);
-		jnum(f, "%.6g", r->min_p);
+		kvb_json_num(f, r->p, KVB_JSON_SIG(6));
+		kvb_json_field(f, ", ", "min_p", r->min_p, KVB_JSON_SIG(6));
 		fprintf(f, ", \"significant\": %s }", r->significant ? "true" : "false");
 	}
 	fprintf(f, "%s],\n", x->np ? "\n  " : "");

@@ -28,6 +28,21 @@ static const char * const mark_word[] = {
 };
 
 /* One group's data block: y, ratio, low, high, colour; its y labels */
+/*
+ * Both figures' first lines: the terminal (1000 wide, height pixels
+ * high), the output file, and a multiplot of panels one above the other
+ * under title.
+ */
+static void figure_head(FILE *g, enum kvb_plot_fmt fmt, const char *file, int height,
+			int panels, const char *title)
+{
+	fprintf(g, "set terminal %s size 1000,%d font ',10' noenhanced\nset output ",
+		kvb_plot_term(fmt), height);
+	kvb_gnuplot_str(g, file);
+	fprintf(g, "\nset multiplot layout %d,1 title ", panels);
+	kvb_gnuplot_str(g, title);
+}
+
 static void group_data(FILE *g, const struct kvb_vgroup *x, int k)
 {
 	int i;
@@ -114,14 +129,10 @@ int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
 	for (i = 0, k = 0; i < ng; i++)
 		if (sel[i])
 			group_data(g, &x[i], k++);
-	fprintf(g, "set terminal %s size 1000,%d font ',10' noenhanced\nset output ",
-		kvb_plot_term(fmt), 120 + 40 * rows + 60 * shown);
-	kvb_gnuplot_str(g, file);
-	fprintf(g, "\nset multiplot layout %d,1 title ", shown);
 	snprintf(why, sizeof(why),
 		 "ratio to the fastest (Hodges-Lehmann, 95%% CI; marks Holm-corrected, tied within ±%g%%); %s, accel %s, %d CPUs; !: noisy (%d of %d)",
 		 m->margin * 100, m->kernel, m->accel, m->cpus, m->noisy, m->nv);
-	kvb_gnuplot_str(g, why);
+	figure_head(g, fmt, file, 120 + 40 * rows + 60 * shown, shown, why);
 	fprintf(g, "\nset logscale x\nset grid xtics\nset xlabel 'ratio to the fastest (log)'\n");
 	for (i = 0, k = 0; i < ng; i++)
 		if (sel[i])
@@ -301,14 +312,10 @@ int kvb_ops_script(FILE *g, const char *file, const struct kvb_rmodel *m,
 	for (i = 0, j = 0; i < ng; i++)
 		if (sel[i])
 			ops_data(g, rows[i], nr[i], j++);
-	fprintf(g, "set terminal %s size 1000,%d font ',10' noenhanced\nset output ",
-		kvb_plot_term(fmt), 120 + 40 * total + 60 * shown);
-	kvb_gnuplot_str(g, file);
-	fprintf(g, "\nset multiplot layout %d,1 title ", shown);
 	snprintf(why, sizeof(why),
 		 "ops/s, median and the slowest to the fastest run; %s, accel %s, %d CPUs; !: noisy (%d of %d)",
 		 m->kernel, m->accel, m->cpus, m->noisy, m->nv);
-	kvb_gnuplot_str(g, why);
+	figure_head(g, fmt, file, 120 + 40 * total + 60 * shown, shown, why);
 	fprintf(g, "\nset logscale x\nset grid xtics\n");
 	ops_tics(g, lo / 1.25, hi * 1.25);
 	fprintf(g, "set xlabel '%s'\n",

@@ -32,6 +32,14 @@ static unsigned int runs_after(const struct kvb_ocase *c, unsigned int nafter,
 	return n;
 }
 
+/* c's label, as the table names a case: "rcu get t=1 b=1" */
+void kvb_ocase_label(struct kvb_ocase *c, const char *target, const char *mix,
+		     unsigned int threads, unsigned int batch)
+{
+	snprintf(c->label, sizeof(c->label), "%.40s %.31s t=%u b=%u", target, mix,
+		 threads, batch);
+}
+
 int kvb_order_case(const struct kvb_ocase *c, unsigned int nafter,
 		   unsigned int k, double alpha, struct kvb_hl *h)
 {
@@ -68,51 +76,18 @@ static void after_name(char *buf, size_t len, const char *names, unsigned int k)
 	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
 }
 
-static int cmp_p(const void *a, const void *b)
-{
-	double x = ((const struct kvb_hl *)a)->p, y = ((const struct kvb_hl *)b)->p;
-
-	return (x > y) - (x < y);
-}
-
-/*
- * Holm's step-down over the m tests of one table: the i-th smallest p
- * (from 0) times m - i, never below the one before, at most 1. A case is
- * marked different only when its adjusted p is at most alpha, so the
- * chance of one false mark in the whole table stays at alpha.
- */
-static void holm(struct kvb_hl *h, int m, double *adj)
-{
-	struct kvb_hl *s = malloc((m ? m : 1) * sizeof(*s));
-	double run = 0;
-	int i, j;
-
-	for (i = 0; i < m; i++)
-		adj[i] = NAN;
-	if (!s)
-		return;
-	memcpy(s, h, m * sizeof(*s));
-	qsort(s, m, sizeof(*s), cmp_p);
-	for (i = 0; i < m && isfinite(s[i].p); i++) {
-		run = fmax(run, fmin(1, (m - i) * s[i].p));
-		for (j = 0; j < m; j++)
-			if (h[j].p == s[i].p)
-				adj[j] = run;
-	}
-	free(s);
-}
-
 void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,
 		      const char *names, unsigned int nafter, double alpha,
 		      double margin)
 {
 	struct kvb_hl *hs = calloc(n > 0 ? n : 1, sizeof(*hs));
-	double *adj = calloc(n > 0 ? n : 1, sizeof(*adj));
+	/* each case's p, then its adjusted p */
+	double *p = calloc(2 * (n > 0 ? n : 1), sizeof(*p)), *adj = p + (n > 0 ? n : 1);
 	unsigned int k, shown = 0, diff = 0, tied = 0;
 	char a0[32], ak[32];
 	int i, m;
 
-	if (nafter < 2 || n <= 0 || !hs || !adj)
+	if (nafter < 2 || n <= 0 || !hs || !p)
 		goto out;
 	after_name(a0, sizeof(a0), names, 0);
 	for (k = 1; k < nafter; k++) {
@@ -129,11 +104,13 @@ void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,
 			else if (hs[i].can_tell)
 				m++;
 		}
-		/* the tests: the cases whose runs can tell, in one table */
+		/*
+		 * the tests: the cases whose runs can tell, in one table, with
+		 * Holm's step-down over them (the verdict's kvb_holm())
+		 */
 		for (i = 0; i < n; i++)
-			if (!hs[i].can_tell)
-				hs[i].p = NAN;
-		holm(hs, n, adj);
+			p[i] = hs[i].can_tell ? hs[i].p : NAN;
+		kvb_holm(p, n, adj);
 		for (i = 0; i < n; i++) {
 			struct kvb_hl h = hs[i];
 			const char *mark;
@@ -173,7 +150,7 @@ void kvb_order_effect(FILE *f, const struct kvb_ocase *c, int n,
 	}
 out:
 	free(hs);
-	free(adj);
+	free(p);
 }
 
 /* The same from a report's model: its results with their rounds. */
@@ -197,9 +174,8 @@ void kvb_order_effect_model(FILE *f, const struct kvb_rmodel *m, double alpha,
 
 		if (!r->rounds || !r->nruns || r->v.kind == KVB_NOP)
 			continue;
-		snprintf(c[n].label, sizeof(c[n].label), "%.40s %.31s t=%u b=%u",
-			 r->target, r->workload[0] ? r->workload : r->mix,
-			 r->threads, r->batch);
+		kvb_ocase_label(&c[n], r->target, r->workload[0] ? r->workload : r->mix,
+				r->threads, r->batch);
 		c[n].runs = r->runs;
 		c[n].rounds = r->rounds;
 		c[n++].n = r->nruns;

@@ -97,13 +97,67 @@ static void thread_counts(char *buf, size_t len, const struct kvb_vgroup *g, int
  * One report, parsed; -1 with a message in err (a report that cannot be
  * read, holds no result, or has no group to show), else the groups shown.
  */
+/* One report's entry of report --json: the groups sel marks. */
+static void report_json(FILE *f, const char *name, const struct kvb_rmodel *r,
+			const struct rep_opts *o, const struct kvb_vgroup *g, int ng,
+			const int *sel, const char *why, int first)
+{
+	fprintf(f, "%s\n    { \"file\": ", first ? "" : ",");
+	kvb_json_str(f, name);
+	fprintf(f, ", \"kernel\": ");
+	kvb_json_str(f, r->kernel);
+	fprintf(f, ", \"cpus\": %d, \"margin\": %.4g,\n      \"provenance\": ", r->cpus,
+		o->margin > 0 ? o->margin : r->margin);
+	kvb_rmodel_prov_json(f, r);
+	fprintf(f, ",\n      \"shown\": ");
+	kvb_json_str(f, why);
+	fprintf(f, ",\n      \"verdict\": ");
+	kvb_verdict_json(f, g, ng, sel, 6);
+	fprintf(f, " }");
+}
+
+/*
+ * One report's verdict as text, for mail (every line within
+ * KVB_MAIL_COLS): its header, the groups sel marks (tallied into tl for
+ * the legend), the order effect and the counters.
+ */
+static void report_table(FILE *f, const char *name, const struct kvb_rmodel *r,
+			 const struct rep_opts *o, const struct kvb_vgroup *g, int ng,
+			 const int *sel, const char *why, struct kvb_vtally *tl, int first)
+{
+	double margin = o->margin > 0 ? o->margin : r->margin;
+	char line[1024];
+	int i;
+
+	snprintf(line, sizeof(line), "== %s: kernel %s, %d CPUs, %u run%s per case, %s", name,
+		 r->kernel, r->cpus, r->repeat, r->repeat == 1 ? "" : "s", r->dist);
+	if (!first)
+		fputc('\n', f);
+	kvb_wrap(f, "", line, 3, KVB_MAIL_COLS);
+	kvb_rmodel_prov(f, r);
+	fprintf(f, "margin: tied within ±%g%% (%s)\n", margin * 100,
+		o->margin > 0 ? "--margin" : r->margin_said ? "the run's, bench --margin" :
+		"the default; the report does not say");
+	kvb_wrap(f, "shown: ", why, 2, KVB_MAIL_COLS);
+	for (i = 0; i < ng; i++) {
+		if (!sel[i])
+			continue;
+		fputc('\n', f);
+		kvb_verdict_table(f, &g[i]);
+		kvb_verdict_tally(tl, &g[i]);
+	}
+	/* a run with --after over several mixes: what the case before did */
+	kvb_order_effect_model(f, r, KVB_VERDICT_ALPHA, margin);
+	kvb_ctr_rmodel_table(f, r);
+}
+
 static int report_one(FILE *f, const char *text, const char *name,
 		      const struct rep_opts *o, struct kvb_vtally *tl, int first,
 		      char *err, size_t errlen)
 {
 	struct kvb_vgroup *g = NULL;
 	struct kvb_rmodel r;
-	char why[256], thr[128], line[1024];
+	char why[256], thr[128];
 	int ng, i, shown = 0, *sel = NULL;
 
 	if (kvb_rmodel_parse(text, &r, err, errlen))
@@ -138,43 +192,10 @@ static int report_one(FILE *f, const char *text, const char *name,
 		shown = -1;
 		goto out;
 	}
-	if (o->json) {
-		fprintf(f, "%s\n    { \"file\": ", first ? "" : ",");
-		kvb_json_str(f, name);
-		fprintf(f, ", \"kernel\": ");
-		kvb_json_str(f, r.kernel);
-		fprintf(f, ", \"cpus\": %d, \"margin\": %.4g,\n      \"provenance\": ", r.cpus,
-			o->margin > 0 ? o->margin : r.margin);
-		kvb_rmodel_prov_json(f, &r);
-		fprintf(f, ",\n      \"shown\": ");
-		kvb_json_str(f, why);
-		fprintf(f, ",\n      \"verdict\": ");
-		kvb_verdict_json(f, g, ng, sel, 6);
-		fprintf(f, " }");
-		goto out;
-	}
-	/* for mail: every line within KVB_MAIL_COLS */
-	snprintf(line, sizeof(line), "== %s: kernel %s, %d CPUs, %u run%s per case, %s", name,
-		 r.kernel, r.cpus, r.repeat, r.repeat == 1 ? "" : "s", r.dist);
-	if (!first)
-		fputc('\n', f);
-	kvb_wrap(f, "", line, 3, KVB_MAIL_COLS);
-	kvb_rmodel_prov(f, &r);
-	fprintf(f, "margin: tied within ±%g%% (%s)\n",
-		(o->margin > 0 ? o->margin : r.margin) * 100,
-		o->margin > 0 ? "--margin" : r.margin_said ? "the run's, bench --margin" :
-		"the default; the report does not say");
-	kvb_wrap(f, "shown: ", why, 2, KVB_MAIL_COLS);
-	for (i = 0; i < ng; i++) {
-		if (!sel[i])
-			continue;
-		fputc('\n', f);
-		kvb_verdict_table(f, &g[i]);
-		kvb_verdict_tally(tl, &g[i]);
-	}
-	/* a run with --after over several mixes: what the case before did */
-	kvb_order_effect_model(f, &r, KVB_VERDICT_ALPHA, o->margin > 0 ? o->margin : r.margin);
-	kvb_ctr_rmodel_table(f, &r);
+	if (o->json)
+		report_json(f, name, &r, o, g, ng, sel, why, first);
+	else
+		report_table(f, name, &r, o, g, ng, sel, why, tl, first);
 out:
 	free(sel);
 	kvb_verdict_free(g, ng);
@@ -205,7 +226,8 @@ static const char report_help[] =
 	"Exit status: 0, 1 when a report cannot be read, holds no result or no\n"
 	"group to show, 2 on usage errors.\n";
 
-int kvb_report_main(int argc, char **argv)
+/* report's options into o: -1 to go on, else the exit status */
+static int report_opts(int argc, char **argv, struct rep_opts *o)
 {
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'a' },
@@ -215,11 +237,9 @@ int kvb_report_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct rep_opts o = { .margin = 0 };
-	struct kvb_vtally tl = { .pfloor = NAN };
 	unsigned long long v;
 	char err[256];
-	int c, i, ret = KVB_EXIT_OK, first = 1;
+	int c;
 
 	argv[0] = "kvbench report";
 	opterr = 1;
@@ -227,27 +247,19 @@ int kvb_report_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
-			o.all = 1;
+			o->all = 1;
 			break;
 		case 't':
-			if (kvb_parse_count(optarg, 1, KVB_MAX_THREADS, &v, err, sizeof(err))) {
-				char msg[300];
-
-				snprintf(msg, sizeof(msg), "--threads: %s", err);
-				return kvb_usage("report", NULL, msg);
-			}
-			o.threads = v;
+			if (kvb_parse_count(optarg, 1, KVB_MAX_THREADS, &v, err, sizeof(err)))
+				return kvb_usage("report", "--threads", err);
+			o->threads = v;
 			break;
 		case 'm':
-			if (kvb_parse_margin(optarg, &o.margin, err, sizeof(err))) {
-				char msg[300];
-
-				snprintf(msg, sizeof(msg), "--margin: %s", err);
-				return kvb_usage("report", NULL, msg);
-			}
+			if (kvb_parse_margin(optarg, &o->margin, err, sizeof(err)))
+				return kvb_usage("report", "--margin", err);
 			break;
 		case 'j':
-			o.json = 1;
+			o->json = 1;
 			break;
 		case 'h':
 			fputs(report_help, stdout);
@@ -259,30 +271,43 @@ int kvb_report_main(int argc, char **argv)
 	if (optind >= argc)
 		return kvb_usage("report", NULL,
 				 "takes one or more reports: kvbench report RUN.json");
-	if (o.json)
+	return -1;
+}
+
+/*
+ * Each of the n files' verdict on stdout (with --json in one document),
+ * then the legend; the exit status.
+ */
+static int report_files(char **files, int n, const struct rep_opts *o)
+{
+	struct kvb_vtally tl = { .pfloor = NAN };
+	char err[256];
+	int i, ret = KVB_EXIT_OK, first = 1;
+
+	if (o->json) {
 		printf("{ \"schema\": \"kvbench-verdict/1\", \"alpha\": %.3g, \"margin\": ",
 		       KVB_VERDICT_ALPHA);
-	/* without --margin each report's own, in its entry */
-	if (o.json && o.margin > 0)
-		printf("%.3g,", o.margin);
-	else if (o.json)
-		printf("null,");
-	if (o.json)
+		/* without --margin each report's own, in its entry */
+		if (o->margin > 0)
+			printf("%.3g,", o->margin);
+		else
+			printf("null,");
 		printf(" \"reports\": [");
-	for (i = optind; i < argc; i++) {
-		char *text = kvb_slurp(argv[i], err, sizeof(err));
+	}
+	for (i = 0; i < n; i++) {
+		char *text = kvb_slurp(files[i], err, sizeof(err));
 
 		if (!text ||
-		    report_one(stdout, text, argv[i], &o, &tl, first, err, sizeof(err)) < 0) {
+		    report_one(stdout, text, files[i], o, &tl, first, err, sizeof(err)) < 0) {
 			fflush(stdout);
-			fprintf(stderr, "kvbench report: %s: %s\n", argv[i], err);
+			fprintf(stderr, "kvbench report: %s: %s\n", files[i], err);
 			ret = KVB_EXIT_FAIL;
 		} else {
 			first = 0;
 		}
 		free(text);
 	}
-	if (o.json)
+	if (o->json)
 		printf("%s] }\n", first ? "" : "\n  ");
 	else if (!first)
 		kvb_verdict_legend(stdout, KVB_VERDICT_ALPHA, &tl);
@@ -291,6 +316,16 @@ int kvb_report_main(int argc, char **argv)
 		return KVB_EXIT_FAIL;
 	}
 	return ret;
+}
+
+int kvb_report_main(int argc, char **argv)
+{
+	struct rep_opts o = { .margin = 0 };
+	int ret = report_opts(argc, argv, &o);
+
+	if (ret >= 0)
+		return ret;
+	return report_files(argv + optind, argc - optind, &o);
 }
 
 /*

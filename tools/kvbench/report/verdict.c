@@ -680,19 +680,38 @@ static const char * const mark_names[] = {
 	[KVB_V_INCONCLUSIVE] = "inconclusive",
 };
 
-static void jnum(FILE *f, double v, int prec)
-{
-	if (isfinite(v))
-		fprintf(f, "%.*f", prec, v);
-	else
-		fputs("null", f);
-}
-
 /*
  * The groups as a JSON array (no newline after it), each line indented by
  * ind spaces: what "verdict" holds in a bench report and in `kvbench report
  * --json`. sel, when not NULL, says which groups to print.
  */
+/*
+ * A target of a group as JSON, its second and third lines indented by
+ * ind; nfast: the runs of the group's fastest (kvb_verdict_mark()).
+ */
+static void json_target(FILE *f, const struct kvb_vtarget *t, unsigned int nfast, int ind)
+{
+	char buf[1024];
+
+	fprintf(f, "{ \"target\": ");
+	kvb_json_str(f, t->c->target);
+	fprintf(f, ", \"kind\": \"%s\", \"runs\": %u, \"ops_per_sec\": ",
+		kvb_kind_name(t->c->kind), t->c->n);
+	kvb_json_num(f, t->median, 1);
+	fprintf(f, ",\n%*s\"ratio\": ", ind, "");
+	kvb_json_num(f, t->hl.ratio, 4);
+	kvb_json_field(f, ", ", "ci_low", t->hl.lo, 4);
+	kvb_json_field(f, ", ", "ci_high", t->hl.hi, 4);
+	kvb_json_field(f, ", ", "p", t->hl.p, 4);
+	kvb_json_field(f, ", ", "p_floor", t->p_floor, 4);
+	kvb_json_field(f, ", ", "p_holm", t->p_holm, 4);
+	fprintf(f, ",\n%*s\"noisy\": %s, \"mark\": \"%s\", \"text\": ", ind, "",
+		t->c->noisy ? "true" : "false", mark_names[t->mark]);
+	kvb_verdict_mark(buf, sizeof(buf), t, nfast);
+	kvb_json_str(f, buf);
+	fputs(" }", f);
+}
+
 void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 		      const int *sel, int ind)
 {
@@ -743,30 +762,8 @@ void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 		}
 		fprintf(f, "],\n%*s\"targets\": [", ind + 4, "");
 		for (j = 0; j < g[i].n; j++) {
-			const struct kvb_vtarget *t = &g[i].t[j];
-
-			fprintf(f, "%s\n%*s{ \"target\": ", j ? "," : "", ind + 6, "");
-			kvb_json_str(f, t->c->target);
-			fprintf(f, ", \"kind\": \"%s\", \"runs\": %u, \"ops_per_sec\": ",
-				kvb_kind_name(t->c->kind), t->c->n);
-			jnum(f, t->median, 1);
-			fprintf(f, ",\n%*s\"ratio\": ", ind + 8, "");
-			jnum(f, t->hl.ratio, 4);
-			fprintf(f, ", \"ci_low\": ");
-			jnum(f, t->hl.lo, 4);
-			fprintf(f, ", \"ci_high\": ");
-			jnum(f, t->hl.hi, 4);
-			fprintf(f, ", \"p\": ");
-			jnum(f, t->hl.p, 4);
-			fprintf(f, ", \"p_floor\": ");
-			jnum(f, t->p_floor, 4);
-			fprintf(f, ", \"p_holm\": ");
-			jnum(f, t->p_holm, 4);
-			fprintf(f, ",\n%*s\"noisy\": %s, \"mark\": \"%s\", \"text\": ", ind + 8, "",
-				t->c->noisy ? "true" : "false", mark_names[t->mark]);
-			kvb_verdict_mark(buf, sizeof(buf), t, g[i].t[0].c->n);
-			kvb_json_str(f, buf);
-			fputs(" }", f);
+			fprintf(f, "%s\n%*s", j ? "," : "", ind + 6, "");
+			json_target(f, &g[i].t[j], g[i].t[0].c->n, ind + 8);
 		}
 		fprintf(f, "\n%*s],\n%*s\"verdict\": ", ind + 4, "", ind + 4, "");
 		kvb_verdict_line(buf, sizeof(buf), &g[i]);

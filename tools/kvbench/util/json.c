@@ -3,7 +3,8 @@
  * kvbench: a small strict JSON reader for the tool's own reports (compare,
  * report, plot). It knows nothing beyond RFC 8259: no comments, no trailing
  * commas, no NaN. A document is parsed into a tree of struct jnode.
- * And the writer's one string escape, kvb_json_str().
+ * And the writers' string escape, kvb_json_str(), and number,
+ * kvb_json_num().
  */
 #include <errno.h>
 #include <math.h>
@@ -437,4 +438,26 @@ void kvb_json_write(FILE *f, const struct jnode *n, int indent)
 	else if (flat && n->type == J_OBJ && n->nkids)
 		fputc(' ', f);
 	fputc(n->type == J_ARR ? ']' : '}', f);
+}
+
+/*
+ * A JSON number: prec >= 0 digits after the point ("%.*f"), or with
+ * KVB_JSON_SIG(n) n significant digits ("%.*g"). JSON has no NaN or
+ * infinity: a value that is not finite is null.
+ */
+void kvb_json_num(FILE *f, double v, int prec)
+{
+	if (!isfinite(v))
+		fputs("null", f);
+	else if (prec >= 0)
+		fprintf(f, "%.*f", prec, v);
+	else
+		fprintf(f, "%.*g", -prec, v);
+}
+
+/* A member whose value is a number: before, "key": and kvb_json_num(). */
+void kvb_json_field(FILE *f, const char *before, const char *key, double v, int prec)
+{
+	fprintf(f, "%s\"%s\": ", before, key);
+	kvb_json_num(f, v, prec);
 }
