@@ -241,6 +241,66 @@ steal_report() {
 		"$high" "$worst" >&2
 }
 
+# trace_wakeups TRACE.gz: one line on the cross-CPU wake-ups a trace holds
+# that the waker made itself (PREEMPT_RT turns the scheduler's TTWU_QUEUE
+# off: the waker locks the target CPU's runqueue, enqueues, sends the
+# reschedule IPI and only then records sched_wakeup), and of those, the ones
+# whose target took that IPI first: it then waits in __schedule() for the
+# runqueue lock the waker holds. Under TCG such a pair stalled until the
+# next tick (issue 48: Documentation/design.rst, "What PREEMPT_RT
+# changes"), so the line also counts the ones over 1 ms.
+trace_wakeups() {
+	gzip -dc "$1" | awk '
+		{
+			ts = ""
+			for (i = 1; i < NF; i++)
+				if ($i ~ /^\[[0-9]+\]$/)
+					cpu = $i
+				else if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+					ts = $i + 0
+					ev = $(i + 1)
+					break
+				}
+			if (ts == "")
+				next
+			pid = ""
+			if (match($0, / pid=[0-9]+/))
+				pid = substr($0, RSTART + 5, RLENGTH - 5)
+		}
+		ev == "sched_waking:" && match($0, /target_cpu=[0-9]+/) {
+			tgt = "[" substr($0, RSTART + 11, RLENGTH - 11) "]"
+			if (tgt == cpu)
+				next
+			at[pid] = ts
+			from[pid] = cpu
+			to[pid] = tgt
+			ipi[pid] = 0
+		}
+		ev == "reschedule_entry:" {
+			for (p in at)
+				if (to[p] == cpu)
+					ipi[p] = 1
+		}
+		ev == "sched_wakeup:" && (pid in at) {
+			if (from[pid] == cpu) {
+				n++
+				slow = ts - at[pid] > 0.001
+				if (ipi[pid]) {
+					first++
+					first_slow += slow
+				} else {
+					other_slow += slow
+				}
+			}
+			delete at[pid]
+		}
+		END {
+			printf "wake-ups: %d cross-CPU ones the waker activated itself; ", n
+			printf "the target took the IPI first in %d, %d of them over 1 ms; ", first, first_slow
+			printf "over 1 ms otherwise: %d\n", other_slow
+		}'
+}
+
 # trace_report RESULTS: BENCH_TRACE_STALL's lines, into trace-summary.txt
 # and meta.txt: the marker the trace was frozen at, or that none was.
 trace_report() {
@@ -252,6 +312,7 @@ trace_report() {
 		line="trace frozen at: ${marker:-(no kvbench stall marker in it: another writer froze it?)}"
 		line+=$'\n'"trace: ${results#"$REPO"/}/trace.txt.gz, $(gzip -dc "$results/trace.txt.gz" | wc -l) lines"
 		line+="; events lost to the ring's overwrite per CPU (trace-stats.txt): ${overrun:-unknown}"
+		line+=$'\n'"$(trace_wakeups "$results/trace.txt.gz")"
 	elif [[ -f $results/trace-stats.txt ]]; then
 		line="trace: no stall over $TRACE_STALL us (the trace was not frozen, not saved)"
 	else
