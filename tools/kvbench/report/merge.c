@@ -893,15 +893,15 @@ static int pool_results(struct mreport *rp, int nr, double max_steal, char *err,
 		goto oom;
 	for (j = 0; j < n; j++) {
 		if (pool_case(&nk[j], &l[j].c, nr, rp, noisy_pct, max_steal, err, errlen)) {
-			char what[256];
+			char *what = strdup(err);
 
 			for (k = 0; !l[j].c.x[k]; k++)
 				;
-			snprintf(what, sizeof(what), "%s", err);
 			snprintf(err, errlen, "%s: %s %s threads=%u: %s", rp[k].name,
 				 str_or(l[j].c.x[k], "backend"),
 				 str_or(kvb_json_member(l[j].c.x[k], "mix"), "name"),
-				 uint_of(l[j].c.x[k], "threads"), what);
+				 uint_of(l[j].c.x[k], "threads"), what ? what : "out of memory");
+			free(what);
 			goto out;
 		}
 	}
