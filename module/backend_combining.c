@@ -539,13 +539,13 @@ static unsigned long comb_stat(struct kvbench_backend *b,
 
 	/* The queue statistics (drain_mean, ...) are the owner threads'. */
 	switch (stat) {
-	case KVBENCH_STAT_COMB_PASSES:
+	case KVBENCH_STAT_PEER_PASSES:
 		i = COMB_PASSES;
 		break;
-	case KVBENCH_STAT_COMB_REQS:
+	case KVBENCH_STAT_PEER_REQS:
 		i = COMB_REQS;
 		break;
-	case KVBENCH_STAT_HANDOFFS:
+	case KVBENCH_STAT_PEER_HANDOFFS:
 		i = COMB_HANDOFFS;
 		break;
 	case KVBENCH_STAT_SLEEPS:

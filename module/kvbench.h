@@ -39,6 +39,10 @@ struct kvbench_async {
 	const char *backend;
 };
 
+/* What kvbench_run_async() did with a request it did not refuse. */
+#define KVBENCH_RAN	0	/* ran, in the caller's context */
+#define KVBENCH_QUEUED	1	/* queued: ->done says when it ran */
+
 /*
  * Counters bumped on every operation: per CPU (kvbench_req.c), summed when
  * read (kvbench_sysfs.c). A GET bumps one of hits or misses; "gets" is
@@ -144,9 +148,9 @@ void kvbench_backend_destroy(struct kvbench_backend *b);
 void kvbench_backend_run(struct kvbench_backend *b, struct kvbench_req *reqs,
 			 unsigned int n);
 void kvbench_run(struct kvbench_req *reqs, unsigned int n);
-int kvbench_run_async(struct kvbench_async *a, bool nowait);
-bool kvbench_backend_queues(void);
-int kvbench_run_now(struct kvbench_req *req, bool nowait);
+int kvbench_run_async(struct kvbench_async **ap,
+		      struct kvbench_async *(*keep)(struct kvbench_async *a),
+		      bool nowait);
 int kvbench_switch_by_name(const char *name);
 unsigned long kvbench_entries(void);
 void kvbench_swap_limits(unsigned long *entries, unsigned long *bytes);

@@ -208,15 +208,21 @@ struct kvbench_params {
 /* The most owner threads a map may have (the owners parameter). */
 #define KVBENCH_OWNERS_MAX	1024
 
-/* Statistics only some backends keep (see ->stat). */
+/*
+ * Statistics only some backends keep (see ->stat), named for what they
+ * count, not for who counts it: a backend keeps those that mean something
+ * for it. Owner passes are those of a map's own threads; peer passes
+ * those in which one caller ran other callers' requests (sysfs names
+ * these combine_mean and handoffs).
+ */
 enum kvbench_stat {
 	KVBENCH_STAT_QUEUE_HWM,		/* most messages ever queued at once */
 	KVBENCH_STAT_DRAIN_PASSES,	/* owner passes that found messages */
 	KVBENCH_STAT_DRAINED,		/* messages answered in those passes */
 	KVBENCH_STAT_QUEUE_FULL,	/* times a caller found the queue full */
-	KVBENCH_STAT_COMB_PASSES,	/* combiner passes */
-	KVBENCH_STAT_COMB_REQS,		/* requests combiners ran */
-	KVBENCH_STAT_HANDOFFS,		/* combiner roles handed to a caller */
+	KVBENCH_STAT_PEER_PASSES,	/* peer passes */
+	KVBENCH_STAT_PEER_REQS,		/* requests peer passes ran */
+	KVBENCH_STAT_PEER_HANDOFFS,	/* peer passes handed on to a caller */
 	KVBENCH_STAT_SLEEPS,		/* times a caller slept for its answer */
 	KVBENCH_STAT_OWNERS,		/* owner threads */
 	KVBENCH_STAT_POLL_US,		/* us owners spent polling for work */

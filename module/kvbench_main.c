@@ -61,12 +61,6 @@ static struct {
 	 */
 	atomic_t async_inflight;
 	wait_queue_head_t async_idle;	/* woken when it drops to 0 */
-
-	/*
-	 * Whether ->backend has ->submit: written under switch_sem (write),
-	 * read without it, as a hint (kvbench_backend_queues()).
-	 */
-	bool queues;
 } kvbench;
 
 /*
@@ -290,7 +284,6 @@ static int kvbench_switch(const struct kvbench_backend_ops *ops)
 	if (new->ops->adopted)
 		new->ops->adopted(new);
 	kvbench.backend = new;
-	WRITE_ONCE(kvbench.queues, !!new->ops->submit);
 	percpu_up_write(&kvbench.switch_sem);
 	if (start)
 		blocked = local_clock() - blocked;
@@ -470,21 +463,6 @@ void kvbench_run(struct kvbench_req *reqs, unsigned int n)
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_run);
 
-/**
- * kvbench_backend_queues() - whether requests would go to a backend thread
- *
- * A hint, read without switch_sem, for a caller that must decide before it
- * prepares a request whether kvbench_run_async() may queue it (so the
- * request must outlive the call) or kvbench_run_now() will run it: a
- * switch may make it wrong at any time, and kvbench_run_now() says so.
- *
- * Return: true when the backend in use has a thread of its own (->submit).
- */
-bool kvbench_backend_queues(void)
-{
-	return READ_ONCE(kvbench.queues);
-}
-
 /*
  * Take switch_sem for read, so that the backend in use stays in use, and
  * return it; with @nowait, NULL instead of waiting for a switch to end.
@@ -496,33 +474,6 @@ static struct kvbench_backend *kvbench_switch_enter(bool nowait)
 	else if (!percpu_down_read_trylock(&kvbench.switch_sem))
 		return NULL;
 	return kvbench.backend;
-}
-
-/**
- * kvbench_run_now() - run one prepared request now, in the caller's context
- * @req:	the request
- * @nowait:	do not sleep
- *
- * As kvbench_run(), on a backend without a thread of its own only: one
- * with a thread would queue the request (see kvbench_run_async()).
- *
- * Return: 0 when it ran; -EAGAIN when it did not, because the backend in
- * use has a thread, or (@nowait) switch_sem is held for a switch.
- */
-int kvbench_run_now(struct kvbench_req *req, bool nowait)
-{
-	struct kvbench_backend *b;
-	int ret = -EAGAIN;
-
-	b = kvbench_switch_enter(nowait);
-	if (!b)
-		return -EAGAIN;
-	if (!b->ops->submit) {
-		kvbench_backend_run(b, req, 1);
-		ret = 0;
-	}
-	percpu_up_read(&kvbench.switch_sem);
-	return ret;
 }
 
 /*
@@ -544,26 +495,47 @@ static void kvbench_async_answered(struct kvbench_msg *msg)
 }
 
 /**
- * kvbench_run_async() - run one prepared request without waiting for it
- * @a:		->msg.head: the request; ->done: what to call once it ran
- * @nowait:	do not sleep: return -EAGAIN where the request would wait
- *		for a switch to end (a full queue never makes it wait)
+ * kvbench_run_async() - run one prepared request, or queue it
+ * @ap:		in: ->msg.head is the request, ->done what to call once a
+ *		queued one ran; out: where the request is now: @*ap, or the
+ *		copy @keep made
+ * @keep:	NULL when @*ap (the request, and all it points to) lives
+ *		until ->done; else what is called, under switch_sem (read;
+ *		may sleep), when the backend in use would queue the request:
+ *		it returns a copy of @*ap, with the request and all it points
+ *		to, that lives until ->done, or NULL when there is no memory.
+ *		The core then uses the copy only.
+ * @nowait:	do not sleep for a switch to end: return -EAGAIN instead (a
+ *		full queue never makes it wait; @keep may sleep to allocate)
  *
- * A backend with ->submit gets the request queued to its thread, which
- * answers it later through @a->done; one without runs it now. Either way
- * it runs on the backend in use, under switch_sem like kvbench_run(), but
- * the read side is held only while the request is queued: a switch waits
- * for the queued ones (async_inflight) instead.
+ * The run step of a caller that may not wait for a backend's thread (an
+ * io_uring command): the backend in use decides, under switch_sem (read),
+ * as kvbench_run() holds it. One without ->submit runs the request now, in
+ * the caller's context. One with ->submit gets it queued to its thread,
+ * which answers later through ->done; the request must then outlive the
+ * call, so @keep, if set, first moves it where it does. The read side is
+ * held only while the request is queued: a switch waits for the queued
+ * ones (async_inflight) instead.
  *
- * Return: 0 when the request ran already (@a->done is not called),
- * -EIOCBQUEUED when it is queued and @a->done will be called, -EAGAIN
- * (only with @nowait) or another errno from ->submit when it was not run
- * and nothing is held.
+ * Nothing is decided before switch_sem is taken, so a switch between the
+ * caller's prepare and this call changes nothing: a prepared request
+ * belongs to no backend, and it runs on, or is queued to, whichever is in
+ * use now.
+ *
+ * Return: KVBENCH_RAN when the request ran (->done is not called: the
+ * caller completes it from @*ap), KVBENCH_QUEUED when it is queued (->done
+ * will be called with @*ap), or a negative errno when it did not run and
+ * the core holds nothing: -EAGAIN (only with @nowait) when a switch holds
+ * switch_sem, -ENOMEM when @keep failed, or ->submit's errno (@*ap may be
+ * @keep's copy then).
  */
-int kvbench_run_async(struct kvbench_async *a, bool nowait)
+int kvbench_run_async(struct kvbench_async **ap,
+		      struct kvbench_async *(*keep)(struct kvbench_async *a),
+		      bool nowait)
 {
+	struct kvbench_async *a = *ap;
 	struct kvbench_backend *b;
-	int ret = 0;
+	int ret = KVBENCH_RAN;
 
 	b = kvbench_switch_enter(nowait);
 	if (!b)
@@ -572,18 +544,26 @@ int kvbench_run_async(struct kvbench_async *a, bool nowait)
 		kvbench_backend_run(b, a->msg.head, 1);
 		goto unlock;
 	}
+	if (keep) {
+		a = keep(a);
+		if (!a) {
+			ret = -ENOMEM;
+			goto unlock;
+		}
+		*ap = a;
+	}
 	a->backend = b->ops->name;
 	a->msg.answered = kvbench_async_answered;
 	atomic_inc(&kvbench.async_inflight);
 	ret = b->ops->submit(b, &a->msg);
 	if (!ret) {
-		ret = -EIOCBQUEUED;
+		ret = KVBENCH_QUEUED;
 	} else {
 		/* Ran already (KVBENCH_SUBMIT_RAN), or not queued. */
 		if (ret == KVBENCH_SUBMIT_RAN) {
 			if (trace_kvbench_op_enabled())
 				trace_kvbench_op(a->backend, a->msg.head, 1);
-			ret = 0;
+			ret = KVBENCH_RAN;
 		}
 		/* A switch may be waiting for this one too. */
 		if (atomic_dec_and_test(&kvbench.async_inflight))
@@ -593,6 +573,7 @@ unlock:
 	percpu_up_read(&kvbench.switch_sem);
 	return ret;
 }
+EXPORT_SYMBOL_IF_KUNIT(kvbench_run_async);
 
 /* Undo whatever part of kvbench_core_init() was done. */
 void kvbench_core_exit(void)
@@ -643,7 +624,6 @@ int kvbench_core_init(void)
 	b = ops ? kvbench_create(ops) : ERR_PTR(-EINVAL);
 	if (!IS_ERR(b)) {
 		kvbench.backend = b;
-		kvbench.queues = !!b->ops->submit;
 		kvbench_live = true;
 	}
 	mutex_unlock(&kvbench_switch_mutex);

@@ -59,7 +59,7 @@ static const struct kernel_param_ops kvbench_backend_param_ops = {
 };
 module_param_cb(backend, &kvbench_backend_param_ops, NULL, 0644);
 MODULE_PARM_DESC(backend,
-		 "Concurrency backend: rwlock, rcu (default), kthread, kthread-percpu, rhashtable or combining");
+		 "Concurrency backend: one of those the sysfs file backends lists");
 
 static int kvbench_param_hash_bits_set(const char *val,
 				       const struct kernel_param *kp)
@@ -95,7 +95,7 @@ static const struct kernel_param_ops kvbench_queue_len_param_ops = {
 };
 module_param_cb(queue_len, &kvbench_queue_len_param_ops, &kvbench_queue_len, 0644);
 MODULE_PARM_DESC(queue_len,
-		 "Request queue slots of each owner thread of the kthread backends, a power of two 2..65536 (default 256); applies when a backend is created");
+		 "Request queue slots of each owner thread of a backend with owner threads, a power of two 2..65536 (default 256); applies when a backend is created");
 
 static int kvbench_param_owners_set(const char *val,
 				    const struct kernel_param *kp)
@@ -109,7 +109,7 @@ static const struct kernel_param_ops kvbench_owners_param_ops = {
 };
 module_param_cb(owners, &kvbench_owners_param_ops, &kvbench_owners, 0644);
 MODULE_PARM_DESC(owners,
-		 "Owner threads of the kthread-percpu backend, 1..1024, or 0 (default) for one per 8 online CPUs; applies when a backend is created");
+		 "Owner threads of a backend with several, 1..1024, or 0 (default) for one per 8 online CPUs; applies when a backend is created");
 
 /* Undo whatever part of kvbench_init() was done; idempotent. */
 static void kvbench_cleanup(void)

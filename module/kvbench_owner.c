@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kvbench owner threads: a kernel thread that owns a table and answers the
- * requests callers queue to it. The machinery the "kthread" backend (one
- * owner) and the "kthread-percpu" backend (one owner per shard) share.
+ * requests callers queue to it. The machinery that the backends with owner
+ * threads share (one owner per map, or one per shard of the keys), by the
+ * contract kvbench_backend.h states.
  *
  * The owner is the only task that ever touches its table, so the table
  * needs no lock. A caller, whose keys and values the core has already
@@ -143,7 +144,7 @@ static const struct kernel_param_ops kvbench_owner_cpus_param_ops = {
 };
 module_param_cb(owner_cpus, &kvbench_owner_cpus_param_ops, NULL, 0644);
 MODULE_PARM_DESC(owner_cpus,
-		 "CPUs the owner threads of the kthread backends run on, a list such as 2-3,6; empty (default) for those of any kernel thread (not nohz_full ones)");
+		 "CPUs the owner threads of the backends run on, a list such as 2-3,6; empty (default) for those of any kernel thread (not nohz_full ones)");
 
 /*
  * How long to spin next time, after a wait of @waited_ns that began with a
@@ -318,7 +319,7 @@ static bool owner_fifo_put(struct kvbench_owner *o,
 }
 
 /*
- * Request lines (the owners of kthread-percpu, KVBENCH_OWNER_LINES): besides
+ * Request lines (owners started with KVBENCH_OWNER_LINES): besides
  * its queue, an owner has a line per possible CPU, a cache line of its own in
  * that CPU's per-CPU memory, which holds one message. A caller claims the
  * line of the CPU it runs on with a cmpxchg from NULL; the owner empties it.

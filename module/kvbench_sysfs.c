@@ -175,7 +175,7 @@ static struct dev_ext_attribute dev_attr_queue_full = {
 
 static struct dev_ext_attribute dev_attr_handoffs = {
 	__ATTR(handoffs, 0444, kvbench_backend_stat_show, NULL),
-	(void *)KVBENCH_STAT_HANDOFFS
+	(void *)KVBENCH_STAT_PEER_HANDOFFS
 };
 
 static struct dev_ext_attribute dev_attr_sleeps = {
@@ -244,8 +244,8 @@ static DEVICE_ATTR_RO(drain_mean);
 static ssize_t combine_mean_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
 {
-	return kvbench_mean_show(buf, KVBENCH_STAT_COMB_PASSES,
-				 KVBENCH_STAT_COMB_REQS);
+	return kvbench_mean_show(buf, KVBENCH_STAT_PEER_PASSES,
+				 KVBENCH_STAT_PEER_REQS);
 }
 static DEVICE_ATTR_RO(combine_mean);
 

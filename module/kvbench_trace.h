@@ -6,7 +6,8 @@
  *   kvbench_switch	one backend switch, done or failed
  *   kvbench_owner_pass	one pass of an owner thread that found messages
  *   kvbench_queue_full	one wait of a caller for room in an owner's queue
- *   kvbench_comb_pass	one pass of a "combining" map's combiner
+ *   kvbench_comb_pass	one pass of a combiner (a caller that runs others'
+ *			requests)
  *
  * Their fields and uses are in Documentation/kvbench.rst, "Tracing".
  *
@@ -26,7 +27,7 @@
 /* Values of the events' fields, defined once however often this is read. */
 #ifndef _KVBENCH_TRACE_DEFS_H
 #define _KVBENCH_TRACE_DEFS_H
-/* How a "combining" pass ended: the kvbench_comb_pass event's @ended. */
+/* How a combiner's pass ended: the kvbench_comb_pass event's @ended. */
 enum kvbench_comb_end {
 	KVBENCH_COMB_RELEASED,	/* nothing left: the role is free */
 	KVBENCH_COMB_KEPT,	/* the combiner's own message is left */
@@ -140,8 +141,8 @@ KVBENCH_TRACE_EVENT(kvbench_switch,
 );
 
 /*
- * @owner is the number in the thread's name (kvbench-owner/N), -1 for the
- * single owner of "kthread"; @msgs the messages the pass answered, @reqs
+ * @owner is the number in the thread's name (kvbench-owner/N), -1 for a
+ * map's single owner; @msgs the messages the pass answered, @reqs
  * the requests they held; @duration_ns the time the pass took.
  */
 KVBENCH_TRACE_EVENT(kvbench_owner_pass,

@@ -5,27 +5,32 @@
  *
  * A GET, SET or DEL takes the path of its ioctl: kvbench_prepare_kv() when
  * the command is issued, in the submitter's context (it reads the user's
- * struct kvbench_kv, key and value), then kvbench_run_async(), then
+ * struct kvbench_kv, key and value), with the request's state on the
+ * stack as an ioctl's; then kvbench_run_async(), the core's run step, in
+ * which the backend in use decides how the request runs; then
  * kvbench_complete(), which writes a GET's value to user memory, again in
  * the submitter's context:
  *
- * - on a backend without a thread of its own the request runs in
- *   kvbench_run_now() and the command completes when it is issued. Its
- *   state is on the stack, as an ioctl's (kvbench_uring_now());
- * - on an owner backend the request is queued by kvbench_run_async() and
- *   the command returns -EIOCBQUEUED. The owner's answer
- *   (kvbench_uring_answered(), in the owner thread, which must not touch
- *   user memory) asks io_uring to run kvbench_uring_task_work() in the
+ * - a backend without a thread of its own runs the request in the call
+ *   (KVBENCH_RAN): the command completes when it is issued, from the
+ *   stack (kvbench_uring_kv());
+ * - a backend with a thread has it queued (KVBENCH_QUEUED), after the
+ *   core had kvbench_uring_keep() move the state to the heap, and the
+ *   command returns -EIOCBQUEUED. The backend's answer
+ *   (kvbench_uring_answered(), in its thread, which must not touch user
+ *   memory) asks io_uring to run kvbench_uring_task_work() in the
  *   submitter's task, which completes it.
  *
+ * Nothing here asks which backend is in use: the core decides under its
+ * switch_sem, so a switch between the prepare and the run only changes
+ * where the request runs (a prepared request belongs to no backend).
+ *
  * Everything a queued command holds between the two (the request, its
- * key, a small GET value, the owner's message) is in one struct
- * kvbench_uring, allocated per command; io_uring's pdu holds a pointer to
- * it. A large GET value is pinned by a reference on its item
+ * key, a small GET value, the backend's message) is in one struct
+ * kvbench_uring, allocated per queued command; io_uring's pdu holds a
+ * pointer to it. A large GET value is pinned by a reference on its item
  * (kvbench_get_fill()), so it can be copied out after a switch has moved
- * the map. Which of the two a command takes is decided before it is
- * prepared, by kvbench_backend_queues(); when a switch made that wrong,
- * the command takes the other way.
+ * the map.
  *
  * A command is never handed back to io_uring to be issued again
  * (-EAGAIN), and never waits for room in a full owner queue: the owner
@@ -143,7 +148,13 @@ static bool kvbench_uring_task_dead(struct io_uring_cmd *cmd,
  * @ukv:	where it came from: a GET's value_len goes back there
  * @cqe32:	the ring takes 32-byte CQEs (see kvbench_uring_done())
  * @key:	the key, copied in at issue
- * @val:	a GET's value when small (min(value_len, KVBENCH_GET_INLINE))
+ * @val:	a queued GET's value when small (min(value_len,
+ *		KVBENCH_GET_INLINE) bytes); the issue's own copy, on its
+ *		stack, has a buffer beside it instead
+ *
+ * On the issue's stack from the prepare; on the heap, copied by
+ * kvbench_uring_keep(), once the command is queued (@work and @async's
+ * message are used there only).
  */
 struct kvbench_uring {
 	struct io_uring_cmd *cmd;
@@ -265,11 +276,13 @@ static struct workqueue_struct *kvbench_uring_wq;
 static void kvbench_uring_work(struct work_struct *work)
 {
 	struct kvbench_uring *u = container_of(work, struct kvbench_uring, work);
-	int ret = kvbench_run_async(&u->async, false);
+	struct kvbench_async *a = &u->async;
+	int ret = kvbench_run_async(&a, NULL, false);
 
-	if (ret == -EIOCBQUEUED)
+	if (ret == KVBENCH_QUEUED)
 		return;
-	if (ret)
+	/* Not run: refused by the backend's ->submit (none refuses today). */
+	if (ret != KVBENCH_RAN)
 		u->req.result = ret;
 	io_uring_cmd_complete_in_task(u->cmd, kvbench_uring_task_work);
 }
@@ -287,93 +300,104 @@ void kvbench_uring_exit(void)
 }
 
 /*
- * A command on a backend without a thread of its own: prepared, run and
- * completed here, its state on the stack. -EAGAIN when it did not run
- * (see kvbench_run_now()).
+ * kvbench_run_async()'s keep: the issue's state, on its stack, copied where it
+ * outlives the issue, for a backend that queues the command, and made the
+ * command's. What a prepared request holds is copied: the request, its
+ * key and where it came from; a GET's value room is empty until it runs.
  */
-static int kvbench_uring_now(struct io_uring_cmd *cmd, u32 op,
-			     struct kvbench_kv *kv,
-			     struct kvbench_kv __user *ukv,
-			     unsigned int issue_flags)
+static struct kvbench_async *kvbench_uring_keep(struct kvbench_async *a)
 {
-	/* Not zeroed, as in the ioctl: only what the path writes is read. */
-	u8 valbuf[KVBENCH_GET_INLINE] __uninitialized;
-	u8 keybuf[KVBENCH_KEY_MAX] __uninitialized;
-	struct kvbench_req req __uninitialized;
-	u32 res2;
-	int ret;
+	struct kvbench_uring *s = container_of(a, struct kvbench_uring, async);
+	const struct kvbench_req *req = &s->req;
+	struct kvbench_uring *u;
+	size_t val = 0;
 
-	ret = kvbench_prepare_kv(&req, op, kv, keybuf, valbuf);
-	if (ret)
-		return ret;
-	ret = kvbench_run_now(&req, issue_flags & IO_URING_F_NONBLOCK);
-	if (ret) {
-		req.result = ret;
-		kvbench_release(&req);
-		return ret;
+	if (req->op == KVBENCH_OP_GET)
+		val = min_t(u32, s->kv.value_len, KVBENCH_GET_INLINE);
+	u = kmalloc(struct_size(u, val, val), GFP_KERNEL_ACCOUNT);
+	if (!u)
+		return NULL;
+	u->cmd = s->cmd;
+	u->kv = s->kv;
+	u->ukv = s->ukv;
+	u->cqe32 = s->cqe32;
+	u->req = *req;
+	/* A SET's key is in its item; a GET's or DEL's was on the stack. */
+	if (req->op != KVBENCH_OP_SET) {
+		memcpy(u->key, req->key.data, req->key.len);
+		u->req.key.data = u->key;
 	}
-	ret = kvbench_uring_end(&req, kv, ukv, false, &res2);
-	kvbench_uring_done(cmd, ret, res2, issue_flags & IO_URING_F_CQE32,
-			   issue_flags);
-	return -EIOCBQUEUED;
+	if (req->op == KVBENCH_OP_GET)
+		u->req.get.buf = u->val;
+	u->async.msg.head = &u->req;
+	u->async.done = a->done;
+	*kvbench_uring_pdu(u->cmd) = u;
+	return &u->async;
 }
 
+/*
+ * A GET, SET or DEL: prepared here, with its state on the stack as an
+ * ioctl's, then run by the core, which runs it now or queues it to the
+ * backend's thread (kvbench_run_async()); the backend in use decides, not
+ * this file. One that ran completes here; a queued one, moved to the heap
+ * by kvbench_uring_keep(), completes in kvbench_uring_task_work().
+ */
 static int kvbench_uring_kv(struct io_uring_cmd *cmd, u32 op, u64 ukv,
 			    unsigned int issue_flags)
 {
+	/* Not zeroed, as in the ioctl: only what the path writes is read. */
+	u8 valbuf[KVBENCH_GET_INLINE] __uninitialized;
+	struct kvbench_uring s __uninitialized;
+	struct kvbench_async *a = &s.async;
 	struct kvbench_uring *u;
-	struct kvbench_kv kv;
-	size_t val = 0;
+	u32 res2;
 	int ret;
 
 	/* A fixed size: no hardened-usercopy walk. */
-	if (copy_from_user(&kv, u64_to_user_ptr(ukv), sizeof(kv)))
+	if (copy_from_user(&s.kv, u64_to_user_ptr(ukv), sizeof(s.kv)))
 		return -EFAULT;
-	if (!kvbench_backend_queues()) {
-		ret = kvbench_uring_now(cmd, op, &kv, u64_to_user_ptr(ukv),
-					issue_flags);
-		/* -EAGAIN: not run (a switch came between): the other way. */
-		if (ret != -EAGAIN)
-			return ret;
-	}
-	if (op == KVBENCH_OP_GET)
-		val = min_t(u32, kv.value_len, KVBENCH_GET_INLINE);
-	u = kmalloc(struct_size(u, val, val), GFP_KERNEL_ACCOUNT);
-	if (!u)
-		return -ENOMEM;
-	u->cmd = cmd;
-	u->kv = kv;
-	u->ukv = u64_to_user_ptr(ukv);
-	u->cqe32 = issue_flags & IO_URING_F_CQE32;
-	ret = kvbench_prepare_kv(&u->req, op, &u->kv, u->key, u->val);
+	ret = kvbench_prepare_kv(&s.req, op, &s.kv, s.key, valbuf);
 	if (ret)
-		goto free;
-
-	*kvbench_uring_pdu(cmd) = u;
-	u->async.msg.head = &u->req;
-	u->async.done = kvbench_uring_answered;
-	ret = kvbench_run_async(&u->async,
-				issue_flags & IO_URING_F_NONBLOCK);
-	switch (ret) {
-	case -EIOCBQUEUED:
-		/* @u belongs to the owner, then to kvbench_uring_task_work(). */
 		return ret;
-	case 0:
-		/* It ran: complete it now, with the value's length in res2. */
-		kvbench_uring_finish(u, false, issue_flags);
-		return -EIOCBQUEUED;
-	case -EAGAIN:
-		/* A switch is under way: a worker waits for its end. */
-		INIT_WORK(&u->work, kvbench_uring_work);
-		queue_work(kvbench_uring_wq, &u->work);
+	s.cmd = cmd;
+	s.ukv = u64_to_user_ptr(ukv);
+	s.cqe32 = issue_flags & IO_URING_F_CQE32;
+	a->msg.head = &s.req;
+	a->done = kvbench_uring_answered;
+	ret = kvbench_run_async(&a, kvbench_uring_keep,
+				issue_flags & IO_URING_F_NONBLOCK);
+	/* @s, or the copy of it that kvbench_uring_keep() made. */
+	u = container_of(a, struct kvbench_uring, async);
+	if (ret == KVBENCH_RAN) {
+		/* Complete it now, with the value's length in res2. */
+		ret = kvbench_uring_end(&u->req, &u->kv, u->ukv, false, &res2);
+		if (u != &s)
+			kfree(u);
+		kvbench_uring_done(cmd, ret, res2, s.cqe32, issue_flags);
 		return -EIOCBQUEUED;
 	}
-	/* Refused by the backend (none refuses today): counted nowhere. */
+	/* @u belongs to the owner, then to kvbench_uring_task_work(). */
+	if (ret == KVBENCH_QUEUED)
+		return -EIOCBQUEUED;
+	/* Not run (nowait): a switch is under way; a worker waits for it. */
+	if (ret == -EAGAIN) {
+		a = kvbench_uring_keep(a);
+		if (a) {
+			u = container_of(a, struct kvbench_uring, async);
+			INIT_WORK(&u->work, kvbench_uring_work);
+			queue_work(kvbench_uring_wq, &u->work);
+			return -EIOCBQUEUED;
+		}
+		ret = -ENOMEM;
+	}
+	/*
+	 * Not run: no memory to keep it, or refused by the backend's
+	 * ->submit (none refuses today). Counted nowhere.
+	 */
 	u->req.result = ret;
-	kvbench_uring_finish(u, false, issue_flags);
-	return -EIOCBQUEUED;
-free:
-	kfree(u);
+	kvbench_release(&u->req);
+	if (u != &s)
+		kfree(u);
 	return ret;
 }
 

@@ -374,6 +374,136 @@ static void kvbench_switch_carries_entries(struct kunit *test)
 }
 
 /*
+ * A request for kvbench_run_async(), as an io_uring command holds one: on
+ * the caller's stack, with a keep that copies it to the heap.
+ */
+struct kvt_async {
+	struct kvbench_async a;
+	struct kvbench_req req;
+	struct completion answered;
+	unsigned int *kept;
+	bool fail;
+	char key[16];
+	u8 buf[KVBENCH_GET_INLINE];
+};
+
+static void kvt_async_done(struct kvbench_async *a)
+{
+	complete(&container_of(a, struct kvt_async, a)->answered);
+}
+
+static struct kvbench_async *kvt_async_keep(struct kvbench_async *a)
+{
+	struct kvt_async *t = container_of(a, struct kvt_async, a), *k;
+
+	(*t->kept)++;
+	if (t->fail)
+		return NULL;
+	k = kmemdup(t, sizeof(*t), GFP_KERNEL);
+	if (!k)
+		return NULL;
+	k->req.key.data = k->key;
+	k->req.get.buf = k->buf;
+	k->a.msg.head = &k->req;
+	init_completion(&k->answered);
+	return &k->a;
+}
+
+/* Prepare a GET of @key in @t, whose keep counts its calls in @kept. */
+static void kvt_async_get(struct kvt_async *t, const char *key,
+			  unsigned int *kept, bool fail)
+{
+	strscpy(t->key, key, sizeof(t->key));
+	kvt_key(&t->req, KVBENCH_OP_GET, t->key);
+	t->req.get.buf = t->buf;
+	t->req.get.cap = sizeof(t->buf);
+	t->a.msg.head = &t->req;
+	t->a.done = kvt_async_done;
+	init_completion(&t->answered);
+	t->kept = kept;
+	t->fail = fail;
+}
+
+/*
+ * kvbench_run_async() decides under switch_sem, not before: a GET prepared
+ * while a backend of the other kind was in use (with or without a thread
+ * of its own) runs on this one after a switch. This backend's kind alone
+ * says whether keep is asked for lasting memory (once) and the request
+ * is queued, or it runs in the call from the caller's memory; a keep
+ * that fails leaves nothing queued or held.
+ */
+static void kvbench_run_async_decides(struct kunit *test)
+{
+	const char * const *name = test->param_value;
+	const struct kvbench_backend_ops *ops = kvbench_find_backend(*name);
+	const char *key = "async1";
+	struct kvbench_async *ap;
+	struct kvbench_item *item;
+	struct kvbench_req req;
+	struct kvt_async *t, *k;
+	unsigned long left = 1;
+	unsigned int kept = 0;
+	u32 val = 0x4b56424e;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	KUNIT_ASSERT_EQ(test, kvbench_switch_by_name(ops->submit ? "rcu" :
+						     "kthread"), 0);
+	item = kvbench_item_alloc(strlen(key), sizeof(val));
+	KUNIT_ASSERT_NOT_NULL(test, item);
+	memcpy(item->data, key, strlen(key));
+	memcpy(item->data + strlen(key), &val, sizeof(val));
+	item->hash = kvbench_hash(key, strlen(key));
+	kvbench_req_set(&req, item);
+	kvbench_run(&req, 1);
+	if (req.result)
+		kvbench_item_put(req.item);
+	KUNIT_ASSERT_EQ(test, req.result, 0);
+
+	/* Prepared on the other kind, run on this one. */
+	kvt_async_get(t, key, &kept, false);
+	KUNIT_ASSERT_EQ(test, kvbench_switch_by_name(*name), 0);
+	ap = &t->a;
+	ret = kvbench_run_async(&ap, kvt_async_keep, false);
+	k = container_of(ap, struct kvt_async, a);
+	if (ops->submit) {
+		KUNIT_EXPECT_EQ(test, kept, 1U);
+		KUNIT_ASSERT_PTR_NE(test, k, t);
+		KUNIT_ASSERT_TRUE(test,
+				  ret == KVBENCH_QUEUED || ret == KVBENCH_RAN);
+		/* Still queued after 10 s: leak it rather than free it. */
+		if (ret == KVBENCH_QUEUED)
+			left = wait_for_completion_timeout(&k->answered,
+							   10 * HZ);
+		KUNIT_ASSERT_NE(test, left, 0UL);
+	} else {
+		KUNIT_EXPECT_EQ(test, kept, 0U);
+		KUNIT_EXPECT_PTR_EQ(test, k, t);
+		KUNIT_EXPECT_EQ(test, ret, KVBENCH_RAN);
+	}
+	KUNIT_EXPECT_EQ(test, k->req.result, 0);
+	KUNIT_EXPECT_EQ(test, k->req.get.len, sizeof(val));
+	KUNIT_EXPECT_MEMEQ(test, k->buf, &val, sizeof(val));
+	if (k != t)
+		kfree(k);
+
+	/* No memory to keep it: refused, with nothing queued. */
+	kept = 0;
+	kvt_async_get(t, key, &kept, true);
+	ap = &t->a;
+	ret = kvbench_run_async(&ap, kvt_async_keep, false);
+	KUNIT_EXPECT_PTR_EQ(test, ap, &t->a);
+	KUNIT_EXPECT_EQ(test, ret, ops->submit ? -ENOMEM : KVBENCH_RAN);
+	KUNIT_EXPECT_EQ(test, kept, ops->submit ? 1U : 0U);
+
+	kvt_key(&req, KVBENCH_OP_DEL, key);
+	kvbench_run(&req, 1);
+	KUNIT_EXPECT_EQ(test, req.result, 0);
+}
+
+/*
  * Many kernel threads on one map. Each owns some keys (whose values it
  * checks exactly) and all share a few hot ones (whose values must at least
  * be whole: a value carries its own key and a checksum).
@@ -680,6 +810,7 @@ static struct kunit_case kvbench_cases[] = {
 	KUNIT_CASE_PARAM(kvbench_batch, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_gather, backend_gen_params),
 	KUNIT_CASE_PARAM(kvbench_switch_carries_entries, backend_gen_params),
+	KUNIT_CASE_PARAM(kvbench_run_async_decides, backend_gen_params),
 	KUNIT_CASE_PARAM_ATTR(kvbench_concurrent, backend_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(kvbench_owner_post_killable),
