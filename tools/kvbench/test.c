@@ -5235,6 +5235,12 @@ static int write_tmp(const char *path, const char *text)
 	return fclose(f);
 }
 
+/* host-steal.txt lines for every run of rwlock in test_merge's report a */
+static const char steal_all[] =
+	"50% kvbench: [round 1/3, 1/2] rwlock seed threads=2 batch=1 fd=per-thread 1 ops/s\n"
+	"50% kvbench: [round 2/3, 1/2] rwlock seed threads=2 batch=1 fd=per-thread 1 ops/s\n"
+	"50% kvbench: [round 3/3, 1/2] rwlock seed threads=2 batch=1 fd=per-thread 1 ops/s\n";
+
 /*
  * kvbench merge: two boots' reports of one suite pooled. Each case keeps
  * every run (rounds numbered on, "boots" naming the report), the median,
@@ -5396,6 +5402,43 @@ static void test_merge(const char *k)
 	   strstr(out, "runs left out: 1, the host took 10% or more of the vCPUs' time in them"),
 	   "merge --max-steal 10: the run the host took 30%% of left out and listed, one at 5%% kept, the report says so (%s)",
 	   err);
+	kvb_json_free(&root);
+	free(pooled);
+	/* every run of a's rwlock left out: b's three remain, rounds 3-5 of boot 1 */
+	{
+		char dir[] = "/tmp/kvbench-test-steal.XXXXXX", path[64], path2[64];
+
+		st = -1;
+		if (mkdtemp(dir)) {
+			snprintf(path, sizeof(path), "%s/bench.json", dir);
+			write_tmp(path, ta);
+			snprintf(path2, sizeof(path2), "%s/host-steal.txt", dir);
+			write_tmp(path2, steal_all);
+			st = run(out, sizeof(out), "%s merge --max-steal 10 -o %s %s %s 2>&1",
+				 k, o, path, b);
+			unlink(path);
+			unlink(path2);
+			rmdir(dir);
+		}
+	}
+	pooled = kvb_slurp(o, err, sizeof(err));
+	memset(&root, 0, sizeof(root));
+	res = NULL;
+	x = NULL;
+	if (st == 0 && pooled && !kvb_json_parse(pooled, &root, err, sizeof(err)))
+		res = kvb_json_get(&root, "results", J_ARR);
+	if (res && res->nkids == 2)
+		x = &res->kids[0];
+	ok(x && kvb_json_get(x, "runs", J_NUM)->num == 3 &&
+	   kvb_json_get(x, "ops_per_sec", J_NUM)->num == 121 &&
+	   kvb_json_get(x, "rounds", J_ARR)->kids[0].num == 3 &&
+	   kvb_json_get(x, "rounds", J_ARR)->kids[2].num == 5 &&
+	   kvb_json_get(x, "boots", J_ARR)->kids[0].num == 1 &&
+	   kvb_json_get(x, "dropped_runs", J_ARR)->nkids == 3 &&
+	   kvb_json_get(&kvb_json_get(x, "dropped_runs", J_ARR)->kids[2], "round",
+			J_NUM)->num == 2,
+	   "merge --max-steal: all of one report's runs of a case left out, the other's kept with their rounds and boot (%s%s)",
+	   err, st ? out : "");
 	kvb_json_free(&root);
 	free(pooled);
 	st = run(out, sizeof(out), "%s merge --max-steal 0 %s 2>&1", k, a);
