@@ -5245,6 +5245,49 @@ static const char steal_all[] =
 	"50% kvbench: [round 3/3, 1/2] rwlock seed threads=2 batch=1 fd=per-thread 1 ops/s\n";
 
 /*
+ * test_merge's --max-steal cases: report text a, with host-steal.txt
+ * (steal) beside it in a directory of its own, and report file b merged
+ * into o by `kvbench merge --max-steal 10`, then `kvbench report o`; their
+ * output in out. Returns the exit status (-1: no directory).
+ */
+static int merge_with_steal(const char *k, const char *a, const char *steal,
+			    const char *b, const char *o, char *out, size_t len)
+{
+	char dir[] = "/tmp/kvbench-test-steal.XXXXXX", path[64], path2[64];
+	int st;
+
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/bench.json", dir);
+	write_tmp(path, a);
+	snprintf(path2, sizeof(path2), "%s/host-steal.txt", dir);
+	write_tmp(path2, steal);
+	st = run(out, len, "%s merge --max-steal 10 -o %s %s %s 2>&1 && %s report %s 2>&1",
+		 k, o, path, b, k, o);
+	unlink(path);
+	unlink(path2);
+	rmdir(dir);
+	return st;
+}
+
+/*
+ * The pooled report o of a merge that exited st, parsed into *root (its
+ * text in *text, for the caller to free): its first result when it has
+ * the two of test_merge's reports, else NULL.
+ */
+static const struct jnode *merged_first(int st, const char *o, struct jnode *root,
+					char **text, char *err, size_t len)
+{
+	const struct jnode *res = NULL;
+
+	memset(root, 0, sizeof(*root));
+	*text = kvb_slurp(o, err, len);
+	if (st == 0 && *text && !kvb_json_parse(*text, root, err, len))
+		res = kvb_json_get(root, "results", J_ARR);
+	return res && res->nkids == 2 ? &res->kids[0] : NULL;
+}
+
+/*
  * kvbench merge: two boots' reports of one suite pooled. Each case keeps
  * every run (rounds numbered on, "boots" naming the report), the median,
  * counts, means and latency computed from all of them (the histograms
@@ -5283,13 +5326,7 @@ static void test_merge(const char *k)
 	write_tmp(a, ta);
 	write_tmp(b, tb);
 	st = run(out, sizeof(out), "%s merge -o %s %s %s 2>&1", k, o, a, b);
-	pooled = kvb_slurp(o, err, sizeof(err));
-	memset(&root, 0, sizeof(root));
-	res = NULL;
-	if (st == 0 && pooled && !kvb_json_parse(pooled, &root, err, sizeof(err)))
-		res = kvb_json_get(&root, "results", J_ARR);
-	if (res && res->nkids == 2)
-		x = &res->kids[0];
+	x = merged_first(st, o, &root, &pooled, err, sizeof(err));
 	lat = kvb_json_get(x, "latency_ns", J_OBJ);
 	kvb_hist_merge(h1, h2);
 	ok(x && !strcmp(kvb_json_get(x, "backend", J_STR)->str, "rwlock") &&
@@ -5368,32 +5405,9 @@ static void test_merge(const char *k)
 	 * host took 30% of the vCPUs' time in rwlock's second run of a: left
 	 * out and listed; 5% in rcu's first run: kept.
 	 */
-	{
-		char dir[] = "/tmp/kvbench-test-steal.XXXXXX", path[64], path2[64];
-
-		if (mkdtemp(dir)) {
-			snprintf(path, sizeof(path), "%s/bench.json", dir);
-			write_tmp(path, ta);
-			snprintf(path2, sizeof(path2), "%s/host-steal.txt", dir);
-			write_tmp(path2, steal_txt);
-			st = run(out, sizeof(out),
-				 "%s merge --max-steal 10 -o %s %s %s && %s report %s",
-				 k, o, path, b, k, o);
-			unlink(path);
-			unlink(path2);
-			rmdir(dir);
-		} else {
-			st = -1;
-		}
-	}
-	pooled = kvb_slurp(o, err, sizeof(err));
-	memset(&root, 0, sizeof(root));
-	res = NULL;
-	x = NULL;
-	if (st == 0 && pooled && !kvb_json_parse(pooled, &root, err, sizeof(err)))
-		res = kvb_json_get(&root, "results", J_ARR);
-	if (res && res->nkids == 2)
-		x = &res->kids[0];
+	st = merge_with_steal(k, ta, steal_txt, b, o, out, sizeof(out));
+	x = merged_first(st, o, &root, &pooled, err, sizeof(err));
+	res = x ? kvb_json_get(&root, "results", J_ARR) : NULL;
 	ok(x && kvb_json_get(x, "runs", J_NUM)->num == 5 &&
 	   kvb_json_get(x, "ops_per_sec_runs", J_ARR)->kids[1].num == 104 &&
 	   kvb_json_get(x, "dropped_runs", J_ARR) &&
@@ -5408,30 +5422,8 @@ static void test_merge(const char *k)
 	kvb_json_free(&root);
 	free(pooled);
 	/* every run of a's rwlock left out: b's three remain, rounds 3-5 of boot 1 */
-	{
-		char dir[] = "/tmp/kvbench-test-steal.XXXXXX", path[64], path2[64];
-
-		st = -1;
-		if (mkdtemp(dir)) {
-			snprintf(path, sizeof(path), "%s/bench.json", dir);
-			write_tmp(path, ta);
-			snprintf(path2, sizeof(path2), "%s/host-steal.txt", dir);
-			write_tmp(path2, steal_all);
-			st = run(out, sizeof(out), "%s merge --max-steal 10 -o %s %s %s 2>&1",
-				 k, o, path, b);
-			unlink(path);
-			unlink(path2);
-			rmdir(dir);
-		}
-	}
-	pooled = kvb_slurp(o, err, sizeof(err));
-	memset(&root, 0, sizeof(root));
-	res = NULL;
-	x = NULL;
-	if (st == 0 && pooled && !kvb_json_parse(pooled, &root, err, sizeof(err)))
-		res = kvb_json_get(&root, "results", J_ARR);
-	if (res && res->nkids == 2)
-		x = &res->kids[0];
+	st = merge_with_steal(k, ta, steal_all, b, o, out, sizeof(out));
+	x = merged_first(st, o, &root, &pooled, err, sizeof(err));
 	ok(x && kvb_json_get(x, "runs", J_NUM)->num == 3 &&
 	   kvb_json_get(x, "ops_per_sec", J_NUM)->num == 121 &&
 	   kvb_json_get(x, "rounds", J_ARR)->kids[0].num == 3 &&
