@@ -3155,6 +3155,48 @@ static void test_verdict_margin(void)
 }
 
 /*
+ * The margin is the smallest difference that counts: a target shown slower
+ * but not shown slower by more than the margin is inconclusive (it was
+ * "slower", and such marks did not hold on the next make bench run); one
+ * whose whole interval is inside the margin is tied, though significant.
+ */
+static void test_verdict_min_effect(void)
+{
+	static const double fast[] = { 1000, 1010, 1020, 1030, 1040 };
+	static const double near[] = { 930, 950, 960, 975, 990 };
+	static const double close[] = { 985, 990, 995, 998, 999 };
+	static const double far[] = { 800, 810, 820, 830, 840 };
+	struct kvb_vcase c[4];
+	struct kvb_vgroup *g;
+	char mark[128];
+	int ng;
+
+	vcase(&c[0], "rcu", "get", 2, fast, 5);
+	vcase(&c[1], "rwlock", "get", 2, near, 5);
+	vcase(&c[2], "rhashtable", "get", 2, close, 5);
+	vcase(&c[3], "combining", "get", 2, far, 5);
+	ng = kvb_verdict(c, 4, 0.05, 0.05, &g);
+	ok(ng == 1 && !strcmp(g[0].t[2].c->target, "rwlock") && g[0].t[2].hl.significant &&
+	   g[0].t[2].hl.hi > 0.95 && g[0].t[2].mark == KVB_V_INCONCLUSIVE,
+	   "min effect: significant, the interval [%.4f, %.4f] not below 0.95: inconclusive",
+	   ng == 1 ? g[0].t[2].hl.lo : 0, ng == 1 ? g[0].t[2].hl.hi : 0);
+	kvb_verdict_mark(mark, sizeof(mark), &g[0].t[2], 5);
+	ok(ng == 1 && str_ends(mark, "], not beyond -5%"),
+	   "min effect: the mark says why: '%s'", mark);
+	ok(ng == 1 && !strcmp(g[0].t[1].c->target, "rhashtable") && g[0].t[1].hl.significant &&
+	   g[0].t[1].mark == KVB_V_TIED && g[0].ntied == 2,
+	   "min effect: significant and the whole interval inside ±5%%: tied");
+	ok(ng == 1 && g[0].t[3].mark == KVB_V_DIFFERENT, "min effect: -20%% is slower");
+	kvb_verdict_free(g, ng);
+	/* a margin of 1%: rwlock's interval, below 0.975, passes it */
+	ng = kvb_verdict(c, 4, 0.05, 0.01, &g);
+	ok(ng == 1 && !strcmp(g[0].t[2].c->target, "rwlock") &&
+	   g[0].t[2].mark == KVB_V_DIFFERENT,
+	   "min effect: at --margin 1 rwlock's difference passes it: slower");
+	kvb_verdict_free(g, ng);
+}
+
+/*
  * The verdict line's "the next" is the row under the fastest (the closest
  * target not tied with it), whatever its mark: an inconclusive target
  * closer than the first slower one is named as the next, with its interval,
@@ -3255,9 +3297,10 @@ static void test_verdict_holm(void)
 	kvb_verdict_json(f, g, ng, NULL, 2);
 	fclose(f);
 	ok(strstr(buf, " 0.032  0.063 inconclusive\n") &&
-	   strstr(buf, "\"correction\": \"holm\", \"comparisons\": 2, \"holm_binds\": false,") &&
+	   strstr(buf, "\"correction\": \"holm\", \"min_effect\": true, ") &&
+	   strstr(buf, "\"min_effect\": true, \"comparisons\": 2, \"holm_binds\": false,") &&
 	   strstr(buf, "\"p\": 0.0317, \"p_floor\": 0.0079, \"p_holm\": 0.0635,"),
-	   "Holm: the table's Holm column, the JSON's correction and p_holm");
+	   "Holm: the table's Holm column, the JSON's correction, min_effect and p_holm");
 	free(buf);
 	buf = NULL;
 	kvb_verdict_free(g, ng);
@@ -4511,7 +4554,7 @@ static void test_report_real(const char *k)
 	st = run(out, sizeof(out), "%s report --margin 30 %s 2>&1", k, json);
 	join_verdicts(out);
 	ok(st == 0 && strstr(out, "rcu; rwlock is tied with it (within ±30%)") &&
-	   strstr(out, "1 ±30% (--margin;"),
+	   strstr(out, "the whole CI inside 1 ±30% (each"),
 	   "report --margin 30: the interval [0.7533, 1.0016] inside ±30%% is a tie");
 	st = run(out, sizeof(out), "%s report --margin 0 %s 2>&1; %s report --margin 51%% %s 2>&1",
 		 k, json, k, json);
@@ -5679,12 +5722,19 @@ static void test_compare_agreement(void)
 	   strstr(out, "6 of 6 targets have the same mark in both") &&
 	   strstr(out, "\n0 contradictions (no group's fastest"),
 	   "compare A A: every group agrees, no contradiction");
-	/* at a margin of 50%, rcu in 90:10 is still tied, the get group still contradicts */
-	o.margin = 0.5;
+	/* at a margin of 10%, rcu in 90:10 is still tied, the get group still contradicts */
+	o.margin = 0.1;
 	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
 	ok(n == 6 && strstr(out, "\nverdicts: 1 of 2 workload groups agree") &&
-	   !strstr(out, "(within ±50%)") && strstr(out, "2 contradictions"),
-	   "compare --margin 50: the same groups agree");
+	   !strstr(out, "(within ±10%)") && strstr(out, "2 contradictions"),
+	   "compare --margin 10: the same groups agree");
+	/* the margin is the smallest difference that counts: 20% is none at 50% */
+	o.margin = 0.5;
+	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
+	ok(n == 6 && strstr(out, "\nverdicts: 2 of 2 workload groups agree") &&
+	   strstr(out, "6 of 6 targets have the same mark in both") &&
+	   strstr(out, "\n0 contradictions"),
+	   "compare --margin 50: a 20%% difference is inside the margin, no contradiction");
 	o.margin = 0;
 	o.json = 1;
 	n = compare_opts(out, sizeof(out), eout, sizeof(eout), ra, rb, &o, err, sizeof(err));
@@ -6639,6 +6689,7 @@ int main(int argc, char **argv)
 	test_compare();
 	test_verdict_stats();
 	test_verdict_groups();
+	test_verdict_min_effect();
 	test_verdict_margin();
 	test_verdict_next();
 	test_verdict_holm();

@@ -34,13 +34,24 @@
  * target's interval is its own 95% one, uncorrected: after the correction
  * an interval may leave 1 out with no "slower" mark.
  *
- * The marks: "slower" (significant: the Holm p <= alpha); "tied" only
- * where an equivalence is shown, the whole interval inside 1 +- margin (5%
- * by default: two one-sided tests at alpha / 2 each, TOST, per pair, not
- * corrected); "inconclusive" where the runs show neither; "cannot tell"
- * where they are too few for any p to reach alpha. The verdict names as
- * the fastest the target of the highest median and those tied with it, no
- * other.
+ * The margin (5% by default, --margin) is the smallest difference that
+ * counts, on both sides: a three-way decision with a region of practical
+ * equivalence (the interval against 1 +- margin). The marks: "slower" where
+ * a difference beyond the margin is shown (the Holm p <= alpha and the
+ * whole interval below 1 - margin: a minimum-effect test); "tied" only where
+ * an equivalence is shown, the whole interval inside 1 +- margin (two
+ * one-sided tests at alpha / 2 each, TOST, per pair, not corrected);
+ * "inconclusive" where the runs show neither (among them a difference that
+ * is significant but not shown to pass the margin: "-4.1% [-7.9%, -1.2%],
+ * not beyond -5%"); "cannot tell" where they are too few for any p to reach
+ * alpha. The verdict names as the fastest the target of the highest median
+ * and those tied with it, no other.
+ *
+ * Why a minimum effect and not any significant difference: two make bench
+ * runs of one commit on one host move a target's median by a few percent
+ * against another's (Documentation/results.rst, "Does the verdict hold on
+ * the next run?"), more than one run's runs can show; a mark for a
+ * difference under the margin did not hold on the next run.
  *
  * The cases come from the report model (benchjson.c): `kvbench bench`
  * and `kvbench report` judge the same shape, by kvb_verdict().
@@ -285,6 +296,16 @@ static int within(const struct kvb_hl *h, double margin)
 }
 
 /*
+ * A difference shown beyond the margin: the whole interval below 1 - margin
+ * (a minimum-effect test; the ratio is the other over the fastest, at most
+ * about 1).
+ */
+static int beyond(const struct kvb_hl *h, double margin)
+{
+	return isfinite(h->hi) && h->hi < 1 - margin;
+}
+
+/*
  * One group: the fastest (highest median) first, each other one set
  * against it, then the others by their ratio to it.
  */
@@ -340,7 +361,7 @@ static int judge(struct kvb_vgroup *g, double alpha, double margin)
 		if (!t->hl.can_tell) {
 			t->mark = KVB_V_CANNOT;
 			g->ncannot++;
-		} else if (t->p_holm <= alpha) {
+		} else if (t->p_holm <= alpha && beyond(&t->hl, margin)) {
 			t->mark = KVB_V_DIFFERENT;
 			g->ncompared++;
 		} else if (within(&t->hl, margin)) {
@@ -500,14 +521,17 @@ static void pct_ci(char *buf, size_t len, const struct kvb_hl *h)
 }
 
 /*
- * ", Holm p 0.063": a p at most alpha that Holm's correction took above it
- * (the interval leaves 1 out, no "slower" mark); else "".
+ * Why an interval that leaves 1 out has no "slower" mark: ", Holm p
+ * 0.063" (the correction took its p above alpha) or ", not beyond -5%"
+ * (a difference smaller than the margin may be all there is); else "".
  */
 static const char *holm_note(char *buf, size_t len, const struct kvb_vtarget *t)
 {
 	buf[0] = 0;
 	if (t->hl.significant && t->p_holm > t->hl.alpha)
 		snprintf(buf, len, ", Holm p %.3f", t->p_holm);
+	else if (t->hl.significant && t->margin > 0)
+		snprintf(buf, len, ", not beyond -%g%%", t->margin * 100);
 	return buf;
 }
 
@@ -750,8 +774,8 @@ void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 			fputs("null", f);
 		fprintf(f, ", \"sqpoll\": %s, \"alpha\": %.3g, \"margin\": %.3g,\n",
 			k->sqpoll ? "true" : "false", g[i].alpha, g[i].margin);
-		fprintf(f, "%*s\"correction\": \"holm\", \"comparisons\": %d, ", ind + 4, "",
-			g[i].ncompared);
+		fprintf(f, "%*s\"correction\": \"holm\", \"min_effect\": true, \"comparisons\": %d, ",
+			ind + 4, "", g[i].ncompared);
 		fprintf(f, "\"holm_binds\": %s,\n", g[i].holm_binds ? "true" : "false");
 		fprintf(f, "%*s\"fastest\": [", ind + 4, "");
 		for (j = 0; j < g[i].n; j++) {
@@ -897,8 +921,9 @@ void kvb_verdict_legend(FILE *f, double alpha, const struct kvb_vtally *t)
 		"95%% CI: Moses' distribution-free interval of that ratio; p: exact\n"
 		"two-sided Mann-Whitney test over the runs (ties count against a\n"
 		"difference); Holm: p corrected for the group's comparisons (Holm's\n"
-		"step-down method); rows by ratio. slower: Holm p <= %.3g (the CI leaves\n"
-		"1 out too). tied: equivalent, the whole CI inside %s (--margin; each\n"
+		"step-down method); rows by ratio. The margin (--margin) is the smallest\n"
+		"difference that counts. slower: Holm p <= %.3g and the whole CI below\n"
+		"1 - margin. tied: equivalent, the whole CI inside %s (each\n"
 		"pair's own CI, not corrected). inconclusive: neither. cannot tell: too\n"
 		"few runs for any p to reach %.3g (3 against 3 can give no p below 0.1):\n"
 		"use -r 5. The verdict names as the fastest the highest median and those\n"
