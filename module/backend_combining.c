@@ -38,7 +38,12 @@
 
 #include "kvbench_backend.h"
 #include "kvbench_backends.h"
-#include "kvbench_trace.h"
+
+/* This file creates its own trace event (not with KVBENCH_TRACE=0). */
+#ifndef KVBENCH_NO_TRACE
+#define CREATE_TRACE_POINTS
+#endif
+#include "backend_combining_trace.h"
 
 /* Requests a combiner runs before it hands the role on. */
 #define KVBENCH_COMB_PASS	256

@@ -8,10 +8,11 @@
  * backends use by its contract here, not by its internals.
  *
  * A backend includes this header, kvbench_backends.h (to define its ops)
- * and, for its trace events, kvbench_trace.h; never kvbench.h (the core's
- * own) nor another backend's file. It sees nothing of user memory: the
- * core copies keys and values in before calling it and copies results out
- * after it returns.
+ * and, for the shared trace events, kvbench_trace.h; its own events are in
+ * a trace header of its own that it creates (backend_<name>_trace.h);
+ * never kvbench.h (the core's own) nor another backend's file. It sees
+ * nothing of user memory: the core copies keys and values in before
+ * calling it and copies results out after it returns.
  */
 #ifndef _KVBENCH_BACKEND_H
 #define _KVBENCH_BACKEND_H

@@ -6,10 +6,10 @@
  *   kvbench_switch	one backend switch, done or failed
  *   kvbench_owner_pass	one pass of an owner thread that found messages
  *   kvbench_queue_full	one wait of a caller for room in an owner's queue
- *   kvbench_comb_pass	one pass of a combiner (a caller that runs others'
- *			requests)
  *
- * Their fields and uses are in Documentation/kvbench.rst, "Tracing".
+ * A backend's own events are in its own header, in the same system
+ * (backend_<name>_trace.h, which that backend creates). Their fields and uses
+ * are in Documentation/kvbench.rst, "Tracing".
  *
  * Every trace_kvbench_*() call is behind a static key: while an event is
  * disabled, its call site is a no-op jump. What only an event needs (a
@@ -24,42 +24,16 @@
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM kvbench
 
-/* Values of the events' fields, defined once however often this is read. */
-#ifndef _KVBENCH_TRACE_DEFS_H
-#define _KVBENCH_TRACE_DEFS_H
-/* How a combiner's pass ended: the kvbench_comb_pass event's @ended. */
-enum kvbench_comb_end {
-	KVBENCH_COMB_RELEASED,	/* nothing left: the role is free */
-	KVBENCH_COMB_KEPT,	/* the combiner's own message is left */
-	KVBENCH_COMB_TO_CALLER,	/* handed to the caller of the oldest message */
-	KVBENCH_COMB_TO_WORK,	/* handed to the work item (io_uring only) */
-};
-#endif /* _KVBENCH_TRACE_DEFS_H */
-
 #if !defined(_KVBENCH_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
 #define _KVBENCH_TRACE_H
 
 #include <linux/tracepoint.h>
 
 #include "kvbench_backend.h"
+#include "kvbench_trace_event.h"
 
 /* Room for a backend's name in an event, its NUL included. */
 #define KVBENCH_TRACE_NAME	16
-
-#ifdef KVBENCH_NO_TRACE
-#define KVBENCH_TRACE_EVENT(name, proto, ...)				\
-	static inline void trace_##name(proto)				\
-	{								\
-	}								\
-	static inline bool trace_##name##_enabled(void)			\
-	{								\
-		return false;						\
-	}
-#else
-#define KVBENCH_TRACE_EVENT(name, proto, args, tstruct, assign, print)	\
-	TRACE_EVENT(name, PARAMS(proto), PARAMS(args), PARAMS(tstruct),	\
-		    PARAMS(assign), PARAMS(print))
-#endif
 
 /* Userspace tools read the numbers of the ops, not their names. */
 TRACE_DEFINE_ENUM(KVBENCH_OP_GET);
@@ -178,37 +152,6 @@ KVBENCH_TRACE_EVENT(kvbench_queue_full,
 		    TP_printk("owner=%d waited_ns=%llu interrupted=%d",
 			      __entry->owner, __entry->waited_ns,
 			      __entry->interrupted)
-);
-
-TRACE_DEFINE_ENUM(KVBENCH_COMB_RELEASED);
-TRACE_DEFINE_ENUM(KVBENCH_COMB_KEPT);
-TRACE_DEFINE_ENUM(KVBENCH_COMB_TO_CALLER);
-TRACE_DEFINE_ENUM(KVBENCH_COMB_TO_WORK);
-
-/*
- * A combiner ran @msgs messages holding @reqs requests (its own among
- * them) in @duration_ns, and its pass @ended (enum kvbench_comb_end).
- */
-KVBENCH_TRACE_EVENT(kvbench_comb_pass,
-		    TP_PROTO(unsigned long msgs, unsigned long reqs, int ended,
-			     u64 duration_ns),
-		    TP_ARGS(msgs, reqs, ended, duration_ns),
-		    TP_STRUCT__entry(__field(unsigned long, msgs)
-				     __field(unsigned long, reqs)
-				     __field(int, ended)
-				     __field(u64, duration_ns)),
-		    TP_fast_assign(__entry->msgs = msgs;
-				   __entry->reqs = reqs;
-				   __entry->ended = ended;
-				   __entry->duration_ns = duration_ns;),
-		    TP_printk("msgs=%lu reqs=%lu ended=%s duration_ns=%llu",
-			      __entry->msgs, __entry->reqs,
-			      __print_symbolic(__entry->ended,
-					       { KVBENCH_COMB_RELEASED, "released" },
-					       { KVBENCH_COMB_KEPT, "kept" },
-					       { KVBENCH_COMB_TO_CALLER, "caller" },
-					       { KVBENCH_COMB_TO_WORK, "work" }),
-			      __entry->duration_ns)
 );
 
 #endif /* _KVBENCH_TRACE_H */

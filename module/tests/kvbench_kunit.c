@@ -73,6 +73,7 @@ static struct kvt *kvt_new(struct kunit *test, unsigned int queue_len)
 	return t;
 }
 
+/* SET @key to @val in backend @b, or with @b NULL in the live module's. */
 static int kvt_set(struct kvbench_backend *b, const char *key,
 		   const void *val, u32 len)
 {
@@ -87,7 +88,10 @@ static int kvt_set(struct kvbench_backend *b, const char *key,
 	memcpy(item->data + klen, val, len);
 	item->hash = kvbench_hash(key, klen);
 	kvbench_req_set(&req, item);
-	kvbench_backend_run(b, &req, 1);
+	if (b)
+		kvbench_backend_run(b, &req, 1);
+	else
+		kvbench_run(&req, 1);
 	if (req.result)
 		kvbench_item_put(req.item);
 	return req.result;
@@ -332,25 +336,14 @@ static void kvbench_switch_carries_entries(struct kunit *test)
 {
 	const char * const *name = test->param_value;
 	const int n = 200;
-	struct kvbench_item *item;
 	struct kvbench_req req;
 	u8 buf[KVBENCH_GET_INLINE];
 	char key[16];
 	int i;
 
 	for (i = 0; i < n; i++) {
-		memset(&req, 0, sizeof(req));
 		snprintf(key, sizeof(key), "sw%d", i);
-		item = kvbench_item_alloc(strlen(key), sizeof(i));
-		KUNIT_ASSERT_NOT_NULL(test, item);
-		memcpy(item->data, key, strlen(key));
-		memcpy(item->data + strlen(key), &i, sizeof(i));
-		item->hash = kvbench_hash(key, strlen(key));
-		kvbench_req_set(&req, item);
-		kvbench_run(&req, 1);
-		if (req.result)
-			kvbench_item_put(req.item);
-		KUNIT_ASSERT_EQ(test, req.result, 0);
+		KUNIT_ASSERT_EQ(test, kvt_set(NULL, key, &i, sizeof(i)), 0);
 	}
 
 	KUNIT_ASSERT_EQ(test, kvbench_switch_by_name(*name), 0);
@@ -438,7 +431,6 @@ static void kvbench_run_async_decides(struct kunit *test)
 	const struct kvbench_backend_ops *ops = kvbench_find_backend(*name);
 	const char *key = "async1";
 	struct kvbench_async *ap;
-	struct kvbench_item *item;
 	struct kvbench_req req;
 	struct kvt_async *t, *k;
 	unsigned long left = 1;
@@ -451,16 +443,7 @@ static void kvbench_run_async_decides(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_EQ(test, kvbench_switch_by_name(ops->submit ? "rcu" :
 						     "kthread"), 0);
-	item = kvbench_item_alloc(strlen(key), sizeof(val));
-	KUNIT_ASSERT_NOT_NULL(test, item);
-	memcpy(item->data, key, strlen(key));
-	memcpy(item->data + strlen(key), &val, sizeof(val));
-	item->hash = kvbench_hash(key, strlen(key));
-	kvbench_req_set(&req, item);
-	kvbench_run(&req, 1);
-	if (req.result)
-		kvbench_item_put(req.item);
-	KUNIT_ASSERT_EQ(test, req.result, 0);
+	KUNIT_ASSERT_EQ(test, kvt_set(NULL, key, &val, sizeof(val)), 0);
 
 	/* Prepared on the other kind, run on this one. */
 	kvt_async_get(t, key, &kept, false);

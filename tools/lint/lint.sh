@@ -9,7 +9,9 @@
 #   w1          make W=1 on the module: Debian 6.1 and 6.12 headers, Debian
 #               unstable's 7.2 headers (in the chroot kvbench-vm kmake
 #               builds in, made once, 1-4 min), debug tree (which also
-#               builds the KUnit module)
+#               builds the KUnit module); then modgraph.sh on its objects:
+#               no circle, no backend into another, the core into a
+#               backend only through the backend table
 #   userspace   tools/kvbench and selftests/kvbench with -Werror, the
 #               tool's unit tests under ASan+UBSan
 #   rst         every Documentation/**/*.rst parses with docutils, no warning
@@ -243,6 +245,44 @@ gate_w1() {
 	build_module "debug tree" W=1 "$DEBUG"
 	[[ -f $BUILT_DIR/module/kvbench_kunit.ko ]] ||
 		{ echo "debug tree: kvbench_kunit.ko was not built (CONFIG_KUNIT?)"; return 1; }
+	modgraph_selftest
+	# the module's own files: not the linked kvbench.o, not the KUnit module
+	local -a objs=()
+	local o
+	for o in "$BUILT_DIR"/module/kvbench_*.o "$BUILT_DIR"/module/backend_*.o; do
+		[[ $o == *.mod.o || $o == */kvbench_kunit.o ]] || objs+=("$o")
+	done
+	"$LINT_DIR/modgraph.sh" "${objs[@]}"
+}
+
+# modgraph.sh must fail on each error it exists for: a circle, a backend
+# calling another, the core calling a backend outside the table.
+modgraph_selftest() {
+	local nmf=$WORK/modgraph-selftest.nm out
+	cat >"$nmf" <<-'NM'
+	kvbench_dev.o:0000 T kvbench_dev_fn
+	kvbench_dev.o:         U kvbench_req_fn
+	kvbench_req.o:0000 T kvbench_req_fn
+	kvbench_req.o:         U kvbench_dev_fn
+	backend_a.o:0000 D kvbench_a_ops
+	backend_a.o:         U kvbench_b_ops
+	backend_b.o:0000 D kvbench_b_ops
+	kvbench_sysfs.o:         U kvbench_a_ops
+	kvbench_main.o:         U kvbench_b_ops
+	NM
+	if out=$("$LINT_DIR/modgraph.sh" --nm "$nmf"); then
+		echo "modgraph.sh passed a graph with a circle: its self-test failed"
+		return 1
+	fi
+	if [[ $(grep -c -e 'kvbench_dev and kvbench_req call each other' \
+		      -e 'backend backend_a calls into backend backend_b: kvbench_b_ops' \
+		      -e 'kvbench_sysfs calls into backend backend_a' <<<"$out") -ne 3 ]] ||
+	   grep -q kvbench_main <<<"$out"; then
+		echo "modgraph.sh self-test: not the three errors expected:"
+		echo "$out"
+		return 1
+	fi
+	echo "modgraph.sh self-test: a circle, a backend into a backend, the core into a backend: caught"
 }
 
 gate_userspace() {
