@@ -425,6 +425,7 @@ struct kvbench_owner_msg {
 	struct list_head parked;
 	u64 parked_at;
 	atomic_t state;
+	u64 answered_at;	/* when it was answered to a sleeping caller */
 };
 
 /* The owner message that ->submit's @msg is the start of. */
@@ -524,6 +525,7 @@ struct kvbench_owner {
 	bool demoted;
 	u32 work_spin_ns;
 	u32 answer_spin_ns;
+	u64 kicked_at;		/* when a caller last woke the idle owner */
 	struct list_head link;
 	struct completion placed;
 	struct kvbench_table table;
@@ -561,6 +563,7 @@ void kvbench_owner_free(struct kvbench_owner *o);
 /* Spins grow to at most this many times the floor. */
 #define KVBENCH_SPIN_GROW	16
 u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns);
+u64 kvbench_spin_waited(u64 start, u64 ready, u64 now);
 u32 kvbench_spin_min_ns(void);
 u32 kvbench_spin_now(u32 cur_ns);
 

@@ -178,6 +178,27 @@ u32 kvbench_spin_next(u32 cur_ns, u64 waited_ns, u32 min_ns)
 }
 EXPORT_SYMBOL_IF_KUNIT(kvbench_spin_next);
 
+/*
+ * The wait to judge a spin by (kvbench_spin_next()): from @start until
+ * what it waited for was @ready (the other side's local_clock() when it
+ * answered or posted, 0 if unknown), not until the waiter ran again at
+ * @now. A wait that slept also holds the waiter's own wake-up, and that
+ * is not the round trip a spin can catch: on PREEMPT_RT under emulation a
+ * cross-CPU wake-up can last until the host's next tick (4 ms; design.rst,
+ * "What PREEMPT_RT changes"), and judged by it every spin shrank to the
+ * floor, so every request slept and paid two such wake-ups; an answer
+ * ready 60 us into the wait now grows the spin that catches it. Another
+ * CPU's clock may disagree a little: a @ready before @start counts as
+ * caught, one after @now as unknown.
+ */
+u64 kvbench_spin_waited(u64 start, u64 ready, u64 now)
+{
+	if (!ready || ready > now)
+		return now - start;
+	return ready > start ? ready - start : 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(kvbench_spin_waited);
+
 /* The floor of every spin, kthread_spin_us, in nanoseconds. */
 u32 kvbench_spin_min_ns(void)
 {
@@ -464,8 +485,16 @@ static void owner_answer(struct kvbench_owner_msg *msg)
 	 * kvbench_owner_wait(), exactly one of which wins the message.
 	 */
 	if (atomic_cmpxchg(&msg->state, OWNER_WAITING, OWNER_DONE) !=
-	    OWNER_WAITING)
+	    OWNER_WAITING) {
+		/*
+		 * For the caller's spin (kvbench_owner_wait()): when its
+		 * answer was ready. Ordered before its wake-up by ->done's
+		 * lock, which complete() releases and wait_for_completion()
+		 * takes.
+		 */
+		msg->answered_at = local_clock();
 		complete(&msg->done);
+	}
 }
 
 /*
@@ -690,9 +719,9 @@ static int owner_thread(void *data)
 {
 	struct kvbench_owner *o = data;
 	unsigned long n;
+	u64 start, waited;
 	u32 spin_ns;
 	bool busy;
-	u64 start;
 
 	owner_place(o);
 
@@ -718,8 +747,10 @@ static int owner_thread(void *data)
 		atomic64_add(local_clock() - start, &o->polled_ns);
 		if (!busy) {
 			owner_sleep(o);
-			o->work_spin_ns = kvbench_spin_next(spin_ns,
-							    local_clock() - start,
+			/* Judged by when work came, not by our wake-up. */
+			waited = kvbench_spin_waited(start, READ_ONCE(o->kicked_at),
+						     local_clock());
+			o->work_spin_ns = kvbench_spin_next(spin_ns, waited,
 							    kvbench_spin_min_ns());
 		}
 	}
@@ -814,8 +845,15 @@ static void owner_kick(struct kvbench_owner *o)
 {
 	/* Pairs with set_current_state() in owner_sleep(). */
 	smp_mb();
-	if (READ_ONCE(o->idle))
+	if (READ_ONCE(o->idle)) {
+		/*
+		 * For the owner's spin (owner_thread()): when work came. A
+		 * wake-up orders it before the owner runs; any caller's
+		 * stamp will do.
+		 */
+		WRITE_ONCE(o->kicked_at, local_clock());
 		wake_up_process(o->task);
+	}
 }
 
 /**
@@ -907,10 +945,12 @@ static bool owner_msg_answered(void *arg)
 void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 {
 	u32 spin_ns = kvbench_spin_now(READ_ONCE(o->answer_spin_ns));
-	u64 start = local_clock();
+	u64 start = local_clock(), ready = 0;
 
 	if (owner_spin(owner_msg_answered, msg, start, spin_ns))
 		return;
+	/* Set before the owner can see OWNER_SLEEPING, by the cmpxchg. */
+	msg->answered_at = 0;
 	/*
 	 * Fully ordered; pairs with the cmpxchg in owner_answer(): the owner
 	 * either answered first (OWNER_DONE, and its answers are visible),
@@ -920,9 +960,13 @@ void kvbench_owner_wait(struct kvbench_owner *o, struct kvbench_owner_msg *msg)
 	    OWNER_DONE) {
 		this_cpu_inc(*o->sleeps);
 		wait_for_completion(&msg->done);
+		/* Written before complete(), under ->done's lock. */
+		ready = msg->answered_at;
 	}
+	/* Judged by when the answer was ready, not by our wake-up. */
 	WRITE_ONCE(o->answer_spin_ns,
-		   kvbench_spin_next(spin_ns, local_clock() - start,
+		   kvbench_spin_next(spin_ns,
+				     kvbench_spin_waited(start, ready, local_clock()),
 				     kvbench_spin_min_ns()));
 }
 

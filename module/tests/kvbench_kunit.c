@@ -696,6 +696,37 @@ static void kvbench_spin_adapts(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kvbench_spin_next(0, 1000000, 0), 0);
 }
 
+/*
+ * A wait is judged by when the answer (or the work) was ready, not by when
+ * the waiter ran again (kvbench_spin_waited()). The PREEMPT_RT stall: an
+ * answer ready 60 us into a wait whose wake-up took until the host's 4 ms
+ * tick. Judged by the wake-up, the spin stayed at the floor and every
+ * request slept; judged by the answer, it grows until it catches it.
+ */
+static void kvbench_spin_judged_by_answer(struct kunit *test)
+{
+	const u32 min = 20 * NSEC_PER_USEC;
+	const u64 start = 1000000000ULL, ready = start + 60000;
+	const u64 now = start + 4000000;
+	u32 spin = min;
+	int i;
+
+	KUNIT_EXPECT_EQ(test, kvbench_spin_waited(start, ready, now), 60000ULL);
+	for (i = 0; i < 2; i++)
+		spin = kvbench_spin_next(spin, kvbench_spin_waited(start, ready, now), min);
+	KUNIT_EXPECT_EQ(test, spin, 80000U);
+	/* caught from then on: kept */
+	KUNIT_EXPECT_EQ(test, kvbench_spin_next(spin, 60000, min), spin);
+	/* no stamp: the whole wait; a real idle time halves the spin */
+	KUNIT_EXPECT_EQ(test, kvbench_spin_waited(start, 0, now), 4000000ULL);
+	KUNIT_EXPECT_EQ(test, kvbench_spin_next(spin, kvbench_spin_waited(start, 0, now), min),
+			spin / 2);
+	/* another CPU's clock a little off: before the start, caught */
+	KUNIT_EXPECT_EQ(test, kvbench_spin_waited(start, start - 500, now), 0ULL);
+	/* after the waiter's now: unknown, the whole wait */
+	KUNIT_EXPECT_EQ(test, kvbench_spin_waited(start, now + 500, now), 4000000ULL);
+}
+
 static int kvt_cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -798,6 +829,7 @@ static struct kunit_case kvbench_cases[] = {
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(kvbench_owner_post_killable),
 	KUNIT_CASE(kvbench_spin_adapts),
+	KUNIT_CASE(kvbench_spin_judged_by_answer),
 	KUNIT_CASE(kvbench_rht_hash_splits_collisions),
 	KUNIT_CASE(kvbench_ratio_wide),
 	{}
