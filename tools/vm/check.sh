@@ -26,8 +26,9 @@
 #   smp4     the primary kernel with 4 vCPUs: the suites where the number of
 #            CPUs matters
 #   debug    the debug kernel (KASAN, lockdep, kmemleak, fault injection,
-#            KUnit): the full set, KUnit and the fault-injection suites,
-#            every one with the kvbench trace events on
+#            KUnit): kvbench.sh's suites, KUnit and the fault-injection
+#            suites, every one with the kvbench trace events on (the long
+#            tier adds the tool's suites, the full set)
 #   kcsan    the KCSAN kernel: KUnit and the concurrent suites
 # The core set shows that the module works on a kernel: the functional
 # suite (load, the ABI and the switch matrix, on every backend), the
@@ -323,19 +324,22 @@ KUNIT_SUITE=(
 	"kunit: kvbench"
 	'${KVBENCH_INSMOD:-insmod} kvbench.ko && insmod kvbench_kunit.ko && cat /sys/kernel/debug/kunit/kvbench/results; rmmod kvbench_kunit; rmmod kvbench'
 )
-# The debug kernel runs the full set, at DEBUG_ENV's lengths, and adds the
-# fault-injection walk and the stress suite under probabilistic fault
-# injection (selftests/kvbench/kvbench_faults.c); every suite with the
-# kvbench trace events on (TRACE_EVENTS).
+# The debug kernel runs kvbench.sh's suites at DEBUG_ENV's lengths, and
+# adds the fault-injection walk and the stress suite under probabilistic
+# fault injection (selftests/kvbench/kvbench_faults.c); every suite with
+# the kvbench trace events on (TRACE_EVENTS). The tool's suites
+# (kvbench_bench.sh, the smoke: 61 s of this boot) wait for the long tier
+# there: the module paths they reach, the debug boot's functional, io_uring
+# and stress suites reach too, and the stock boots run them at every gate.
 # shellcheck disable=SC2016 # expanded in the guest
 DEBUG_SUITES=(
 	"${KUNIT_SUITE[@]}"
 	"${STOCK_SUITES[0]}"
 	"cd selftests && ${DEBUG_ENV}KVBENCH_KO=\$KVBENCH_PAYLOAD/kvbench.ko ./kvbench.sh$SHORT_ARGS"
-	"${STOCK_SUITES[@]:2}"
 	"kselftest: kvbench faults (fail-nth walk, stress under failslab and fail_usercopy)"
 	'cd selftests && KVBENCH_KO=$KVBENCH_PAYLOAD/kvbench.ko KVBENCH_SUITES="faults stress-faults" ./kvbench.sh'
 )
+[[ $TIER == gate ]] || DEBUG_SUITES+=("${STOCK_SUITES[@]:2}")
 # The KCSAN kernel: the suites where the module runs concurrently, on every
 # backend: KUnit (its concurrent case), the stress suite, the switch
 # matrix with the functional tests that switch or count under load, and the
@@ -817,7 +821,11 @@ plan() {
 			"$("$VM" kver)" "$SMP4"
 	fi
 	if wanted debug; then
-		printf 'vm debug: full set (tier %s), KUnit, fault injection\n' "$TIER"
+		if [[ $TIER == gate ]]; then
+			printf 'vm debug: kvbench.sh suites (tier gate), KUnit, fault injection\n'
+		else
+			printf 'vm debug: full set (tier %s), KUnit, fault injection\n' "$TIER"
+		fi
 	fi
 	if wanted kcsan; then
 		printf 'vm kcsan: KUnit, stress, switch matrix, io_uring\n'
