@@ -774,8 +774,8 @@ void kvb_verdict_json(FILE *f, const struct kvb_vgroup *g, int n,
 			fputs("null", f);
 		fprintf(f, ", \"sqpoll\": %s, \"alpha\": %.3g, \"margin\": %.3g,\n",
 			k->sqpoll ? "true" : "false", g[i].alpha, g[i].margin);
-		fprintf(f, "%*s\"correction\": \"holm\", \"min_effect\": true, \"comparisons\": %d, ",
-			ind + 4, "", g[i].ncompared);
+		fprintf(f, "%*s\"correction\": \"holm\", \"min_effect\": true, ", ind + 4, "");
+		fprintf(f, "\"comparisons\": %d, ", g[i].ncompared);
 		fprintf(f, "\"holm_binds\": %s,\n", g[i].holm_binds ? "true" : "false");
 		fprintf(f, "%*s\"fastest\": [", ind + 4, "");
 		for (j = 0; j < g[i].n; j++) {
