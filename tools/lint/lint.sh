@@ -9,7 +9,8 @@
 #   w1          make W=1 on the module: Debian 6.1 and 6.12 headers, Debian
 #               unstable's 7.2 headers (in the chroot kvbench-vm kmake
 #               builds in, made once, 1-4 min), debug tree (which also
-#               builds the KUnit module); then modgraph.sh on its objects:
+#               builds the KUnit module); then the module's call graph
+#               from its objects (tools/kvbench/layers.sh --module):
 #               no circle, no backend into another, the core into a
 #               backend only through the backend table
 #   userspace   tools/kvbench and selftests/kvbench with -Werror, the
@@ -252,11 +253,15 @@ gate_w1() {
 	for o in "$BUILT_DIR"/module/kvbench_*.o "$BUILT_DIR"/module/backend_*.o; do
 		[[ $o == *.mod.o || $o == */kvbench_kunit.o ]] || objs+=("$o")
 	done
-	"$LINT_DIR/modgraph.sh" "${objs[@]}"
+	modgraph "${objs[@]}"
 }
 
-# modgraph.sh must fail on each error it exists for: a circle, a backend
-# calling another, the core calling a backend outside the table.
+# The module's call graph (layers.sh's rules for module/).
+modgraph() { "$ROOT/tools/kvbench/layers.sh" --module "$@"; }
+
+# The module's call graph must fail on each error it is checked for: a
+# circle, a backend calling another, the core calling a backend outside
+# the table.
 modgraph_selftest() {
 	local nmf=$WORK/modgraph-selftest.nm out
 	cat >"$nmf" <<-'NM'
@@ -270,19 +275,19 @@ modgraph_selftest() {
 	kvbench_sysfs.o:         U kvbench_a_ops
 	kvbench_main.o:         U kvbench_b_ops
 	NM
-	if out=$("$LINT_DIR/modgraph.sh" --nm "$nmf"); then
-		echo "modgraph.sh passed a graph with a circle: its self-test failed"
+	if out=$(modgraph --nm "$nmf"); then
+		echo "layers.sh --module passed a graph with a circle: its self-test failed"
 		return 1
 	fi
 	if [[ $(grep -c -e 'kvbench_dev and kvbench_req call each other' \
 		      -e 'backend backend_a calls into backend backend_b: kvbench_b_ops' \
 		      -e 'kvbench_sysfs calls into backend backend_a' <<<"$out") -ne 3 ]] ||
 	   grep -q kvbench_main <<<"$out"; then
-		echo "modgraph.sh self-test: not the three errors expected:"
+		echo "layers.sh --module self-test: not the three errors expected:"
 		echo "$out"
 		return 1
 	fi
-	echo "modgraph.sh self-test: a circle, a backend into a backend, the core into a backend: caught"
+	echo "layers.sh --module self-test: a circle, a backend into a backend, the core into a backend: caught"
 }
 
 gate_userspace() {
