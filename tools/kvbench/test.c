@@ -5558,7 +5558,7 @@ static void test_run_margin(const char *k)
 		kvb_report_text(f, json, "bench.json", 1, 0, 0, err, sizeof(err));
 	if (f)
 		fclose(f);
-	ok(rep && strstr(rep, "\nmargin: tied within ±30% (the run's, bench --margin)\n") &&
+	ok(rep && strstr(rep, "\nmargin: ±30%, slower beyond, tied within (the run's, bench --margin)\n") &&
 	   strstr(rep, "rwlock; rcu is tied with it (within ±30%)"),
 	   "bench --margin 30: kvbench report says the run's margin and ties at it");
 	free(rep);
@@ -5603,7 +5603,7 @@ static void test_run_margin(const char *k)
 		ok(st == 0 && strstr(out, "rcu is tied with it (within ±30%)"),
 		   "kvbench report on a --margin 30 run: tied at 30%%");
 		st = run(out, sizeof(out), "%s report --margin 5 %s 2>&1", k, path);
-		ok(st == 0 && strstr(out, "margin: tied within ±5% (--margin)") &&
+		ok(st == 0 && strstr(out, "margin: ±5%, slower beyond, tied within (--margin)") &&
 		   !strstr(out, "is tied with it"),
 		   "kvbench report --margin 5 overrides the run's");
 		unlink(path);

@@ -130,7 +130,7 @@ int kvb_forest_script(FILE *g, const char *file, const struct kvb_rmodel *m,
 		if (sel[i])
 			group_data(g, &x[i], k++);
 	snprintf(why, sizeof(why),
-		 "ratio to the fastest (Hodges-Lehmann, 95%% CI; marks Holm-corrected, tied within ±%g%%); %s, accel %s, %d CPUs; !: noisy (%d of %d)",
+		 "ratio to the fastest (Hodges-Lehmann, 95%% CI; marks Holm-corrected, slower beyond and tied within ±%g%%); %s, accel %s, %d CPUs; !: noisy (%d of %d)",
 		 m->margin * 100, m->kernel, m->accel, m->cpus, m->noisy, m->nv);
 	figure_head(g, fmt, file, 120 + 40 * rows + 60 * shown, shown, why);
 	fprintf(g, "\nset logscale x\nset grid xtics\nset xlabel 'ratio to the fastest (log)'\n");

@@ -135,7 +135,7 @@ static void report_table(FILE *f, const char *name, const struct kvb_rmodel *r,
 		fputc('\n', f);
 	kvb_wrap(f, "", line, 3, KVB_MAIL_COLS);
 	kvb_rmodel_prov(f, r);
-	fprintf(f, "margin: tied within ±%g%% (%s)\n", margin * 100,
+	fprintf(f, "margin: ±%g%%, slower beyond, tied within (%s)\n", margin * 100,
 		o->margin > 0 ? "--margin" : r->margin_said ? "the run's, bench --margin" :
 		"the default; the report does not say");
 	kvb_wrap(f, "shown: ", why, 2, KVB_MAIL_COLS);
