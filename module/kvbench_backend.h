@@ -579,6 +579,9 @@ void kvbench_owner_adopted(struct kvbench_owner *o);
 unsigned long kvbench_owner_stat(struct kvbench_owner *o,
 				 enum kvbench_stat stat);
 void kvbench_owner_reset_stats(struct kvbench_owner *o);
+/* The owners' test knobs, for the module's debugfs directory (its init) */
+struct dentry;
+void kvbench_owner_debugfs(struct dentry *dir);
 
 /* Limits and accounting (kvbench_limits.c); never sleep */
 int kvbench_charge(const struct kvbench_item *item,

@@ -7,10 +7,11 @@
  *
  * The owner machinery's own parameters (kthread_spin_us, owner_cpus) stay
  * with it, in kvbench_owner.c, beside the state they change in running
- * owner threads.
+ * owner threads; so do its test knobs, in the debugfs directory made here.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/module.h>
@@ -21,6 +22,9 @@
 
 /* Whether kvbench_init() registered the device (kvbench_cleanup()). */
 static bool kvbench_registered;
+
+/* debugfs's kvbench/: the owners' test knobs (kvbench_owner.c). */
+static struct dentry *kvbench_debugfs;
 
 static void kvbench_list_backends(void)
 {
@@ -119,15 +123,23 @@ static void kvbench_cleanup(void)
 		kvbench_registered = false;
 	}
 	kvbench_core_exit();
+	debugfs_remove_recursive(kvbench_debugfs);
+	kvbench_debugfs = NULL;
 }
 
 static int __init kvbench_init(void)
 {
 	int ret;
 
+	/* Optional: the module works without debugfs. */
+	kvbench_debugfs = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	kvbench_owner_debugfs(kvbench_debugfs);
+
 	ret = kvbench_core_init();
-	if (ret)
+	if (ret) {
+		debugfs_remove_recursive(kvbench_debugfs);
 		return ret;
+	}
 
 	ret = kvbench_dev_register();
 	if (ret)

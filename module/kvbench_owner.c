@@ -22,6 +22,7 @@
  * (kvbench_spin_next()).
  */
 #include <linux/cpumask.h>
+#include <linux/debugfs.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
@@ -145,6 +146,69 @@ static const struct kernel_param_ops kvbench_owner_cpus_param_ops = {
 module_param_cb(owner_cpus, &kvbench_owner_cpus_param_ops, NULL, 0644);
 MODULE_PARM_DESC(owner_cpus,
 		 "CPUs the owner threads of the backends run on, a list such as 2-3,6; empty (default) for those of any kernel thread (not nohz_full ones)");
+
+/*
+ * Slow hand-offs on purpose, for tests: the knobs in debugfs's kvbench/
+ * directory (0, the default: none). On PREEMPT_RT under emulation a
+ * cross-CPU wake-up can last until the host's next tick after its waker
+ * has said what it wakes the other side for (design.rst, "What PREEMPT_RT
+ * changes"), and every spin must then be judged by when the answer or
+ * the work was ready, not by when its waiter ran again. A guest cannot
+ * make its host do that on demand; these make the module do the same:
+ *
+ * owner_slow_answer_us: an owner works this much longer (busy) on each
+ *	message whose caller waits for it, so that an answer takes longer
+ *	than a short spin.
+ * owner_slow_wakeup_us: whoever wakes the other side (an owner a sleeping
+ *	caller, a caller the idle owner) waits this long (busy) between its
+ *	stamp of when the answer or the work was ready and the wake-up.
+ *
+ * The trace suite's owner_slow_wakeups test sets them. Each is at most
+ * KVBENCH_SLOW_MAX_US: a caller pays its wake-up's in the ioctl.
+ */
+static u32 slow_answer_us;
+static u32 slow_wakeup_us;
+#define KVBENCH_SLOW_MAX_US	100000
+
+/* Wait the microseconds @knob says, busy, as a waker held up would. */
+static void owner_slow(const u32 *knob)
+{
+	u32 us = READ_ONCE(*knob);
+	u64 end;
+
+	if (likely(!us))
+		return;
+	/* Bounded: the clock moves on, on whichever CPU we run. */
+	end = local_clock() + (u64)us * NSEC_PER_USEC;
+	while (local_clock() < end)
+		cpu_relax();
+}
+
+static int owner_slow_get(void *data, u64 *val)
+{
+	*val = READ_ONCE(*(u32 *)data);
+	return 0;
+}
+
+static int owner_slow_set(void *data, u64 val)
+{
+	if (val > KVBENCH_SLOW_MAX_US)
+		return -EINVAL;
+	WRITE_ONCE(*(u32 *)data, val);
+	return 0;
+}
+
+DEFINE_DEBUGFS_ATTRIBUTE(owner_slow_fops, owner_slow_get, owner_slow_set,
+			 "%llu\n");
+
+/* The knobs above, in @dir (the module's debugfs directory). */
+void kvbench_owner_debugfs(struct dentry *dir)
+{
+	debugfs_create_file_unsafe("owner_slow_answer_us", 0600, dir,
+				   &slow_answer_us, &owner_slow_fops);
+	debugfs_create_file_unsafe("owner_slow_wakeup_us", 0600, dir,
+				   &slow_wakeup_us, &owner_slow_fops);
+}
 
 /*
  * How long to spin next time, after a wait of @waited_ns that began with a
@@ -493,6 +557,7 @@ static void owner_answer(struct kvbench_owner_msg *msg)
 		 * takes.
 		 */
 		msg->answered_at = local_clock();
+		owner_slow(&slow_wakeup_us);
 		complete(&msg->done);
 	}
 }
@@ -514,6 +579,7 @@ static void owner_run(struct kvbench_owner *o, struct kvbench_owner_msg *msg,
 	}
 	/* @msg and its requests may be gone once answered. */
 	if (!msg->base.answered) {
+		owner_slow(&slow_answer_us);
 		owner_answer(msg);
 		return;
 	}
@@ -852,6 +918,7 @@ static void owner_kick(struct kvbench_owner *o)
 		 * stamp will do.
 		 */
 		WRITE_ONCE(o->kicked_at, local_clock());
+		owner_slow(&slow_wakeup_us);
 		wake_up_process(o->task);
 	}
 }
