@@ -27,12 +27,14 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/kvbench.h>
+#include <linux/magic.h>
 
 /* The harness has an unused handler argument; that is all we silence. */
 #pragma GCC diagnostic push
@@ -43,6 +45,10 @@
 #include "kvbench_helpers.h"
 
 #define INSTANCE	"kvbench_trace"
+/* The owners' test knobs (module/kvbench_owner.c), in debugfs */
+#define DEBUGFS		"/sys/kernel/debug"
+#define SLOW_ANSWER	DEBUGFS "/kvbench/owner_slow_answer_us"
+#define SLOW_WAKEUP	DEBUGFS "/kvbench/owner_slow_wakeup_us"
 #define KEY_PREFIX	"kvbench_trace/"
 #define MAX_EVENTS	4096
 #define NAME_LEN	16	/* KVBENCH_TRACE_NAME in the module */
@@ -56,6 +62,10 @@ FIXTURE(trace) {
 	char record_cmd[8];		/* the global record-cmd, to restore */
 	char orig_backend[64];
 	unsigned long long orig_queue_len;
+	/* owner_slow_wakeups: what it changed, to put back */
+	bool slowed;
+	unsigned long long orig_spin_us;
+	char orig_owner_cpus[256];
 };
 
 /* A variant per backend of KVB_BACKENDS (kvbench_backends.h). */
@@ -369,6 +379,16 @@ FIXTURE_TEARDOWN(trace)
 		snprintf(path, sizeof(path), "%s/options/record-cmd",
 			 self->tracefs);
 		EXPECT_EQ(0, sysfs_write(path, self->record_cmd));
+	}
+	if (self->slowed) {
+		EXPECT_EQ(0, sysfs_write(SLOW_ANSWER, "0"));
+		EXPECT_EQ(0, sysfs_write(SLOW_WAKEUP, "0"));
+		EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("kthread_spin_us"),
+					     self->orig_spin_us));
+		/* Empty: the kernel threads' CPUs, written as a newline. */
+		EXPECT_EQ(0, sysfs_write(KVB_PARAM("owner_cpus"),
+					 self->orig_owner_cpus[0] ?
+					 self->orig_owner_cpus : "\n"));
 	}
 	if (self->fd >= 0) {
 		EXPECT_EQ(0, sysfs_write_u64(KVB_PARAM("queue_len"),
@@ -1054,6 +1074,119 @@ TEST_F(trace, owner_waits)
 	EXPECT_LT(0U, w->owner_wakes);
 	EXPECT_GE(msgs, w->caller_wakes);
 	EXPECT_GE(msgs, w->owner_wakes);
+	free(w);
+}
+
+/*
+ * The stall of issue 48, made on purpose (Documentation/design.rst, "What
+ * PREEMPT_RT changes"): on PREEMPT_RT under emulation a cross-CPU wake-up
+ * can last until the host's next tick after its waker said what it woke
+ * the other side for. A spin judged by when its waiter ran again then
+ * shrinks to the floor, and every request sleeps on both sides and pays
+ * two such wake-ups, for as long as the load lasts. The module's knobs
+ * (debugfs kvbench/) stand in for the host: every answer takes
+ * SLOW_ANSWER_US, four times the floor of the spins, and every wake-up
+ * SLOW_WAKEUP_US more after its waker's stamp, five times the longest
+ * spin. A spin judged by when the answer or the work was ready grows past
+ * the answer within a few requests, and from then on nobody sleeps.
+ *
+ * No timing: the scheduler's sched_waking events are counted, as in
+ * owner_waits. One caller on this CPU, the owners on another
+ * (owner_cpus), SLOW_WARMUP GETs, then SLOW_GETS traced: at most half of
+ * them may wake the caller, and at most half an owner. With the spins
+ * judged by their waiters' wake-ups (the module before issue 48's fix)
+ * every one of them woke the caller (its spin stays at the floor, the
+ * answer takes four times that), and most an owner. Judged by when the
+ * answer was ready, some still do: an owner's spin ends when another
+ * task wants its CPU (on RT, the per-CPU timer and RCU threads, each
+ * tick), and the wake-up that follows may outlast the caller's spin.
+ */
+#define SLOW_SPIN_US	100
+#define SLOW_ANSWER_US	400
+#define SLOW_WAKEUP_US	8000
+#define SLOW_WARMUP	30
+#define SLOW_GETS	100
+
+TEST_F(trace, owner_slow_wakeups)
+{
+	const char *key = KEY_PREFIX "slow";
+	char buf[16], filter[128], cpus[16];
+	int cpu = sched_getcpu(), other;
+	struct statfs fs;
+	struct waits *w;
+	unsigned int i;
+	char *text;
+	int ret;
+
+	if (!variant->owner)
+		SKIP(return, "%s has no owner thread", variant->backend);
+	if (get_nprocs() < 2)
+		SKIP(return, "one CPU: no wake-up crosses CPUs");
+	if (statfs(DEBUGFS, &fs) || fs.f_type != DEBUGFS_MAGIC)
+		SKIP(return, "no debugfs at %s", DEBUGFS);
+	ASSERT_EQ(0, access(SLOW_ANSWER, W_OK))
+		TH_LOG("%s: %s", SLOW_ANSWER, strerror(errno));
+	ASSERT_LE(0, cpu);
+	ASSERT_EQ(0, sysfs_read_u64(KVB_PARAM("kthread_spin_us"),
+				    &self->orig_spin_us));
+	ASSERT_EQ(0, sysfs_read(KVB_PARAM("owner_cpus"), self->orig_owner_cpus,
+				sizeof(self->orig_owner_cpus)));
+	/* The fixture's teardown puts back what follows. */
+	self->slowed = true;
+	/* A CPU for the owners that is not ours (pin_here() put us here). */
+	for (other = 1; other < get_nprocs(); other++)
+		if (!sysfs_write_u64(KVB_PARAM("owner_cpus"),
+				     (cpu + other) % get_nprocs()))
+			break;
+	ASSERT_GT(get_nprocs(), other) TH_LOG("no other CPU for the owners");
+	snprintf(cpus, sizeof(cpus), "%d", (cpu + other) % get_nprocs());
+
+	/* The knobs' bound, on otherwise valid input. */
+	EXPECT_EQ(-EINVAL, sysfs_write(SLOW_WAKEUP, "100001"));
+	EXPECT_EQ(-EINVAL, sysfs_write(SLOW_ANSWER, "100001"));
+	EXPECT_EQ(0, sysfs_write(SLOW_ANSWER, "100000"));
+	EXPECT_EQ(0, sysfs_write(SLOW_ANSWER, "0"));
+
+	w = calloc(1, sizeof(*w));
+	ASSERT_NE(NULL, w);
+	w->caller = gettid();
+	w->nr_owners = kvb_owner_pids(w->owners, MAX_OWNERS);
+	ASSERT_LT(0U, w->nr_owners) TH_LOG("no kvbench-owner thread in /proc");
+	ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_SET, key, "v", 1));
+
+	ASSERT_EQ(0, sysfs_write_u64(KVB_PARAM("kthread_spin_us"),
+				     SLOW_SPIN_US));
+	ASSERT_EQ(0, sysfs_write_u64(SLOW_ANSWER, SLOW_ANSWER_US));
+	ASSERT_EQ(0, sysfs_write_u64(SLOW_WAKEUP, SLOW_WAKEUP_US));
+	for (i = 0; i < SLOW_WARMUP; i++)
+		ASSERT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_GET, key, buf,
+				      sizeof(buf)));
+
+	snprintf(filter, sizeof(filter), "pid == %d || comm ~ \"kvbench-owner*\"",
+		 w->caller);
+	ret = sched_event(self->inst, "sched_waking", filter, true);
+	if (ret) {
+		free(w);
+		SKIP(return, "no sched_waking event to filter (%d)", ret);
+	}
+	ASSERT_EQ(0, trace_clear(self->inst));
+	for (i = 0; i < SLOW_GETS; i++)
+		EXPECT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_GET, key, buf,
+				      sizeof(buf)));
+	ASSERT_EQ(0, sched_event(self->inst, "sched_waking", NULL, false));
+	EXPECT_EQ(0, kv_ioctl(self->fd, KVBENCH_IOC_DEL, key, NULL, 0));
+
+	text = trace_read(self->inst);
+	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, scan_wakings(text, w));
+	free(text);
+	TH_LOG("owners on CPU %s, caller on %d, in %u GETs:", cpus, cpu,
+	       SLOW_GETS);
+	TH_LOG("%u wake-ups of the caller, %u of the owners", w->caller_wakes,
+	       w->owner_wakes);
+	EXPECT_EQ(0U, w->bad) TH_LOG("%u wake-ups by others", w->bad);
+	EXPECT_GE(SLOW_GETS / 2U, w->caller_wakes);
+	EXPECT_GE(SLOW_GETS / 2U, w->owner_wakes);
 	free(w);
 }
 

@@ -35,8 +35,10 @@
 # io_uring commands, a shorter stress suite, a short fuzz and the trace suite
 # (3 s), whose owner_waits test checks from the scheduler's events that a
 # request through an owner waits for nothing but the owner's work: the
-# question PREEMPT_RT raises (Documentation/design.rst). What does not need
-# to gate every commit waits for the long tier.
+# question PREEMPT_RT raises (Documentation/design.rst), and whose
+# owner_slow_wakeups test counts the wake-ups of GETs whose hand-offs the
+# module's debugfs knobs make slow, as RT's were in issue 48's stall. What
+# does not need to gate every commit waits for the long tier.
 #
 # Environment:
 #   CHECK_TIER     gate (default) or long (`make check-long`): the full set
