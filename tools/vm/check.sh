@@ -36,7 +36,7 @@
 # (3 s), whose owner_waits test checks from the scheduler's events that a
 # request through an owner waits for nothing but the owner's work: the
 # question PREEMPT_RT raises (Documentation/design.rst), and whose
-# owner_slow_wakeups test counts the wake-ups of GETs whose hand-offs the
+# owner_slow_wakeups test counts the sleeps in GETs whose hand-offs the
 # module's debugfs knobs make slow, as RT's were in issue 48's stall. What
 # does not need to gate every commit waits for the long tier.
 #
