@@ -1337,10 +1337,13 @@ TEST_F_TIMEOUT(trace, owner_tasks_rcu, 120)
  * scheduler's hot code while other vCPUs run it (see owner_tasks_rcu).
  * One caller on this CPU, the owners on another (owner_cpus), SLOW_WARMUP
  * GETs, then SLOW_GETS counted: the caller may sleep in at most half of
- * them, the owners at most as many times. With the spins judged by their
- * waiters' wake-ups (the module before issue 48's fix) the caller slept
- * in nearly every one: its spin stays at the floor, the answer takes four
- * times that.
+ * them. With the spins judged by their waiters' wake-ups (the module
+ * before issue 48's fix) it slept in nearly every one (93-100 of 100 on
+ * the RT boot): its spin stays at the floor, the answer takes four times
+ * that. The owners' sleeps are logged, not judged: an owner sleeps when
+ * the caller's next request comes after its spin, and a host busy beside
+ * the guest stretches that gap (63 of 100 once, with the fix, on a cold
+ * make check building kernels beside the boot; 43-74 before it).
  */
 #define SLOW_SPIN_US	100
 #define SLOW_ANSWER_US	400
@@ -1420,7 +1423,6 @@ TEST_F(trace, owner_slow_wakeups)
 	TH_LOG("the caller slept %lld times, the owners %llu", caller1 - caller0,
 	       owner1 - owner0);
 	EXPECT_GE(SLOW_GETS / 2, caller1 - caller0);
-	EXPECT_GE(SLOW_GETS / 2U, owner1 - owner0);
 }
 
 /*
